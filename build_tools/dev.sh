@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Scalecore's two commands. Each sets up what it needs first, idempotently:
+#   bash build_tools/dev.sh serve   build the site and serve it at http://127.0.0.1:8000/
+#   bash build_tools/dev.sh test    run the whole test suite (what CI runs)
+# Set-up: a virtualenv in .venv with the exact pins of build_tools/requirements.lock, the npm
+# packages of build_tools/package-lock.json (Pyodide, axe-core...), and for tests Debian's chromium.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+STAMPS=.venv/.stamps
+
+say() { printf '\033[1mscalecore:\033[0m %s\n' "$*" >&2; }
+
+need() {
+  command -v "$1" >/dev/null 2>&1 || { say "needs $1 ($2)"; exit 1; }
+}
+
+# Run a set-up step only when its inputs changed since it last succeeded.
+changed() {  # changed NAME FILE...
+  local digest
+  digest=$(cat "$@" | sha256sum | cut -d' ' -f1)
+  [ "$(cat "$STAMPS/$1" 2>/dev/null)" != "$digest" ]
+}
+stamp() {
+  mkdir -p "$STAMPS"
+  cat "${@:2}" | sha256sum | cut -d' ' -f1 >"$STAMPS/$1"
+}
+
+setup_python() {
+  need python3 "Python 3.11 or newer"
+  python3 -c 'import sys; sys.exit(sys.version_info < (3, 11))' || { say "needs Python 3.11 or newer"; exit 1; }
+  if [ ! -x .venv/bin/python ]; then
+    say "creating the virtualenv in .venv"
+    python3 -m venv .venv || { say "python3 -m venv failed: on Debian, apt-get install python3-venv"; exit 1; }
+  fi
+  if changed python build_tools/requirements.lock pyproject.toml; then
+    say "installing Python packages (pinned in build_tools/requirements.lock)"
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check -r build_tools/requirements.lock
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+    stamp python build_tools/requirements.lock pyproject.toml
+  fi
+}
+
+setup_node() {
+  need node "Node.js 20 or newer"
+  need npm "npm"
+  if [ ! -d build_tools/node_modules/pyodide ] || changed node build_tools/package-lock.json; then
+    say "installing npm packages (pinned in build_tools/package-lock.json)"
+    npm ci --prefix build_tools --no-audit --no-fund --loglevel=error
+    stamp node build_tools/package-lock.json
+  fi
+}
+
+setup_chromium() {
+  [ -x /usr/bin/chromium ] && return
+  say "installing Debian's chromium for the browser tests"
+  local sudo=""
+  [ "$(id -u)" = 0 ] || sudo="sudo"
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+}
+
+case "${1:-}" in
+  serve)
+    setup_python
+    setup_node
+    say "building and serving the site at http://127.0.0.1:8000/ (Ctrl+C stops)"
+    exec .venv/bin/mkdocs serve --dev-addr 127.0.0.1:8000 "${@:2}"
+    ;;
+  build)
+    setup_python
+    setup_node
+    exec .venv/bin/mkdocs build --strict "${@:2}"
+    ;;
+  test)
+    setup_python
+    setup_node
+    setup_chromium
+    exec .venv/bin/python -m pytest "${@:2}"
+    ;;
+  *)
+    echo "usage: bash build_tools/dev.sh serve|test|build [extra arguments]" >&2
+    exit 2
+    ;;
+esac

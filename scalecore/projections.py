@@ -1,0 +1,49 @@
+"""The projections W_Q, W_K, W_V, drawn at random, and the ``init`` guard.
+
+A query is q = x W_Q. If x has d_model entries of variance v and W_Q's entries have variance s^2,
+each entry of q is a sum of d_model products, so its variance is d_model * v * s^2. Drawing W at
+s = 1/sqrt(d_model) makes that v again: unit-scale input gives unit-scale queries and keys. Drawn
+at s = 1 instead, q is sqrt(d_model) times larger, and q . k d_model times larger.
+
+The draws come from ``random.Random(seed)`` (the standard library's Mersenne Twister), never the
+global generator and never numpy, so the same seed gives the same matrices in CPython and in
+Pyodide. The ``init`` guard only rescales: with or without it, the underlying N(0, 1) draws are
+the same numbers, so comparing the two isolates the effect of the scale.
+"""
+
+import math
+import random
+from dataclasses import dataclass
+
+from scalecore.matrices import Matrix
+
+
+@dataclass(frozen=True)
+class Projections:
+    """The three matrices of one head, each of shape (d_model, d_k)."""
+
+    w_q: Matrix
+    w_k: Matrix
+    w_v: Matrix
+    std: float  # the standard deviation they were drawn at
+
+
+def init_std(d_model: int, guarded: bool) -> float:
+    """1/sqrt(d_model) with the ``init`` guard, 1 without."""
+    return 1.0 / math.sqrt(d_model) if guarded else 1.0
+
+
+def draw_projections(seed: int, d_model: int, d_k: int, guarded: bool) -> Projections:
+    """W_Q, then W_K, then W_V, each filled row by row from one generator seeded with ``seed``."""
+    if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+        raise ValueError(f"a seed is a non-negative integer, got {seed!r}")
+    if d_model < 1 or d_k < 1:
+        raise ValueError(f"d_model and d_k must be at least 1, got {d_model} and {d_k}")
+    rng = random.Random(seed)
+    std = init_std(d_model, guarded)
+    w_q, w_k, w_v = (_gaussian_matrix(rng, d_model, d_k, std) for _ in range(3))
+    return Projections(w_q=w_q, w_k=w_k, w_v=w_v, std=std)
+
+
+def _gaussian_matrix(rng: random.Random, rows: int, columns: int, std: float) -> Matrix:
+    return [[rng.gauss(0.0, 1.0) * std for _ in range(columns)] for _ in range(rows)]
