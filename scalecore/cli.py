@@ -94,6 +94,8 @@ def _tables(args, names):
     if args.seed < 0:
         raise CommandLineError(f"a seed is a non-negative integer, got {args.seed}")
     corpora = load_corpora(args.corpora or default_root(), names)
+    if not names:  # smallest first: the lesson reads top to bottom
+        corpora = dict(sorted(corpora.items(), key=lambda item: item[1].token_count))
     cache = args.cache or default_cache()
     tokens = sentence_tokens(args.sentence)
     tables = {}

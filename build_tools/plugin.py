@@ -1,0 +1,163 @@
+"""The Scalecore MkDocs plugin: hooks only. The work lives in the modules they call.
+
+    on_startup     which command runs (only ``build`` stages the site)
+    on_config      load and check the corpora; stage the site folder
+    on_pre_build   learn embeddings, bake the grid and the lessons, build the core wheel
+    on_files       add every baked and runtime file to the site
+    on_page_markdown  expand the authors' panel blocks
+    on_post_build  swap the staged site into place
+"""
+
+import json
+import logging
+import os
+import subprocess
+from pathlib import Path
+
+from mkdocs.exceptions import PluginError
+from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
+from mkdocs.structure.files import File, InclusionLevel
+
+import scalecore
+from build_tools import bake, runtime
+from build_tools.config import ScalecoreConfig
+from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, build_manifest
+from build_tools.site_swap import StagedSite, WarningCounter
+from scalecore.corpus import CorpusError, load_corpora, missing_shared_words
+from scalecore.embeddings import cached_embeddings
+from scalecore.experiment import sentence_tokens
+
+log = get_plugin_logger("scalecore")
+
+
+class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
+    supports_multiple_instances = False
+
+    def __init__(self):
+        self.command = None
+        self.staged = None
+        self.warnings = WarningCounter()
+
+    def on_startup(self, *, command, dirty):
+        self.command = command
+
+    def on_config(self, config):
+        if not self.config.enabled:
+            return
+        self.root = Path(config.config_file_path or ".").resolve().parent
+        self.cache = self.root / self.config.cache_dir
+        _default_source_date_epoch(self.root)
+        try:
+            self.corpora = load_corpora(self.root / self.config.corpora_dir, self.config.corpora or None)
+            self.tokens = sentence_tokens(self.config.sentence)
+        except (CorpusError, ValueError) as error:
+            raise PluginError(f"scalecore: {error}") from None
+        if self.command == "build" and not self.staged:
+            self.staged = StagedSite(config.site_dir)
+            config.site_dir = self.staged.begin()
+            logging.getLogger("mkdocs").addHandler(self.warnings)
+        return config
+
+    def on_pre_build(self, config):
+        if not self.config.enabled:
+            return
+        self.tables = {
+            name: cached_embeddings(corpus, self.config.d_model, self.cache, self.config.recipe,
+                                    self.config.vocabulary_size)
+            for name, corpus in self.corpora.items()
+        }
+        self._check_shared_sentence()
+        workers = self.config.workers or os.cpu_count() or 1
+        grid = bake.bake_grid(list(self.corpora), self.config.seeds, self.tables, self.tokens,
+                              self.config.sentence, self.config.d_k, self.config.vocabulary_size,
+                              self.cache, workers, log)
+        log.info(f"bake: {grid.units * 8} combinations ready in {grid.seconds:.1f} s "
+                 f"({grid.cached}/{grid.units} units from the cache)")
+        self.files = dict(grid.files)
+        self.files.update(bake.bake_lessons(self.config.variance_dims, self.config.variance_samples, self.cache))
+        self.contents = {}
+        for name, table in self.tables.items():
+            path = self.cache / "site" / f"{bake.EMBEDDINGS}/{name}.json"
+            _write_if_changed(path, bake.dumps(table.to_json()))
+            self.files[f"{bake.EMBEDDINGS}/{name}.json"] = path
+        runtime_files = runtime.collect(self.root, self.cache, self.config.live) if self.config.live else {}
+        self.files.update(runtime_files.files if runtime_files else {})
+        manifest = build_manifest(
+            version=scalecore.__version__,
+            settings=dict(d_model=self.config.d_model, d_k=self.config.d_k, recipe=self.config.recipe,
+                          vocabulary_size=self.config.vocabulary_size),
+            sentence=self.config.sentence, tokens=self.tokens, seeds=self.config.seeds,
+            corpora={name: {"title": c.title, "counts": c.counts(), "embeddings": f"{bake.EMBEDDINGS}/{name}.json"}
+                     for name, c in self.corpora.items()},
+            files=self.files, runtime=runtime_files.manifest if runtime_files else {},
+        )
+        self.manifest = manifest
+        self.contents[MANIFEST] = json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
+        self.contents[MANIFEST_SCRIPT] = bake.data_script("manifest", manifest)
+
+    def _check_shared_sentence(self):
+        missing = {name: table.unknown_words(self.tokens) for name, table in self.tables.items()}
+        missing = {name: words for name, words in missing.items() if words}
+        if missing:
+            where = "; ".join(f"{name} lacks {', '.join(words)}" for name, words in missing.items())
+            raise PluginError(
+                f"scalecore: the shared sentence {self.config.sentence!r} must use only words in every "
+                f"corpus's top {self.config.vocabulary_size} vocabulary: {where}. Fix: choose other words "
+                f"(option 'sentence' in mkdocs.yml) or raise 'vocabulary_size'."
+            )
+
+    def on_files(self, files, config):
+        if not self.config.enabled:
+            return
+        for site_path, source in sorted(self.files.items()):
+            files.append(File.generated(config, site_path, abs_src_path=str(source),
+                                        inclusion=InclusionLevel.NOT_IN_NAV))
+        for site_path, text in sorted(self.contents.items()):
+            files.append(File.generated(config, site_path, content=text, inclusion=InclusionLevel.NOT_IN_NAV))
+        return files
+
+    @event_priority(50)  # before other plugins see the markdown: they get plain HTML blocks
+    def on_page_markdown(self, markdown, page, config, files):
+        if not self.config.enabled:
+            return
+        return self._expand(markdown, page, config)
+
+    def _expand(self, markdown, page, config):
+        return markdown  # replaced below once blocks are wired
+
+    def on_post_build(self, config):
+        if self.staged and not (config.strict and self.warnings.count):
+            self.staged.commit()
+            self.staged = None
+
+    def on_build_error(self, error):
+        if self.staged:
+            self.staged.discard()
+            self.staged = None
+
+    def on_shutdown(self):
+        if self.staged:  # strict-mode abort after on_post_build: keep the previous site
+            self.staged.discard()
+            self.staged = None
+        logging.getLogger("mkdocs").removeHandler(self.warnings)
+
+
+def _default_source_date_epoch(root: Path) -> None:
+    """Builds of the same sources are byte-identical: without SOURCE_DATE_EPOCH, MkDocs stamps
+    the build time (sitemap dates, gzip headers), so we default it to the last commit's time."""
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        return
+    try:
+        stamp = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root, capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        stamp = ""
+    os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    from scalecore.embeddings import write_atomically
+
+    write_atomically(path, text)
