@@ -19,7 +19,8 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import bake, runtime
+from build_tools import assets, bake, runtime
+from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.config import ScalecoreConfig
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, build_manifest
 from build_tools.site_swap import StagedSite, WarningCounter
@@ -52,6 +53,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.tokens = sentence_tokens(self.config.sentence)
         except (CorpusError, ValueError) as error:
             raise PluginError(f"scalecore: {error}") from None
+        assets.register(config)
         if self.command == "build" and not self.staged:
             self.staged = StagedSite(config.site_dir)
             config.site_dir = self.staged.begin()
@@ -80,6 +82,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             path = self.cache / "site" / f"{bake.EMBEDDINGS}/{name}.json"
             _write_if_changed(path, bake.dumps(table.to_json()))
             self.files[f"{bake.EMBEDDINGS}/{name}.json"] = path
+        self.files.update(assets.collect(self.root))
+        self.quotes = self._quote_tree()
         runtime_files = runtime.collect(self.root, self.cache, self.config.live) if self.config.live else {}
         self.files.update(runtime_files.files if runtime_files else {})
         manifest = build_manifest(
@@ -94,6 +98,18 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.manifest = manifest
         self.contents[MANIFEST] = json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
         self.contents[MANIFEST_SCRIPT] = bake.data_script("manifest", manifest)
+
+    def read_baked(self, site_path: str):
+        return json.loads(self.files[site_path].read_text(encoding="utf-8"))
+
+    def _quote_tree(self):
+        combinations = {
+            (corpus, seed, guards): self.read_baked(f"{bake.Unit(corpus, seed).folder}/{guards}.json")["measures"]
+            for corpus in self.corpora for seed in self.config.seeds for guards in bake.GUARD_SET_NAMES
+        }
+        return namespace(combinations, self.config.seeds,
+                         {name: c.counts() for name, c in self.corpora.items()},
+                         self.read_baked(f"{bake.SOFTMAX}/index.json"), self.read_baked(f"{bake.VARIANCE}/index.json"))
 
     def _check_shared_sentence(self):
         missing = {name: table.unknown_words(self.tokens) for name, table in self.tables.items()}
@@ -123,7 +139,30 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         return self._expand(markdown, page, config)
 
     def _expand(self, markdown, page, config):
-        return markdown  # replaced below once blocks are wired
+        from build_tools.blocks import BlockError, PageContext, expand_blocks
+
+        source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
+        offset = source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0
+        where = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+        context = PageContext(
+            page=where, site_root="../" * page.url.count("/") or "./", grid=self._grid(), read_baked=self.read_baked,
+            line_offset=offset, markdown_extensions=config.markdown_extensions,
+            markdown_config=config.mdx_configs,
+        )
+        try:
+            markdown = expand_quotes(markdown, self.quotes, where, offset)
+            return expand_blocks(markdown, context)
+        except (BlockError, QuoteError) as error:
+            raise PluginError(f"scalecore: {error}") from None
+
+    def _grid(self):
+        from build_tools.blocks import Grid
+
+        return Grid(
+            corpora=tuple(self.corpora), titles={n: c.title for n, c in self.corpora.items()},
+            seeds=tuple(self.config.seeds), guard_sets=bake.GUARD_SET_NAMES, tokens=tuple(self.tokens),
+            d_model=self.config.d_model, d_k=self.config.d_k, variance_dims=tuple(self.config.variance_dims),
+        )
 
     def on_post_build(self, config):
         if self.staged and not (config.strict and self.warnings.count):

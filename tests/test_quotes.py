@@ -1,0 +1,46 @@
+import pytest
+
+from build_tools.quotes import QuoteError, expand_quotes, namespace
+
+MEASURES = {"mean_row_max": 0.5, "input_spread": 2.0}
+TREE = namespace(
+    {("kjv", 0, "init+scale"): dict(MEASURES), ("kjv", 1, "init+scale"): {"mean_row_max": 0.7, "input_spread": 4.0}},
+    [0, 1],
+    {"kjv": {"sentences": 33695, "tokens": 789633, "vocabulary": 12771}},
+    {"examples": [{"scores": [1, 2, 3], "weights": [0.09003057317038046, 0.24472847105479764, 0.6652409557748219], "gradient": 0.4}]},
+    {"dims": [{"d": 3, "raw": {"variance": 2.97}, "scaled": {"variance": 0.99}}]},
+)
+
+
+def test_a_quote_becomes_the_baked_value_in_the_given_format():
+    text = "Row-max {{ baked: kjv/0/init+scale/mean_row_max | .2f }} of {{baked:corpus/kjv/tokens|,}} tokens."
+    assert expand_quotes(text, TREE, "docs/a.md") == "Row-max 0.50 of 789,633 tokens."
+
+
+def test_the_default_format_and_the_mean_over_seeds():
+    assert expand_quotes("{{ baked: kjv/mean/init+scale/mean_row_max }}", TREE, "p") == "0.6"
+    assert expand_quotes("{{ baked: softmax/0/weights/2 | .4f }}", TREE, "p") == "0.6652"
+
+
+def test_quotes_in_code_are_left_as_written():
+    text = "```\n{{ baked: kjv/0/init+scale/mean_row_max }}\n```\n`{{ baked: nope }}` and {{ baked: variance/3/raw/variance }}"
+    assert expand_quotes(text, TREE, "p") == "```\n{{ baked: kjv/0/init+scale/mean_row_max }}\n```\n`{{ baked: nope }}` and 2.97"
+
+
+def test_an_unknown_path_names_page_line_and_what_is_accepted():
+    with pytest.raises(QuoteError) as error:
+        expand_quotes("intro\n\nsee {{ baked: kjv/9/init+scale/mean_row_max }}", TREE, "docs/a.md", line_offset=4)
+    assert str(error.value) == (
+        "docs/a.md:7: {{ baked: kjv/9/init+scale/mean_row_max }}: no value '9' under kjv; "
+        "accepted here: 0, 1, mean. Fix: quote a path such as kjv/0/init+scale/mean_row_max (see the authoring guide)."
+    )
+
+
+def test_a_path_that_stops_short_says_what_to_add():
+    with pytest.raises(QuoteError, match=r"'corpus/kjv' is not a number \(it holds more: add one of sentences, tokens, vocabulary\)"):
+        expand_quotes("{{ baked: corpus/kjv }}", TREE, "p")
+
+
+def test_a_bad_format_is_an_error():
+    with pytest.raises(QuoteError, match=r"p:1: .*bad format 'q'"):
+        expand_quotes("{{ baked: corpus/kjv/tokens | q }}", TREE, "p")
