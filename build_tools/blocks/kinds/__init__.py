@@ -1,0 +1,1 @@
+"""One module per block kind; each registers itself with ``@register`` when imported."""

@@ -1,0 +1,492 @@
+"""Author blocks: markdown in, HTML out; and every mistake as `page:line: message`.
+
+A small fake grid and synthetic baked data stand in for a real bake, so these tests are fast.
+"""
+
+import json
+import re
+from html.parser import HTMLParser
+
+import markdown
+import pytest
+
+from build_tools.blocks import KINDS, BlockError, Grid, PageContext, expand_blocks, line_offset
+
+PAGE = "docs/lessons/guards.md"
+KINDS_LIST = "console, scale-guards, self-check, softmax, variance"
+GUARD_SETS = ("none", "norm", "init", "scale", "norm+init", "norm+scale", "init+scale", "norm+init+scale")
+GRID = Grid(
+    corpora=("demo", "wordnet", "kjv"),
+    titles={"demo": "Demo corpus", "wordnet": "WordNet glosses", "kjv": "King James Bible"},
+    seeds=(0, 1, 2),
+    guard_sets=GUARD_SETS,
+    tokens=("the", "old", "man"),
+    d_model=32,
+    d_k=16,
+    variance_dims=(3, 10, 30),
+)
+# What the synthetic combination files hold, so tests can find the values in the HTML.
+MEASURES = dict(input_spread=12.5, score_spread=40.25, mean_row_max=0.875, mean_entropy=0.3125,
+                gradient=0.0625, saturated_share=0.5)
+
+
+def read_baked(path: str) -> dict:
+    read_baked.calls.append(path)
+    if path == "api/attention/variance/index.json":
+        return {"samples": 400, "dims": [
+            {"d": d, "raw": {"mean": 0.0, "variance": 1.02 * d, "std": (1.02 * d) ** 0.5},
+             "scaled": {"mean": 0.0, "variance": 1.02, "std": 1.02 ** 0.5}} for d in GRID.variance_dims]}
+    match = re.fullmatch(r"api/attention/scale-guards/([a-z0-9-]+)/(\d+)/([a-z+]+)\.json", path)
+    if not match:
+        raise FileNotFoundError(path)
+    return {
+        "corpus": match[1], "seed": int(match[2]), "guards": match[3], "sentence": "the old man",
+        "tokens": ["the", "old", "man"],
+        "scores": [[9.0, 1.0, 0.0], [0.0, 9.0, 1.0], [1.0, 0.0, 9.0]],
+        "weights": [[0.75, 0.125, 0.125], [0.0625, 0.875, 0.0625], [0.25, 0.25, 0.5]],
+        "measures": dict(MEASURES), "settings": {"d_model": 32, "d_k": 16},
+    }
+
+
+read_baked.calls = []
+
+
+def context(**changes) -> PageContext:
+    values = dict(page=PAGE, site_root="../../", grid=GRID, read_baked=read_baked)
+    values.update(changes)
+    return PageContext(**values)
+
+
+def expand(text: str, **changes) -> str:
+    return expand_blocks(text, context(**changes))
+
+
+def error(text: str, **changes) -> str:
+    with pytest.raises(BlockError) as caught:
+        expand(text, **changes)
+    assert str(caught.value) == f"{caught.value.page}:{caught.value.line}: {caught.value.message}"
+    return str(caught.value)
+
+
+def block(kind: str, *lines: str) -> str:
+    return "\n".join([f"/// {kind}", *lines, "///"]) + "\n"
+
+
+class Panels(HTMLParser):
+    """Every element's tag and attributes, and the page's text, from expanded HTML."""
+
+    def __init__(self, html: str):
+        super().__init__()
+        self.elements, self.text = [], []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+    def find(self, tag, **attrs):
+        return [a for t, a in self.elements if t == tag and all(a.get(k.rstrip("_").replace("_", "-")) == v
+                                                                  for k, v in attrs.items())]
+
+    def panels(self):
+        return [a for t, a in self.elements if "scalecore-panel" in a.get("class", "").split()]
+
+
+def options_of(html: str) -> list[dict]:
+    return [json.loads(panel["data-scalecore-options"]) for panel in Panels(html).panels()]
+
+
+# --- each kind expands --------------------------------------------------------------------------
+
+def test_scale_guards_panel_root_fallback_and_scripts():
+    html = expand(block("scale-guards", "corpus: [kjv, demo]", "seed: 1", "guards: scale+init",
+                        "show: [table, heatmap, measures]"))
+    parsed = Panels(html)
+    (root,) = parsed.panels()
+    assert root["data-scalecore-kind"] == "scale-guards"
+    assert root["data-scalecore-manifest"] == "../../api/attention/scale-guards/index.json"
+    assert root["data-scalecore-root"] == "../../"
+    assert json.loads(root["data-scalecore-options"]) == {
+        "title": None, "corpus": ["kjv", "demo"], "seed": 1, "guards": "init+scale",
+        "show": ["heatmap", "measures", "table"], "locked": []}
+    # the no-JS view is the first corpus's baked figure, with alt text that says what it shows
+    (image,) = parsed.find("img")
+    assert image["src"] == "../../api/attention/scale-guards/kjv/1/init+scale.svg"
+    assert "King James Bible (kjv), seed 1, guards init+scale" in image["alt"]
+    assert "the old man" in image["alt"] and "0.88 of its attention" in image["alt"]
+    assert "api/attention/scale-guards/kjv/1/init+scale.json" in read_baked.calls
+    # one classic script per corpus the panel offers, at the initial seed, relative to the page
+    assert [s["src"] for s in parsed.find("script")] == [
+        "../../api/attention/scale-guards/kjv/1/data.js", "../../api/attention/scale-guards/demo/1/data.js"]
+    assert all("defer" in s for s in parsed.find("script"))
+    assert parsed.find("div", class_="scalecore-controls")[0] == {"class": "scalecore-controls", "hidden": None}
+    assert parsed.find("div", class_="scalecore-live-region")[0]["aria-live"] == "polite"
+
+
+def test_scale_guards_tables_are_accessible():
+    html = expand(block("scale-guards", "corpus: demo", "show: [measures, table]"))
+    parsed = Panels(html)
+    assert "<figure" not in html  # no heatmap asked for
+    assert "<caption>Measures of the head in Demo corpus (demo), seed 0, guards init+scale</caption>" in html
+    assert {"data-scalecore-measure": "mean_row_max"} in parsed.find("tr")
+    assert '<th scope="row">Mean row-max</th><td class="scalecore-value">0.875</td>' in html
+    # the weights as a matrix: a column header per token, a row header per query token
+    assert ('<tr><th scope="col">Query \\ key</th><th scope="col">the</th><th scope="col">old</th>'
+            '<th scope="col">man</th></tr>') in html
+    assert '<th scope="row">old</th><td>0.06</td><td>0.88</td><td>0.06</td>' in html
+
+
+def test_scale_guards_defaults_come_from_the_grid():
+    html = expand(block("scale-guards"))
+    (options,) = options_of(html)
+    assert options == {"title": None, "corpus": ["demo", "wordnet", "kjv"], "seed": 0, "guards": "init+scale",
+                       "show": ["heatmap", "measures", "switches", "corpus", "seed", "table", "live"], "locked": []}
+    assert len(Panels(html).find("script")) == 3
+    assert "<figcaption>Attention weights in Demo corpus (demo), seed 0, guards init+scale. Input spread " \
+           "12.5; Score spread 40.2; Mean row-max 0.875;" in html
+
+
+def test_scale_guards_locked_and_title_from_the_header():
+    html = expand("/// scale-guards | Turn the guards off one by one\nlocked: [scale, norm]\nguards: none\n///\n")
+    (root,) = Panels(html).panels()
+    options = json.loads(root["data-scalecore-options"])
+    assert options["locked"] == ["norm", "scale"] and options["guards"] == "none"
+    assert options["title"] == "Turn the guards off one by one"
+    assert root["aria-labelledby"] == f"{root['id']}-title"
+    assert f'<p class="scalecore-panel-title" id="{root["id"]}-title">Turn the guards off one by one</p>' in html
+
+
+def test_variance_panel():
+    html = expand(block("variance", "dims: [30, 3]", "d: 30", "show: [table, histogram]"), site_root="./")
+    parsed = Panels(html)
+    (options,) = options_of(html)
+    assert options == {"title": None, "dims": [3, 30], "d": 30, "show": ["histogram", "table"]}
+    assert [i["src"] for i in parsed.find("img")] == ["./api/attention/variance/d-3.svg",
+                                                      "./api/attention/variance/d-30.svg"]
+    assert "d = 30 entries" in parsed.find("img")[1]["alt"] and "variance 30.6" in parsed.find("img")[1]["alt"]
+    assert [s["src"] for s in parsed.find("script")] == ["./api/attention/variance/index.js"]
+    assert ('<tr data-scalecore-d="30" class="scalecore-initial"><th scope="row">30</th>'
+            '<td>30.6</td><td>1.02</td>') in html
+    assert parsed.panels()[0]["data-scalecore-manifest"] == "./api/attention/scale-guards/index.json"
+
+
+def test_softmax_panel_is_computed_by_the_core():
+    html = expand(block("softmax", "scores: [1, 1, 2]", "factor: 2"))
+    (options,) = options_of(html)
+    assert options == {"title": None, "scores": [1.0, 1.0, 2.0], "factor": 2.0,
+                       "show": ["weights", "jacobian", "table"]}
+    # softmax([2, 2, 4]) = [0.106507, 0.106507, 0.786986]
+    assert '<tr><th scope="row">3</th><td>2</td><td>4</td><td>0.787</td></tr>' in html
+    assert 'class="scalecore-jacobian"' in html
+    assert [s["src"] for s in Panels(html).find("script")] == ["../../api/attention/softmax/index.js"]
+
+
+def test_softmax_without_jacobian_table():
+    html = expand(block("softmax", "show: [weights]"))
+    assert "scalecore-jacobian" not in html and 'class="scalecore-softmax"' in html
+
+
+def test_console_panel_keeps_code_as_text():
+    html = expand(block("console", "code: |", "  x = [1, 2]", "", "  print(x < [3])", "height: 12"))
+    (options,) = options_of(html)
+    assert options == {"title": None, "code": "x = [1, 2]\n\nprint(x < [3])\n", "height": 12}
+    assert '<code class="language-python">x = [1, 2]\n\nprint(x &lt; [3])\n</code>' in html
+    assert Panels(html).find("script") == []
+
+
+def test_console_without_code_has_no_code_element():
+    # the console's script starts from the fallback's <code>, if any: the note must not be one
+    html = expand(block("console"))
+    assert "<code" not in html and "<kbd>python -m http.server</kbd>" in html
+
+
+def test_scale_guards_without_a_view_still_has_its_measures():
+    html = expand(block("scale-guards", "show: [switches, live]"))
+    assert 'class="scalecore-measures"' in html and "<figure" not in html and "scalecore-weights" not in html
+
+
+def test_self_check_is_markdown_in_a_details_with_a_stable_id():
+    text = "\n".join(["Before.", "", *block("self-check", "question: Why divide by $\\sqrt{d_k}$?",
+                                              "answer: To keep the **variance** at 1.",
+                                              "explanation: See [the lesson](../variance/).").splitlines(),
+                      "", *block("self-check", "question: Q2", "answer: A2", "explanation: E2").splitlines()])
+    html = expand(text, markdown_extensions=["pymdownx.arithmatex"],
+                  markdown_config={"pymdownx.arithmatex": {"generic": True}})
+    parsed = Panels(html)
+    ids = [p["id"] for p in parsed.panels()]
+    assert ids == ["scalecore-selfcheck-docs-lessons-guards-1", "scalecore-selfcheck-docs-lessons-guards-2"]
+    assert [p["data-scalecore-id"] for p in parsed.panels()] == ids  # where progress will be stored
+    assert len(parsed.find("details", class_="scalecore-selfcheck")) == 2
+    assert "<summary>Show answer</summary>" in html
+    assert '<span class="arithmatex">\\(\\sqrt{d_k}\\)</span>' in html  # the page's extensions
+    assert "<p>To keep the <strong>variance</strong> at 1.</p>" in html
+    assert '<a href="../variance/">the lesson</a>' in html
+
+
+def test_hostile_text_shows_as_text():
+    hostile = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+    html = expand(
+        f"/// self-check | {hostile}\nquestion: '{hostile}'\nanswer: '{hostile}'\nexplanation: ok\n///\n"
+        f"\n/// console | {hostile}\ncode: '{hostile}'\n///\n",
+        markdown_extensions=["md_in_html", "attr_list"])
+    parsed = Panels(html)
+    assert parsed.find("script") == [] and parsed.find("img") == []
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+    assert "".join(parsed.text).count(hostile) == 5  # two titles, the question, the answer, the code
+
+
+def test_options_json_is_attribute_escaped():
+    html = expand("/// console | It's \"quoted\" & <b>\ncode: print('a' & \"b\")\n///\n")
+    (root,) = Panels(html).panels()
+    assert json.loads(root["data-scalecore-options"])["title"] == "It's \"quoted\" & <b>"
+    assert "data-scalecore-options=\"{&#34;title&#34;:&#34;It&#39;s" in html
+
+
+# --- the page around the blocks -----------------------------------------------------------------
+
+def test_blocks_in_code_fences_are_untouched():
+    text = "\n".join([
+        "Write a panel like this:", "",
+        "```markdown", "/// scale-guards", "corpus: nope", "///", "```", "",
+        "~~~~", "```", "/// still inside: a shorter or other fence does not close", "~~~", "////", "~~~~", "",
+        "  ````text", "  /// indented fence", "  ```", "  ````", "",
+        "!!! example", "", "    ```", "    /// in an admonition", "    ```", "",
+        "```python title=\"ok\"", "///x", "```", "",
+    ])
+    assert expand(text) == text
+
+
+def test_backticks_in_the_info_string_make_no_fence():
+    text = "``` `inline` ```\n/// variance\n///\n"
+    assert "scalecore-panel" in expand(text)
+
+
+def test_several_blocks_on_a_page_keep_the_text_between():
+    text = ("# Title\n\nIntro.\n" + block("softmax") + "Between.\n" + block("variance", "d: 10")
+            + "```\n/// softmax\n```\n" + block("scale-guards", "corpus: kjv") + "The end.\n")
+    html = expand(text)
+    assert [p["data-scalecore-kind"] for p in Panels(html).panels()] == ["softmax", "variance", "scale-guards"]
+    assert [p["id"] for p in Panels(html).panels()] == [f"scalecore-docs-lessons-guards-{n}" for n in (1, 2, 3)]
+    assert html.startswith("# Title\n\nIntro.\n\n<div class=\"scalecore-panel")
+    assert "</div>\n\nBetween.\n\n<div" in html and "```\n/// softmax\n```" in html
+    assert html.endswith("</div>\n\nThe end.\n")
+
+
+def test_expanded_page_survives_python_markdown():
+    text = "Intro.\n" + block("console", "code: |", "  a = 1", "", "  b = 2") + "Para *b*.\n" + block("softmax")
+    html = expand(text)
+    extensions = ["admonition", "attr_list", "md_in_html", "tables", "toc", "pymdownx.superfences"]
+    rendered = markdown.markdown(html, extensions=extensions)
+    for chunk in html.split("\n\n"):
+        if chunk.startswith("<div"):
+            assert chunk in rendered  # each panel passes through as raw HTML, unchanged
+    assert "<p>Para <em>b</em>.</p>" in rendered
+
+
+def test_closing_line_may_have_trailing_spaces():
+    assert "scalecore-panel" in expand("/// softmax\n///   \n")
+
+
+def test_line_offset_counts_front_matter():
+    source = "---\ntitle: Guards\n---\n\n# Guards\n\n/// scale-guards\nseed: 9\n///\n"
+    stripped = "# Guards\n\n/// scale-guards\nseed: 9\n///\n"  # what MkDocs hands on_page_markdown
+    assert line_offset(source, stripped) == 4
+    assert error(stripped, line_offset=line_offset(source, stripped)) == (
+        f"{PAGE}:8: /// scale-guards: option 'seed': 9 is not a baked seed; the baked seeds are: 0, 1, 2")
+    assert source.split("\n")[7] == "seed: 9"
+    assert line_offset("# No front matter\n", "# No front matter\n") == 0
+
+
+def test_registry_has_the_five_kinds():
+    assert sorted(KINDS) == KINDS_LIST.split(", ")
+
+
+# --- errors: exact messages ---------------------------------------------------------------------
+
+def test_unknown_kind_suggests_and_lists():
+    assert error("Text\n\n/// scale-guard\n///\n") == (
+        f"{PAGE}:3: unknown block kind 'scale-guard' (did you mean 'scale-guards'?); the kinds are: {KINDS_LIST}")
+    assert error("/// chart\n///\n") == f"{PAGE}:1: unknown block kind 'chart'; the kinds are: {KINDS_LIST}"
+
+
+def test_unknown_option_lists_the_options_of_the_kind():
+    assert error(block("scale-guards", "corpus: demo", "seeds: 1")) == (
+        f"{PAGE}:3: /// scale-guards: unknown option 'seeds' (did you mean 'seed'?); "
+        "the options of /// scale-guards are: title, corpus, seed, guards, show, locked")
+
+
+def test_wrong_type_names_option_value_and_type():
+    assert error(block("scale-guards", "seed: zero")) == (
+        f"{PAGE}:2: /// scale-guards: option 'seed': expected an integer >= 0, got 'zero' (text)")
+    assert error(block("scale-guards", "seed: yes")) == (
+        f"{PAGE}:2: /// scale-guards: option 'seed': expected an integer >= 0, "
+        "got true (a yes/no value; quote it if you meant text)")
+    assert error(block("console", "height: 100")) == (
+        f"{PAGE}:2: /// console: option 'height': expected an integer from 1 to 60, got 100")
+    assert error(block("softmax", "scores: [1, a]")) == (
+        f"{PAGE}:2: /// softmax: option 'scores': expected a number, got 'a' (text)")
+    assert error(block("softmax", "factor: -1")) == (
+        f"{PAGE}:2: /// softmax: option 'factor': expected a number >= 0, got -1")
+    assert error(block("softmax", "factor: .nan")) == (
+        f"{PAGE}:2: /// softmax: option 'factor': expected a finite number, got nan")
+
+
+def test_wrong_list_shapes():
+    assert error(block("scale-guards", "show: heatmap")) == (
+        f"{PAGE}:2: /// scale-guards: option 'show': expected a list such as [heatmap, measures], "
+        "got 'heatmap' (text)")
+    assert error(block("softmax", "scores: [1]")) == (
+        f"{PAGE}:2: /// softmax: option 'scores': expected 2 to 8 items, got 1: [1] (a list)")
+    assert error(block("scale-guards", "show: []")) == (
+        f"{PAGE}:2: /// scale-guards: option 'show': expected at least 1 item, got 0: [] (a list)")
+
+
+def test_choice_not_accepted():
+    assert error(block("scale-guards", "show: [heatmp]")) == (
+        f"{PAGE}:2: /// scale-guards: option 'show': 'heatmp' is not one of: "
+        "heatmap, measures, switches, corpus, seed, table, live (did you mean 'heatmap'?)")
+    assert error(block("scale-guards", "locked: [layernorm]")) == (
+        f"{PAGE}:2: /// scale-guards: option 'locked': 'layernorm' is not one of: norm, init, scale "
+        "(did you mean 'norm'?)")
+
+
+def test_corpus_not_in_the_grid():
+    assert error(block("scale-guards", "corpus: [demo, kvj]")) == (
+        f"{PAGE}:2: /// scale-guards: option 'corpus': 'kvj' is not a baked corpus (did you mean 'kjv'?); "
+        "the baked corpora are: demo, wordnet, kjv")
+    assert error(block("scale-guards", "corpus: [demo, 3]")) == (
+        f"{PAGE}:2: /// scale-guards: option 'corpus': expected a corpus name (text), got 3 (an integer)")
+
+
+def test_seed_not_in_the_grid():
+    assert error(block("scale-guards", "guards: none", "seed: 7")) == (
+        f"{PAGE}:3: /// scale-guards: option 'seed': 7 is not a baked seed; the baked seeds are: 0, 1, 2")
+
+
+def test_bad_guard_set():
+    assert error(block("scale-guards", "guards: init+scal")) == (
+        f"{PAGE}:2: /// scale-guards: option 'guards': unknown guard 'scal' in 'init+scal': "
+        "valid guards are norm, init, scale (joined by '+'), or 'none'")
+    assert error(block("scale-guards", "guards: [init]")) == (
+        f"{PAGE}:2: /// scale-guards: option 'guards': expected a guard set such as 'init+scale', "
+        "got [\"init\"] (a list)")
+
+
+def test_guard_set_not_in_the_grid():
+    grid = Grid(**{**GRID.__dict__, "guard_sets": ("none", "init+scale")})
+    assert error(block("scale-guards", "guards: norm"), grid=grid) == (
+        f"{PAGE}:2: /// scale-guards: option 'guards': 'norm' is not a baked guard set; "
+        "the baked guard sets are: none, init+scale")
+
+
+def test_variance_dims_not_in_the_grid():
+    assert error(block("variance", "dims: [3, 64]")) == (
+        f"{PAGE}:2: /// variance: option 'dims': 64 is not a baked dimension; the baked dimensions are: 3, 10, 30")
+    assert error(block("variance", "dims: [3, 10]", "d: 30")) == (
+        f"{PAGE}:3: /// variance: option 'd': 30 is not one of the panel's dims: 3, 10")
+
+
+def test_malformed_yaml_reports_the_page_line():
+    assert error("Intro\n\n" + block("scale-guards", "corpus: [demo, kjv", "seed: 0")) == (
+        f"{PAGE}:5: /// scale-guards: the options are not valid YAML (expected ',' or ']', but got ':', "
+        "while parsing a flow sequence that starts on line 4); write one 'option: value' per line, "
+        "lists as [a, b]")
+    assert error(block("scale-guards", "corpus: demo", "seed: 0: 1")) == (
+        f"{PAGE}:3: /// scale-guards: the options are not valid YAML (mapping values are not allowed here); "
+        "write one 'option: value' per line, lists as [a, b]")
+
+
+def test_body_must_be_a_mapping():
+    assert error(block("scale-guards", "- demo", "- kjv")) == (
+        f"{PAGE}:2: /// scale-guards: the options must be 'option: value' lines (a YAML mapping), "
+        "got [\"demo\", \"kjv\"] (a list)")
+    assert error(block("softmax", "scores [1, 2]")) == (
+        f"{PAGE}:2: /// softmax: the options must be 'option: value' lines (a YAML mapping), "
+        "got 'scores [1, 2]' (text)")
+
+
+def test_option_given_twice_or_empty():
+    assert error(block("scale-guards", "seed: 0", "corpus: kjv", "seed: 1")) == (
+        f"{PAGE}:4: /// scale-guards: option 'seed' is given twice (lines 2 and 4); keep one")
+    assert error(block("scale-guards", "seed:")) == (
+        f"{PAGE}:2: /// scale-guards: option 'seed' has no value; give one after 'seed:' or remove the line")
+
+
+def test_required_option_missing():
+    assert error("\n" + block("self-check", "question: Why?", "explanation: Because.")) == (
+        f"{PAGE}:2: /// self-check: missing required option 'answer'; "
+        "/// self-check needs: question, answer, explanation")
+
+
+def test_unclosed_block_reports_its_opening_line():
+    assert error("Intro\n\n/// softmax\nscores: [1, 2]\n") == (
+        f"{PAGE}:3: '/// softmax' opened here is never closed; add a line '///' after its options")
+    assert error("/// softmax\nscores: [1, 2]\n\n/// variance\n///\n") == (
+        f"{PAGE}:1: '/// softmax' opened here is not closed before '/// variance' on line 4; "
+        "add a line '///' after its options (blocks do not nest)")
+
+
+def test_stray_closing_line():
+    assert error(block("softmax") + "///\n") == (
+        f"{PAGE}:3: stray '///': no block is open, so there is nothing to close; "
+        f"a block opens with '/// <kind>' (the kinds are: {KINDS_LIST})")
+
+
+def test_lines_that_would_fall_through_as_text():
+    assert error("//// scale-guards\n") == (
+        f"{PAGE}:1: '//// scale-guards' starts with 4 slashes, so it is not block syntax and would show "
+        "as text; a block opens with '/// <kind>' and closes with '///' (exactly three slashes)")
+    assert error("text\n///scale-guards\n///\n") == (
+        f"{PAGE}:2: '///scale-guards' needs a space after '///': write '/// scale-guards'")
+    assert error("/// \n") == (
+        f"{PAGE}:1: '///' followed only by spaces opens no block, and no block is open to close; "
+        f"write '/// <kind>' (the kinds are: {KINDS_LIST}) or remove the line")
+    assert error("    /// softmax\n") == (
+        f"{PAGE}:1: '/// softmax' is indented by 4 spaces: block syntax starts at the beginning of the "
+        "line (at most 3 spaces), as panels cannot sit inside lists, admonitions or tabs; to show it "
+        "as an example, put it in a code fence")
+
+
+def test_malformed_opening_lines():
+    assert error("/// scale-guards extra words\n///\n") == (
+        f"{PAGE}:1: '/// scale-guards extra words' has text after the kind 'scale-guards': a title goes "
+        "after '|', as in '/// scale-guards | extra words'")
+    assert error("/// softmax |  \n///\n") == (
+        f"{PAGE}:1: '/// softmax |' has an empty title after '|': write '/// softmax | <title>' or drop the '|'")
+    assert error("/// | Title\n///\n") == (
+        f"{PAGE}:1: '/// | Title' has no kind before '|': write '/// <kind> | Title' (the kinds are: {KINDS_LIST})")
+    assert error("/// softmax | A\ntitle: B\n///\n") == (
+        f"{PAGE}:2: /// softmax: the title is given twice, after '|' and as option 'title'; keep one")
+
+
+def test_unclosed_fence_hiding_a_block():
+    assert error("Text\n\n````\n```\n/// softmax\n///\n") == (
+        f"{PAGE}:3: the code fence '````' opened here is never closed, so the block syntax on line 5 "
+        "is not expanded; close the fence with a line '````'")
+
+
+def test_link_to_a_markdown_file_in_a_self_check():
+    assert error(block("self-check", "question: Why?", "answer: See [it](../variance.md#why).",
+                       "explanation: E")) == (
+        f"{PAGE}:3: /// self-check: option 'answer': the link to '../variance.md' would break: MkDocs "
+        "does not rewrite links to .md files inside a self-check; link to the page's URL "
+        "(for example '../softmax/') instead")
+
+
+def test_missing_baked_file_is_a_block_error():
+    def missing(path):
+        raise FileNotFoundError(f"no such file: {path}")
+
+    assert error(block("variance"), read_baked=missing) == (
+        f"{PAGE}:1: /// variance: cannot read the baked file api/attention/variance/index.json "
+        "(no such file: api/attention/variance/index.json); is the bake up to date?")
+
+
+def test_errors_use_line_offset_everywhere():
+    text = "/// softmax\nfactor: x\n///\n"
+    assert error(text, line_offset=5).startswith(f"{PAGE}:7: /// softmax: option 'factor'")
+    assert error("/// softmax\n\n/// variance\n///\n", line_offset=10) == (
+        f"{PAGE}:11: '/// softmax' opened here is not closed before '/// variance' on line 13; "
+        "add a line '///' after its options (blocks do not nest)")
