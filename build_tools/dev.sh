@@ -8,6 +8,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 STAMPS=.venv/.stamps
+export NO_MKDOCS_2_WARNING=1  # Material's banner about a future MkDocs; we pin MkDocs 1.6
 
 say() { printf '\033[1mscalecore:\033[0m %s\n' "$*" >&2; }
 
