@@ -8,11 +8,14 @@ Each unit's files live in the cache under a key that hashes everything they depe
 embedding table's identity, the tokens, the seed, d_k and the code (every module of the core and
 of the bake). A unit is written to a temporary folder and renamed into place, so a build killed
 halfway leaves either a complete unit or a temporary folder that the next build removes: the cache
-can always be trusted. Units run in parallel, one process per core.
+can always be trusted. A temporary folder carries its process id, so builds that share a cache (a
+test run beside ``mkdocs serve``) never write into or remove each other's. Units run in parallel,
+one process per core.
 """
 
 import hashlib
 import json
+import os
 import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
@@ -47,12 +50,13 @@ def data_script(key: str, data) -> str:
 
 
 def code_version() -> str:
-    """A hash of the code that produces baked files: change any of it and every unit re-bakes."""
+    """A hash of the code that produces baked files (the core, the bake, the figures): change any of
+    it and every unit re-bakes; the rest of the plugin can change without a re-bake."""
     digest = hashlib.sha256(matplotlib.__version__.encode())
-    roots = [Path(scalecore.__file__).parent, Path(__file__).parent]
-    for root in roots:
-        for path in sorted(root.glob("*.py")):
-            digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    here = Path(__file__).parent
+    sources = sorted(Path(scalecore.__file__).parent.glob("*.py")) + [here / "bake.py", here / "figures.py"]
+    for path in sources:
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
@@ -101,8 +105,7 @@ def bake_unit(job: dict) -> str:
     from build_tools.figures import heatmap_svg
 
     target = Path(job["target"])
-    temporary = target.with_name(f".tmp-{target.name}")
-    shutil.rmtree(temporary, ignore_errors=True)
+    temporary = _temporary(target)
     temporary.mkdir(parents=True)
     table = EmbeddingTable.from_json(job["table"])
     tokens, seed = job["tokens"], job["seed"]
@@ -114,8 +117,42 @@ def bake_unit(job: dict) -> str:
         title = f"{table.corpus}, seed {seed}, guards: {guards}"
         (temporary / f"{guards}.svg").write_bytes(heatmap_svg(tokens, data["weights"], data["measures"], title))
     (temporary / "data.js").write_text(data_script(job["data_key"], everything), encoding="utf-8")
-    temporary.rename(target)
+    _publish(temporary, target)
     return str(target)
+
+
+def _temporary(target: Path) -> Path:
+    """A fresh folder beside ``target`` that only this process writes."""
+    temporary = target.with_name(f".tmp-{target.name}-{os.getpid()}")
+    shutil.rmtree(temporary, ignore_errors=True)
+    return temporary
+
+
+def _publish(temporary: Path, target: Path) -> None:
+    """Rename a finished folder into place; if another build got there first, keep theirs."""
+    try:
+        temporary.rename(target)
+    except OSError:
+        if not target.is_dir():
+            raise
+        shutil.rmtree(temporary, ignore_errors=True)
+
+
+def _abandoned(temporary: Path) -> bool:
+    """A temporary folder whose process is gone (a killed build): never trusted, removed."""
+    pid = temporary.name.rsplit("-", 1)[-1]
+    if not pid.isdigit():
+        return True
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:  # alive, another user's
+        return False
+    try:  # Linux: a killed process that nobody has reaped yet (a zombie) is gone too
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
+    except (OSError, IndexError):
+        return False
 
 
 @dataclass
@@ -133,7 +170,8 @@ def bake_grid(corpora: list[str], seeds: list[int], tables: dict[str, EmbeddingT
     root = Path(cache_dir) / "bake"
     root.mkdir(parents=True, exist_ok=True)
     for stale in root.glob(".tmp-*"):  # left by a build that was killed: never trusted
-        shutil.rmtree(stale, ignore_errors=True)
+        if _abandoned(stale):
+            shutil.rmtree(stale, ignore_errors=True)
     code = code_version()
     jobs, files, cached = [], {}, 0
     for corpus in corpora:
@@ -217,8 +255,7 @@ def bake_lessons(dims: list[int], samples: int, cache_dir: Path) -> dict[str, Pa
     files.update({f"{SOFTMAX}/{name}": target / "softmax" / name for name in ("index.json", "index.js")})
     if target.is_dir():
         return files
-    temporary = target.with_name(f".tmp-{target.name}")
-    shutil.rmtree(temporary, ignore_errors=True)
+    temporary = _temporary(target)
     (temporary / "variance").mkdir(parents=True)
     (temporary / "softmax").mkdir(parents=True)
     variance = variance_data(dims, samples)
@@ -234,5 +271,5 @@ def bake_lessons(dims: list[int], samples: int, cache_dir: Path) -> dict[str, Pa
     data = softmax_data()
     (temporary / "softmax" / "index.json").write_text(dumps(data), encoding="utf-8")
     (temporary / "softmax" / "index.js").write_text(data_script("softmax", data), encoding="utf-8")
-    temporary.rename(target)
+    _publish(temporary, target)
     return files

@@ -30,7 +30,7 @@ def entry(site_path: str, files: dict[str, Path]) -> dict:
     return {"url": relative(site_path), "sha256": sha256_file(files[site_path])}
 
 
-def build_manifest(*, version, settings, sentence, tokens, corpora, seeds, files, runtime) -> dict:
+def build_manifest(*, version, settings, sentence, tokens, corpora, seeds, files, runtime, variance_dims) -> dict:
     """``corpora``: name -> dict(title, counts, embeddings site path); ``files``: site path -> file."""
     combinations = {}
     for corpus in corpora:
@@ -67,6 +67,7 @@ def build_manifest(*, version, settings, sentence, tokens, corpora, seeds, files
         "combinations": combinations,
         "lessons": {
             "variance": entry("api/attention/variance/index.json", files),
+            "variance_figures": {str(d): entry(f"api/attention/variance/d-{d}.svg", files) for d in variance_dims},
             "softmax": entry("api/attention/softmax/index.json", files),
         },
         "runtime": {key: entry(path, files) for key, path in runtime.items()},

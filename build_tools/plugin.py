@@ -94,6 +94,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             corpora={name: {"title": c.title, "counts": c.counts(), "embeddings": f"{bake.EMBEDDINGS}/{name}.json"}
                      for name, c in self.corpora.items()},
             files=self.files, runtime=runtime_files.manifest if runtime_files else {},
+            variance_dims=self.config.variance_dims,
         )
         self.manifest = manifest
         self.contents[MANIFEST] = json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
@@ -109,7 +110,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         }
         return namespace(combinations, self.config.seeds,
                          {name: c.counts() for name, c in self.corpora.items()},
-                         self.read_baked(f"{bake.SOFTMAX}/index.json"), self.read_baked(f"{bake.VARIANCE}/index.json"))
+                         self.read_baked(f"{bake.SOFTMAX}/index.json"), self.read_baked(f"{bake.VARIANCE}/index.json"),
+                         settings=dict(d_model=self.config.d_model, d_k=self.config.d_k, sqrt_d_k=self.config.d_k ** 0.5,
+                                       vocabulary_size=self.config.vocabulary_size, tokens=len(self.tokens),
+                                       seeds=len(self.config.seeds), variance_samples=self.config.variance_samples))
 
     def _check_shared_sentence(self):
         missing = {name: table.unknown_words(self.tokens) for name, table in self.tables.items()}

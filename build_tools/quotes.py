@@ -9,6 +9,7 @@ changes the text. The paths:
     corpus/<corpus>/<sentences|tokens|vocabulary>
     softmax/<example>/<weights|gradient>[/<index>]    the saturation lesson's worked examples
     variance/<d>/<raw|scaled>/<variance|std|mean>
+    settings/<d_model|d_k|sqrt_d_k|vocabulary_size|tokens|seeds|variance_samples>
 
 The format after ``|`` is a Python format spec (``.3f``, ``.2g``, ``,``); the default is ``.3g``.
 """
@@ -23,9 +24,10 @@ class QuoteError(Exception):
     """A quote that does not resolve: reported with the page and line."""
 
 
-def namespace(combinations: dict, seeds: list[int], corpora: dict, softmax: dict, variance: dict) -> dict:
+def namespace(combinations: dict, seeds: list[int], corpora: dict, softmax: dict, variance: dict,
+              settings: dict | None = None) -> dict:
     """The tree quotes walk. ``combinations``: (corpus, seed, guards) -> measures dict."""
-    tree: dict = {"corpus": corpora, "softmax": softmax["examples"],
+    tree: dict = {"corpus": corpora, "softmax": softmax["examples"], "settings": settings or {},
                   "variance": {str(row["d"]): row for row in variance["dims"]}}
     for (corpus, seed, guards), measures in combinations.items():
         tree.setdefault(corpus, {}).setdefault(str(seed), {})[guards] = measures
@@ -55,12 +57,12 @@ def resolve(tree, path: str):
             raise QuoteError(f"no value {part!r} under {here}{accepted}")
         walked.append(part)
     if isinstance(node, bool) or not isinstance(node, (int, float)):
-        raise QuoteError(f"{path!r} is not a number (it holds more: add one of {', '.join(map(str, node))})"
-                         if isinstance(node, (dict, list)) else f"{path!r} is not a number")
+        parts = list(node) if isinstance(node, dict) else range(len(node)) if isinstance(node, list) else None
+        raise QuoteError(f"{path!r} is not a number (it holds more: add one of {', '.join(map(str, parts))})"
+                         if parts is not None else f"{path!r} is not a number")
     return node
 
 
-FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
 
 
@@ -69,17 +71,12 @@ def expand_quotes(markdown: str, tree: dict, page: str, line_offset: int = 0) ->
 
     Quotes inside fenced code and inline code are left as written, so a guide can show them.
     """
-    lines, fence = markdown.split("\n"), None
-    for number, text in enumerate(lines):
-        opening = FENCE.match(text)
-        if fence:
-            if opening and opening[1][0] == fence[0] and len(opening[1]) >= len(fence) and not text.strip(" `~"):
-                fence = None
-            continue
-        if opening:
-            fence = opening[1]
-            continue
-        lines[number] = _expand_line(text, tree, page, number + 1 + line_offset)
+    from build_tools.blocks.scanner import fenced_lines
+
+    lines = markdown.split("\n")
+    for number, (text, fenced) in enumerate(zip(lines, fenced_lines(markdown))):
+        if not fenced:
+            lines[number] = _expand_line(text, tree, page, number + 1 + line_offset)
     return "\n".join(lines)
 
 

@@ -23,3 +23,18 @@ def make_corpus(tmp_path):
         return load_corpus(folder)
 
     return make
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory):
+    """The real site, built once per test session with the repository's cache (fast when warm)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    target = tmp_path_factory.mktemp("site") / "site"
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(target)],
+                          cwd=root, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-4000:]
+    return target

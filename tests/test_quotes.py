@@ -44,3 +44,9 @@ def test_a_path_that_stops_short_says_what_to_add():
 def test_a_bad_format_is_an_error():
     with pytest.raises(QuoteError, match=r"p:1: .*bad format 'q'"):
         expand_quotes("{{ baked: corpus/kjv/tokens | q }}", TREE, "p")
+
+
+def test_settings_can_be_quoted_and_indented_fences_are_left_alone():
+    tree = dict(TREE, settings={"d_k": 16, "sqrt_d_k": 4.0})
+    text = "d_k = {{ baked: settings/d_k }}\n\n    ```\n    {{ baked: settings/nope }}\n    ```\n"
+    assert expand_quotes(text, tree, "p") == "d_k = 16\n\n    ```\n    {{ baked: settings/nope }}\n    ```\n"

@@ -150,3 +150,20 @@ def _opening(syntax: re.Match, line: str, number: int, known: str) -> tuple[str,
         raise Located(number, f"'{shown}' has an empty title after '|': write '/// {words[0]} | <title>' "
                               "or drop the '|'")
     return words[0], title
+
+
+def fenced_lines(markdown: str) -> list[bool]:
+    """For each line, whether it is part of a fenced code block (fence lines included), with the
+    same fence rules as :func:`scan`: other page passes (number quotes) leave code alone too."""
+    inside, fence = [], None
+    for line in markdown.split("\n"):
+        if fence is not None:
+            inside.append(True)
+            if fence.closed_by(line):
+                fence = None
+            continue
+        opener = FENCE_OPEN.match(line)
+        if opener and (opener["fence"][0] == "~" or "`" not in opener["info"]):
+            fence = _Fence(opener["fence"][0], len(opener["fence"]), len(opener["indent"]), 0)
+        inside.append(fence is not None)
+    return inside
