@@ -2,6 +2,7 @@
 # Scalecore's two commands. Each sets up what it needs first, idempotently:
 #   bash build_tools/dev.sh serve   build the site and serve it at http://127.0.0.1:8000/
 #   bash build_tools/dev.sh test    run the whole test suite (what CI runs)
+#   bash build_tools/dev.sh bundle  build and zip the site for offline use (scalecore-site.zip)
 # Set-up: a virtualenv in .venv with the exact pins of build_tools/requirements.lock, the npm
 # packages of build_tools/package-lock.json (Pyodide, axe-core...), and for tests Debian's chromium.
 set -euo pipefail
@@ -73,6 +74,12 @@ case "${1:-}" in
     setup_node
     exec .venv/bin/mkdocs build --strict "${@:2}"
     ;;
+  bundle)
+    setup_python
+    setup_node
+    .venv/bin/mkdocs build --strict
+    exec .venv/bin/python -m build_tools.bundle site "${2:-scalecore-site.zip}"
+    ;;
   test)
     setup_python
     setup_node
@@ -80,7 +87,7 @@ case "${1:-}" in
     exec .venv/bin/python -m pytest "${@:2}"
     ;;
   *)
-    echo "usage: bash build_tools/dev.sh serve|test|build [extra arguments]" >&2
+    echo "usage: bash build_tools/dev.sh serve|test|build|bundle [extra arguments]" >&2
     exit 2
     ;;
 esac
