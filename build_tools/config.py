@@ -1,10 +1,18 @@
-"""The plugin's options, validated by MkDocs' config_options: a bad value names the key and what
-is accepted, before anything is built."""
+"""The plugin's options, validated by MkDocs' config_options before anything is built.
 
+Every problem is an error in the corpus loader's ``file:line: problem Fix: ...`` shape, naming
+mkdocs.yml, the line of the option and what to write instead. An unknown option is an error too:
+a typo such as ``seed:`` would otherwise bake the defaults without a word.
+"""
+
+import difflib
+from pathlib import Path
+
+import yaml
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
-from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE
+from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE, CorpusError, find_corpora, tokenise
 from scalecore.embeddings import DEFAULT_RECIPE, RECIPES
 from scalecore.experiment import Settings
 
@@ -19,9 +27,8 @@ class Bounded(c.Type):
         self.low, self.high = low, high
 
     def run_validation(self, value):
-        value = super().run_validation(value)
-        if isinstance(value, bool) or not self.low <= value <= self.high:
-            raise c.ValidationError(f"expected an integer from {self.low} to {self.high}, got {value!r}")
+        if isinstance(value, bool) or not isinstance(value, int) or not self.low <= value <= self.high:
+            raise c.ValidationError(f"expected an integer from {self.low} to {self.high}, got {value!r}.")
         return value
 
 
@@ -48,3 +55,100 @@ class ScalecoreConfig(base.Config):
     variance_samples = Bounded(100, 100000, default=4000)
     # Ship the self-hosted Pyodide and the core wheel for live mode and the console.
     live = c.Type(bool, default=True)
+
+    def validate(self):
+        """MkDocs' checks, then ours; every message names mkdocs.yml, the line and the fix."""
+        failed, warnings = super().validate()
+        options = dict(self._schema)
+        errors = [(key, self._error(key, str(error), _fix(key, options[key]))) for key, error in failed]
+        for key, warning in list(warnings):
+            if key not in options:  # MkDocs only warns about an unknown option
+                warnings.remove((key, warning))
+                close = difflib.get_close_matches(key, options, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                errors.append((key, self._error(key, f"unknown option {key!r}.",
+                                                f"{hint}The options are: {', '.join(options)}.")))
+        if not errors and self.enabled:
+            errors = [(key, self._error(key, problem, fix)) for key, problem, fix in self._check_values()]
+        return errors, warnings
+
+    def _check_values(self):
+        """What each option's type cannot say: no repeats, at least one seed, folders that exist."""
+        for key in ("corpora", "seeds", "variance_dims"):
+            repeated = list(dict.fromkeys(v for v in self[key] if self[key].count(v) > 1))
+            if repeated:
+                listed = ", ".join(repr(v) for v in repeated)
+                yield key, f"{listed} listed more than once.", "list each value once."
+        if not self.seeds:
+            yield "seeds", "no seed to bake.", "list at least one, e.g. seeds: [0, 1, 2]."
+        if not tokenise(self.sentence):
+            yield ("sentence", f"the sentence {self.sentence!r} has no words.",
+                   f'write the sentence every corpus shares, e.g. sentence: "{SHARED_SENTENCE}".')
+        folder = Path(self.config_file_path or "mkdocs.yml").parent / self.corpora_dir
+        if not folder.is_dir():
+            yield ("corpora_dir", f"the corpora folder {folder} does not exist.",
+                   "point corpora_dir (relative to mkdocs.yml) at the folder that holds one sub-folder per "
+                   "corpus, e.g. corpora_dir: corpora.")
+            return
+        try:
+            available = find_corpora(folder)
+        except CorpusError:  # a badly named corpus folder: the plugin reports it with its own fix
+            return
+        for name in self.corpora:
+            if name not in available:
+                listing = ", ".join(available) or "(none)"
+                yield ("corpora", f"no corpus named {name!r} in {folder}.",
+                       f"list only corpora that exist there ({listing}), or create {folder / name}/ "
+                       "with a text.txt and a corpus.toml.")
+
+    def where(self, key: str) -> str:
+        """``mkdocs.yml:line`` of an option, for messages (the file alone if no line is found)."""
+        source = self.config_file_path or "mkdocs.yml"
+        line = _option_line(source, key)
+        return f"{source}:{line}" if line else source
+
+    def _error(self, key: str, problem: str, fix: str) -> c.ValidationError:
+        return c.ValidationError(f"{self.where(key)}: {problem.rstrip('.')}. Fix: {fix}")
+
+
+def _fix(key: str, option) -> str:
+    """What a valid value of ``option`` looks like."""
+    inner = getattr(option, "option_type", option)
+    if isinstance(inner, Bounded):
+        if inner is option:
+            return f"write an integer from {inner.low} to {inner.high}, e.g. {key}: {option.default}."
+        return (f"write a list of distinct integers from {inner.low} to {inner.high}, "
+                f"e.g. {key}: [{', '.join(map(str, option.default[:3]))}].")
+    if isinstance(option, c.Choice):
+        return f"write one of {', '.join(option.choices)}, e.g. {key}: {option.default}."
+    if inner is not option:
+        return f"write a list of corpus names (sub-folders of corpora_dir), e.g. {key}: [demo, kjv]."
+    if option.default in (True, False):
+        return f"write true or false, e.g. {key}: {str(option.default).lower()}."
+    return f'write a text in quotes, e.g. {key}: "{option.default}".'
+
+
+def _option_line(config_file: str, key: str) -> int | None:
+    """The line of ``key`` under the scalecore plugin in mkdocs.yml (or of the plugin's entry when
+    the option is not written there), for messages; None when it cannot be found."""
+    try:
+        with open(config_file, encoding="utf-8-sig") as stream:
+            root = yaml.compose(stream, Loader=yaml.SafeLoader)  # nodes only: any tag is fine
+    except (OSError, yaml.YAMLError):
+        return None
+
+    def get(node, name):
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if isinstance(k, yaml.ScalarNode) and k.value == name:
+                    return k, v
+        return None, None
+
+    _, plugins = get(root, "plugins")
+    entries = plugins.value if isinstance(plugins, yaml.SequenceNode) else [plugins]
+    for entry in entries:
+        plugin, options = get(entry, "scalecore")
+        if plugin is not None:
+            found, _ = get(options, key)
+            return (found or plugin).start_mark.line + 1
+    return None

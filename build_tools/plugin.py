@@ -121,9 +121,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if missing:
             where = "; ".join(f"{name} lacks {', '.join(words)}" for name, words in missing.items())
             raise PluginError(
-                f"scalecore: the shared sentence {self.config.sentence!r} must use only words in every "
-                f"corpus's top {self.config.vocabulary_size} vocabulary: {where}. Fix: choose other words "
-                f"(option 'sentence' in mkdocs.yml) or raise 'vocabulary_size'."
+                f"scalecore: {self.config.where('sentence')}: the shared sentence {self.config.sentence!r} must "
+                f"use only words in every corpus's top {self.config.vocabulary_size} vocabulary: {where}. "
+                f"Fix: choose other words (option 'sentence') or raise 'vocabulary_size'."
             )
 
     def on_files(self, files, config):

@@ -1,0 +1,182 @@
+"""Site build benchmarks, measured in one run: ``.venv/bin/python -m benchmarks.build``.
+
+- a cold build (empty cache: embeddings learned, the grid and lessons baked, wheel built),
+- a warm build (the same cache, nothing changed),
+- a plain mkdocs-material build of the same pages: the scalecore plugin removed and the author
+  blocks (``/// kind`` ... ``///``) stripped from the markdown,
+
+printed as times and as the ratios warm/plain and cold/plain; then the bake's parallel speed-up:
+a second cold build with ``workers: 1`` against the first (``workers: 0``, one per core), from the
+bake's own log line. Prints numbers; asserts nothing (no thresholds: see the README).
+
+Nothing is written in the repository: each build gets its own mkdocs.yml in a temporary folder
+that links to the repository's docs/, corpora/, build_tools/ and scalecore/ (the plugin finds the npm packages
+beside mkdocs.yml), its own cache folder and its own site folder.
+"""
+
+import argparse
+import os
+import platform
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+class _TaggedLoader(yaml.SafeLoader):
+    """Reads mkdocs.yml without constructing custom tags (!ENV, !!python/name:...)."""
+
+
+class _Tagged:
+    def __init__(self, tag, node):
+        self.tag, self.node = tag, node
+
+
+class _TaggedDumper(yaml.SafeDumper):
+    """Writes the tags read by _TaggedLoader back unchanged."""
+
+
+def _construct_tagged(loader, suffix, node):
+    return _Tagged(node.tag, node)
+
+
+def _represent_tagged(dumper, value):
+    return value.node
+
+
+_TaggedLoader.add_multi_constructor("", _construct_tagged)
+_TaggedDumper.add_representer(_Tagged, _represent_tagged)
+
+
+def read_config() -> dict:
+    return yaml.load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"), Loader=_TaggedLoader)
+
+
+def write_config(config: dict, path: Path) -> Path:
+    path.write_text(yaml.dump(config, Dumper=_TaggedDumper, sort_keys=False, allow_unicode=True), encoding="utf-8")
+    return path
+
+
+def plugin_entry(config: dict) -> tuple[int, dict]:
+    for index, entry in enumerate(config.get("plugins", [])):
+        if isinstance(entry, dict) and "scalecore" in entry:
+            return index, entry["scalecore"] or {}
+    raise SystemExit("mkdocs.yml does not use the scalecore plugin")
+
+
+def strip_blocks(markdown: str) -> str:
+    """The page without its author blocks (found by the plugin's own scanner) and with every
+    ``{{ baked: ... }}`` quote replaced by a number, as a plain Material page would have it."""
+    from build_tools.blocks import KINDS
+    from build_tools.blocks.scanner import scan
+    from build_tools.quotes import QUOTE
+
+    lines = [segment for segment in scan(markdown, list(KINDS)) if isinstance(segment, str)]
+    return QUOTE.sub("0.5", "\n".join(lines))
+
+
+def plain_docs(source: Path, target: Path) -> Path:
+    for path in sorted(source.rglob("*")):
+        destination = target / path.relative_to(source)
+        if path.is_dir():
+            destination.mkdir(parents=True, exist_ok=True)
+        elif path.suffix == ".md":
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            destination.write_text(strip_blocks(path.read_text(encoding="utf-8")), encoding="utf-8")
+        else:
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(path, destination)
+    return target
+
+
+def timed_build(config_file: Path, site_dir: Path) -> tuple[float, str]:
+    """Seconds of ``mkdocs build`` (a fresh process, as a user runs it) and its log."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SOURCE_DATE_EPOCH="1700000000")
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config_file), "-d", str(site_dir)],
+                          cwd=config_file.parent, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"build failed ({config_file.name}):\n{done.stdout}\n{done.stderr}")
+    return seconds, done.stderr
+
+
+def verbose_build(config_file: Path, site_dir: Path) -> tuple[float, float]:
+    """A build at INFO level: (whole build seconds, bake seconds from the plugin's log line)."""
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1", SOURCE_DATE_EPOCH="1700000000")
+    started = time.perf_counter()
+    done = subprocess.run([sys.executable, "-m", "mkdocs", "build", "-f", str(config_file), "-d", str(site_dir)],
+                          cwd=config_file.parent, env=env, capture_output=True, text=True)
+    seconds = time.perf_counter() - started
+    if done.returncode != 0:
+        raise SystemExit(f"build failed ({config_file.name}):\n{done.stdout}\n{done.stderr}")
+    bake = re.search(r"scalecore: bake: \d+ combinations ready in ([0-9.]+) s", done.stderr)
+    if not bake:
+        raise SystemExit(f"no bake line in the log of {config_file.name}:\n{done.stderr}")
+    return seconds, float(bake.group(1))
+
+
+def versions() -> str:
+    from importlib.metadata import version
+
+    return ", ".join(f"{name} {version(name)}" for name in ("mkdocs", "mkdocs-material", "matplotlib", "numpy"))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--repeat", type=int, default=3, help="runs of the warm and plain builds (median)")
+    arguments = parser.parse_args()
+
+    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()} on {platform.system()} "
+          f"{platform.machine()}; {versions()}")
+    config = read_config()
+    index, options = plugin_entry(config)
+    print(f"site: {ROOT / 'mkdocs.yml'}: corpora {options.get('corpora') or 'all'}, seeds {options.get('seeds')}, "
+          f"live {options.get('live', True)}")
+
+    with tempfile.TemporaryDirectory(prefix="scalecore-bench-") as folder:
+        work = Path(folder)
+        for name in ("docs", "corpora", "build_tools", "scalecore"):
+            (work / name).symlink_to(ROOT / name, target_is_directory=True)
+
+        def scalecore_config(name: str, workers: int) -> Path:
+            changed = dict(config, plugins=list(config["plugins"]))
+            cache = str(work / f"cache-{name}")
+            changed["plugins"][index] = {"scalecore": dict(options, workers=workers, cache_dir=cache)}
+            return write_config(changed, work / f"{name}.yml")
+
+        plain = dict(config, plugins=[p for i, p in enumerate(config["plugins"]) if i != index],
+                     docs_dir=str(plain_docs(ROOT / "docs", work / "plain-docs")), strict=False)
+        plain_file = write_config(plain, work / "plain.yml")
+
+        parallel = scalecore_config("parallel", workers=0)
+        serial = scalecore_config("serial", workers=1)
+
+        print("\nbuilding ...", flush=True)
+        cold, bake_parallel = verbose_build(parallel, work / "site-cold")
+        warm = statistics.median(timed_build(parallel, work / f"site-warm-{i}")[0] for i in range(arguments.repeat))
+        plain_time = statistics.median(timed_build(plain_file, work / f"site-plain-{i}")[0]
+                                       for i in range(arguments.repeat))
+        cold_serial, bake_serial = verbose_build(serial, work / "site-serial")
+
+    print(f"\n  plain mkdocs-material build   {plain_time:7.2f} s   (median of {arguments.repeat})")
+    print(f"  scalecore, warm cache         {warm:7.2f} s   (median of {arguments.repeat})")
+    print(f"  scalecore, cold cache         {cold:7.2f} s   (workers: 0, one per core)")
+    print(f"\n  warm / plain   {warm / plain_time:6.2f}")
+    print(f"  cold / plain   {cold / plain_time:6.2f}")
+    print(f"\nbake on a cold cache (the plugin's own timing of the grid):")
+    print(f"  workers: 1          {bake_serial:7.2f} s   (whole build {cold_serial:.2f} s)")
+    print(f"  workers: 0 ({os.cpu_count()} cores) {bake_parallel:7.2f} s   (whole build {cold:.2f} s)")
+    print(f"  parallel speed-up  {bake_serial / bake_parallel:6.2f} x  (whole build {cold_serial / cold:.2f} x)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,319 @@
+"""Bad inputs: each breaks one thing in a built copy of the fixture site and expects the build to
+fail with exactly the message a user needs (the file, the line where there is one, and the fix or
+the accepted values), without a Python traceback, and without touching the previous site or the
+cache.
+
+The builds are independent processes in their own folders, so the module runs them concurrently
+(one per core) and each test then checks its own outcome.
+"""
+
+import os
+import shutil
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+import pytest
+
+from build_tools.config import ScalecoreConfig
+from sites import CACHE, build, copy_site, edit, line_of, stamps, tree
+
+OPTIONS = ", ".join(key for key, _ in ScalecoreConfig._schema)
+BLOCK_PAGE = "Error reading page 'lesson.md':"  # MkDocs' own line before a page's error
+
+
+def plugin_option(folder: Path, key: str, message: str) -> list[str]:
+    """How MkDocs reports a bad value of one of the plugin's options."""
+    return [f"Config value 'plugins': Plugin 'scalecore' option '{key}': {message}"]
+
+
+def yml(folder: Path, text: str) -> str:
+    """``<folder>/mkdocs.yml:<line of text>``."""
+    return f"{folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', text)}"
+
+
+def set_option(folder: Path, old: str, new: str) -> None:
+    edit(folder / "mkdocs.yml", old, new)
+
+
+def add_option(folder: Path, line: str) -> None:
+    edit(folder / "mkdocs.yml", "      live: false\n", f"      live: false\n      {line}\n")
+
+
+def lesson(folder: Path, old: str, new: str) -> None:
+    edit(folder / "docs" / "lesson.md", old, new)
+
+
+# --------------------------------------------------------------------------------------------
+# The cases: each breaks one thing in ``folder`` and returns the ERROR lines it expects
+# --------------------------------------------------------------------------------------------
+
+
+def unknown_corpus_name(folder):
+    set_option(folder, "corpora: [tiny, small]", "corpora: [tiny, nope]")
+    return plugin_option(folder, "corpora", (
+        f"{yml(folder, 'corpora:')}: no corpus named 'nope' in {folder}/corpora. Fix: list only corpora "
+        f"that exist there (small, tiny), or create {folder}/corpora/nope/ with a text.txt and a corpus.toml."))
+
+
+def negative_seed(folder):
+    set_option(folder, "seeds: [0]", "seeds: [0, -1]")
+    return plugin_option(folder, "seeds", (
+        f"{yml(folder, 'seeds:')}: expected an integer from 0 to 4294967295, got -1. "
+        "Fix: write a list of distinct integers from 0 to 4294967295, e.g. seeds: [0, 1, 2]."))
+
+
+def text_seed(folder):
+    set_option(folder, "seeds: [0]", 'seeds: [0, "x"]')
+    return plugin_option(folder, "seeds", (
+        f"{yml(folder, 'seeds:')}: expected an integer from 0 to 4294967295, got 'x'. "
+        "Fix: write a list of distinct integers from 0 to 4294967295, e.g. seeds: [0, 1, 2]."))
+
+
+def repeated_seed(folder):
+    set_option(folder, "seeds: [0]", "seeds: [0, 1, 0]")
+    return plugin_option(folder, "seeds",
+                         f"{yml(folder, 'seeds:')}: 0 listed more than once. Fix: list each value once.")
+
+
+def zero_d_k(folder):
+    set_option(folder, "d_k: 4", "d_k: 0")
+    return plugin_option(folder, "d_k", (
+        f"{yml(folder, 'd_k:')}: expected an integer from 1 to 256, got 0. Fix: write an integer from 1 to 256, "
+        "e.g. d_k: 16."))
+
+
+def unknown_recipe(folder):
+    add_option(folder, "recipe: tfidf")
+    return plugin_option(folder, "recipe", (
+        f"{yml(folder, 'recipe:')}: Expected one of: ('raw', 'sqrt', 'log1p', 'ppmi') but received: 'tfidf'. "
+        "Fix: write one of raw, sqrt, log1p, ppmi, e.g. recipe: raw."))
+
+
+def unknown_option(folder):
+    add_option(folder, "seed: [1]")
+    return plugin_option(folder, "seed", (
+        f"{yml(folder, 'seed: [1]')}: unknown option 'seed'. Fix: did you mean 'seeds'? The options are: {OPTIONS}."))
+
+
+def missing_corpora_folder(folder):
+    shutil.rmtree(folder / "corpora")
+    return plugin_option(folder, "corpora_dir", (
+        f"{yml(folder, '- scalecore:')}: the corpora folder {folder}/corpora does not exist. Fix: point "
+        "corpora_dir (relative to mkdocs.yml) at the folder that holds one sub-folder per corpus, "
+        "e.g. corpora_dir: corpora."))
+
+
+def sentence_without_words(folder):
+    add_option(folder, 'sentence: "1, 2, 3."')
+    return plugin_option(folder, "sentence", (
+        f"{yml(folder, 'sentence:')}: the sentence '1, 2, 3.' has no words. Fix: write the sentence every "
+        'corpus shares, e.g. sentence: "the old man looked at the light of the sun".'))
+
+
+def shared_word_missing_from_a_corpus(folder):
+    add_option(folder, 'sentence: "the old man looked at the river"')
+    return [f"scalecore: {yml(folder, 'sentence:')}: the shared sentence 'the old man looked at the river' must "
+            "use only words in every corpus's top 32 vocabulary: tiny lacks river. Fix: choose other words "
+            "(option 'sentence') or raise 'vocabulary_size'."]
+
+
+def missing_text(folder):
+    (folder / "corpora" / "small" / "text.txt").unlink()
+    text = folder / "corpora" / "small" / "text.txt"
+    return [f"scalecore: {text}: missing: every corpus folder needs a text.txt (UTF-8, one sentence per line). "
+            f"Fix: put the corpus text in {text}."]
+
+
+def empty_text(folder):
+    text = folder / "corpora" / "tiny" / "text.txt"
+    text.write_text("\n  \n", encoding="utf-8")
+    return [f"scalecore: {text}: the text is empty. Fix: write the corpus text in this file, one sentence per line."]
+
+
+def text_not_utf8(folder):
+    text = folder / "corpora" / "tiny" / "text.txt"
+    data = text.read_bytes()
+    text.write_bytes(data + "The caf\u00e9 was open.\n".encode("cp1252"))
+    offset = len(data) + len("The caf")
+    return [f"scalecore: {text}: byte {offset} is not UTF-8 (line 4). Fix: the file holds 0xE9 there (bytes are "
+            "counted from 0); re-save the file as UTF-8, for example with: iconv -f windows-1252 -t utf-8 "
+            "(check which encoding it really uses first)."]
+
+
+def text_without_sentence(folder):
+    text = folder / "corpora" / "tiny" / "text.txt"
+    text.write_text("1984.\n-- 42 --\n", encoding="utf-8")
+    return [f"scalecore: {text}: the text has no usable sentence: no line contains a word made of letters. "
+            "Fix: write sentences of words, one per line; digits and punctuation are ignored."]
+
+
+def missing_metadata(folder):
+    metadata = folder / "corpora" / "tiny" / "corpus.toml"
+    metadata.unlink()
+    return [f"scalecore: {metadata}: missing: every corpus folder needs a corpus.toml beside its text.txt. "
+            "Fix: create it with the keys title, source, licence and extraction (the format is described in "
+            "scalecore/corpus.py)."]
+
+
+def metadata_not_toml(folder):
+    metadata = folder / "corpora" / "tiny" / "corpus.toml"
+    edit(metadata, 'title = "Fixture corpus tiny"', "title = Fixture corpus tiny")
+    return [f"scalecore: {metadata}:1: invalid TOML: Invalid value (column 9). Fix: correct the syntax there; "
+            'text values need double quotes, e.g. title = "My corpus".']
+
+
+def metadata_misspelt_key(folder):
+    metadata = folder / "corpora" / "tiny" / "corpus.toml"
+    edit(metadata, "licence = ", "license = ")
+    return [f"scalecore: {metadata}:3: unknown key 'license'. Fix: Did you mean 'licence'? The keys are: title, "
+            "source, licence, extraction, description (optional) and the [counts] table."]
+
+
+def counts_out_of_date(folder):
+    with open(folder / "corpora" / "small" / "text.txt", "a", encoding="utf-8") as text:
+        text.write("A new sentence.\n")
+    metadata = folder / "corpora" / "small" / "corpus.toml"
+    return [f"scalecore: {metadata}:6: [counts] say sentences = 6, tokens = 63, vocabulary = 31, but text.txt has "
+            "sentences = 7, tokens = 66, vocabulary = 34. Fix: if text.txt changed on purpose, set [counts] to "
+            "sentences = 7, tokens = 66, vocabulary = 34."]
+
+
+def bad_corpus_folder_name(folder):
+    shutil.copytree(folder / "corpora" / "tiny", folder / "corpora" / "My_Corpus")
+    return [f"scalecore: {folder}/corpora/My_Corpus: the folder name 'My_Corpus' is not a valid corpus name: corpus "
+            "names use lower-case letters, digits and '-' only (they appear in URLs). Fix: rename the folder, "
+            "for example to 'my-corpus'."]
+
+
+# Author blocks (build_tools/blocks), on docs/lesson.md. The block errors come after the bake, so
+# these cases also show that a late failure keeps the previous site.
+
+
+def block_unknown_corpus(folder):
+    lesson(folder, "corpus: [tiny, small]", "corpus: [tiny, kjv]")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:6: /// scale-guards: option 'corpus': 'kjv' is not a baked "
+                        "corpus; the baked corpora are: tiny, small"]
+
+
+def block_bad_guard(folder):
+    lesson(folder, "guards: init+scale", "guards: init+scal")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:8: /// scale-guards: option 'guards': unknown guard 'scal' in "
+                        "'init+scal': valid guards are norm, init, scale (joined by '+'), or 'none'"]
+
+
+def block_seed_not_baked(folder):
+    lesson(folder, "seed: 0", "seed: 7")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:7: /// scale-guards: option 'seed': 7 is not a baked seed; "
+                        "the baked seeds are: 0"]
+
+
+def block_bad_yaml(folder):
+    lesson(folder, "show: [heatmap, measures]", "show: [heatmap, measures")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:16: /// scale-guards: the options are not valid YAML (expected "
+                        "',' or ']', but got '<stream end>', while parsing a flow sequence that starts on line 16); "
+                        "write one 'option: value' per line, lists as [a, b]"]
+
+
+def block_unknown_kind(folder):
+    lesson(folder, "/// scale-guards | The guards", "/// scale-gaurds | The guards")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:5: unknown block kind 'scale-gaurds' (did you mean "
+                        "'scale-guards'?); the kinds are: console, scale-guards, self-check, softmax, variance"]
+
+
+def block_unclosed(folder):
+    lesson(folder, "show: [heatmap, measures]\n///\n", "show: [heatmap, measures]\n")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:13: '/// scale-guards' opened here is never closed; add a "
+                        "line '///' after its options"]
+
+
+def block_unknown_option(folder):
+    lesson(folder, "show: [heatmap, measures]", "show: [heatmap, measures]\ncolour: red")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:17: /// scale-guards: unknown option 'colour'; the options of "
+                        "/// scale-guards are: title, corpus, seed, guards, show, locked"]
+
+
+def block_after_front_matter(folder):
+    """Lines count from the top of the .md file, front matter included."""
+    page = folder / "docs" / "lesson.md"
+    page.write_text("---\ntitle: A lesson\n---\n\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
+    lesson(folder, "guards: none", "guards: nrom")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:19: /// scale-guards: option 'guards': unknown guard 'nrom' in "
+                        "'nrom': valid guards are norm, init, scale (joined by '+'), or 'none'"]
+
+
+@dataclass(frozen=True)
+class Case:
+    breaks: Callable[[Path], list[str]]
+
+    @property
+    def id(self) -> str:
+        return self.breaks.__name__.replace("_", "-")
+
+
+CASES = [Case(f) for f in (
+    unknown_corpus_name, negative_seed, text_seed, repeated_seed, zero_d_k, unknown_recipe, unknown_option,
+    missing_corpora_folder, sentence_without_words, shared_word_missing_from_a_corpus,
+    missing_text, empty_text, text_not_utf8, text_without_sentence, missing_metadata, metadata_not_toml,
+    metadata_misspelt_key, counts_out_of_date, bad_corpus_folder_name,
+    block_unknown_corpus, block_bad_guard, block_seed_not_baked, block_bad_yaml, block_unknown_kind,
+    block_unclosed, block_unknown_option, block_after_front_matter,
+)]
+
+
+# --------------------------------------------------------------------------------------------
+# Running them
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Outcome:
+    folder: Path
+    expected: list[str]
+    before: tuple
+    result: object
+
+
+def _snapshot(folder: Path) -> tuple:
+    return tree(folder / "site"), tree(folder / CACHE), stamps(folder / CACHE)
+
+
+@pytest.fixture(scope="module")
+def outcomes(tmp_path_factory):
+    """Every case, built concurrently from a copy of one good build (site and cache present)."""
+    template = copy_site(tmp_path_factory.mktemp("template") / "base")
+    first = build(template)
+    assert first.returncode == 0, first.describe()
+    folders = {case.id: tmp_path_factory.mktemp(case.id) / "base" for case in CASES}
+
+    def run(case):
+        try:
+            folder = copy_site(folders[case.id], source=template)
+            before = _snapshot(folder)
+            expected = case.breaks(folder)
+            return Outcome(folder, expected, before, build(folder))
+        except Exception as error:  # reported by the case's own test
+            return error
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        return dict(zip([case.id for case in CASES], pool.map(run, CASES)))
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.id)
+def test_a_bad_input_fails_with_its_message_and_changes_nothing(case, outcomes):
+    outcome = outcomes[case.id]
+    if isinstance(outcome, Exception):
+        raise outcome
+    result = outcome.result
+    assert result.returncode == 1, result.describe()
+    assert "Traceback" not in result.stderr and "Traceback" not in result.stdout, result.describe()
+    assert result.errors == outcome.expected, result.describe()
+    assert "Aborted with a" in result.stdout, result.describe()
+    assert _snapshot(outcome.folder) == outcome.before, "the failed build changed the previous site or the cache"
+    assert not (outcome.folder / ".site.partial").exists()
+
+
+def test_there_are_enough_cases():
+    assert len(CASES) >= 15
+    assert len({case.id for case in CASES}) == len(CASES)

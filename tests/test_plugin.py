@@ -1,0 +1,181 @@
+"""The plugin on the tiny fixture site (tests/sites/base): reproducible output, the cache, and
+builds that are killed or fail.
+
+Every build is a real ``mkdocs build`` in a subprocess, in a copy of the fixture. The module's
+first build (``cold``) is shared: tests copy its folder (sources, site and cache) and go on
+from there.
+"""
+
+import os
+import re
+import signal
+import subprocess
+import time
+
+import pytest
+
+from sites import CACHE, build, build_command, copy_site, edit, environment, stamps, tree
+
+UNITS = "api/attention/scale-guards"
+
+
+def bake_line(build_result) -> str:
+    lines = [line for line in build_result.lines("INFO") if re.match(r"scalecore: bake: \d+ units", line)]
+    assert len(lines) == 1, build_result.describe()
+    return lines[0]
+
+
+def succeeded(result):
+    assert result.returncode == 0, result.describe()
+    assert "Traceback" not in result.stderr
+    return result
+
+
+@pytest.fixture(scope="module")
+def cold(tmp_path_factory):
+    """The fixture site after one clean build: (folder, its site tree)."""
+    folder = copy_site(tmp_path_factory.mktemp("cold") / "base")
+    result = succeeded(build(folder))
+    assert bake_line(result) == "scalecore: bake: 2 units of 8 guard sets; 0 from the cache, 2 to compute"
+    return folder, tree(folder / "site")
+
+
+def from_cold(cold, tmp_path):
+    folder, _ = cold
+    return copy_site(tmp_path / "base", source=folder)
+
+
+# --------------------------------------------------------------------------------------------
+# Reproducible builds
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("source_date_epoch", ["1700000000", None], ids=["SOURCE_DATE_EPOCH set", "unset"])
+def test_two_clean_builds_in_different_folders_are_byte_identical(tmp_path, source_date_epoch):
+    sites = []
+    for name in ("first", "second"):
+        folder = copy_site(tmp_path / name / "base")
+        succeeded(build(folder, env=environment(source_date_epoch)))
+        assert not (folder / ".site.partial").exists()
+        sites.append(tree(folder / "site"))
+    assert sites[0] == sites[1]
+    assert f"{UNITS}/index.json" in sites[0] and f"{UNITS}/small/0/norm+init+scale.svg" in sites[0]
+
+
+# --------------------------------------------------------------------------------------------
+# The cache
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_second_build_with_nothing_changed_bakes_nothing(cold, tmp_path):
+    folder = from_cold(cold, tmp_path)
+    before = stamps(folder / CACHE)
+    result = succeeded(build(folder))
+    assert bake_line(result) == "scalecore: bake: 2 units of 8 guard sets; 2 from the cache, 0 to compute"
+    assert stamps(folder / CACHE) == before  # not one cache file or folder written
+    assert tree(folder / "site") == cold[1]
+
+
+def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
+    folder = from_cold(cold, tmp_path)
+    bake = folder / CACHE / "bake"
+    before = stamps(folder / CACHE)
+    units_before = {p.name for p in bake.iterdir()}
+    corpus = folder / "corpora" / "small"
+    with open(corpus / "text.txt", "a", encoding="utf-8") as text:
+        text.write("The dog looked at the old boat.\n")
+    edit(corpus / "corpus.toml", "sentences = 6\ntokens = 63\nvocabulary = 31",
+         "sentences = 7\ntokens = 70\nvocabulary = 31")
+
+    result = succeeded(build(folder))
+    assert bake_line(result) == "scalecore: bake: 2 units of 8 guard sets; 1 from the cache, 1 to compute"
+    new_units = {p.name for p in bake.iterdir()} - units_before
+    assert len(new_units) == 1
+    new_unit = new_units.pop()
+    after = stamps(folder / CACHE)
+    # Everything that existed is untouched, except the folders that gained an entry and the copy
+    # of small's table that the site serves ...
+    changed = {path for path, stamp in before.items() if after.get(path) != stamp}
+    assert changed <= {"bake", "embeddings", "site/api/embeddings", "site/api/embeddings/small.json"}
+    # ... and what is new is small's unit and small's embedding table, nothing else.
+    added = set(after) - set(before)
+    outside_the_unit = {path for path in added if path.split("/")[:2] != ["bake", new_unit]}
+    assert len(outside_the_unit) == 1 and outside_the_unit.pop().startswith("embeddings/small-")
+    site = tree(folder / "site")
+    old = cold[1]
+    for path in old:
+        if path.startswith((f"{UNITS}/tiny/", "api/attention/variance/", "api/embeddings/tiny.json")):
+            assert site[path] == old[path], path
+    assert site[f"{UNITS}/small/0/none.json"] != old[f"{UNITS}/small/0/none.json"]
+    assert site["api/embeddings/small.json"] != old["api/embeddings/small.json"]
+
+
+# --------------------------------------------------------------------------------------------
+# Killed and failed builds
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_build_killed_mid_bake_is_harmless(cold, tmp_path):
+    """SIGKILL (no clean-up code runs) in the middle of the bake: the previous site stays, the
+    next build succeeds, leaves no temporary folder and gives exactly what a clean build gives."""
+    folder = from_cold(cold, tmp_path)
+    slow = "seeds: [0, 1, 2, 3]\n      workers: 2"
+    edit(folder / "mkdocs.yml", "seeds: [0]", slow)
+    process = subprocess.Popen(build_command(), cwd=folder, env=environment(), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True, start_new_session=True)
+    seen = []
+    try:
+        for line in process.stderr:
+            seen.append(line)
+            if re.search(r"scalecore: bake: 3/8 units", line):
+                os.killpg(process.pid, signal.SIGKILL)  # the build and its bake workers
+                break
+        else:
+            pytest.fail("the build ended before it could be killed:\n" + "".join(seen))
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=60)
+        process.stderr.close()
+    assert process.returncode == -signal.SIGKILL
+
+    bake = folder / CACHE / "bake"
+    assert tree(folder / "site") == cold[1], "the killed build changed the previous site"
+    # What a build killed at any moment may leave: a half-written unit in a temporary folder.
+    (bake / f".tmp-0123456789abcdef0123456789abcdef-{process.pid}").mkdir(exist_ok=True)
+    (bake / f".tmp-0123456789abcdef0123456789abcdef-{process.pid}" / "none.json").write_text("{\"half")
+    time.sleep(0.2)  # let the orphaned workers' deaths be noticed
+
+    result = succeeded(build(folder))
+    assert re.fullmatch(r"scalecore: bake: 8 units of 8 guard sets; [3-7] from the cache, [1-5] to compute",
+                        bake_line(result)), bake_line(result)
+    assert not list(bake.glob(".tmp-*")), "a temporary folder survived the next build"
+
+    clean = copy_site(tmp_path / "clean" / "base")
+    edit(clean / "mkdocs.yml", "seeds: [0]", "seeds: [0, 1, 2, 3]\n      workers: 1")
+    succeeded(build(clean))
+    assert tree(folder / "site") == tree(clean / "site")
+
+
+def test_a_failed_build_leaves_the_previous_site_and_the_cache_as_they_were(cold, tmp_path):
+    folder = from_cold(cold, tmp_path)
+    cache_files, cache_stamps = tree(folder / CACHE), stamps(folder / CACHE)
+    # Fails late: after the bake and after every page is written to the staging folder (a broken
+    # link is a warning, and the site is strict).
+    (folder / "docs" / "lesson.md").write_text("# Lesson\n\nSee [the next lesson](next.md).\n", encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 1, result.describe()
+    assert result.lines("WARNING") == [
+        "Doc file 'lesson.md' contains a link 'next.md', but the target is not found among documentation files."
+    ]
+    assert "Aborted with 1 warnings in 'strict' mode!" in result.stdout or \
+        "Aborted with 1 warnings in strict mode!" in result.stdout, result.describe()
+    assert "Traceback" not in result.stderr
+    assert tree(folder / "site") == cold[1]
+    assert not (folder / ".site.partial").exists()
+    assert tree(folder / CACHE) == cache_files and stamps(folder / CACHE) == cache_stamps
+
+    # The fix is the only thing the next build needs.
+    (folder / "docs" / "next.md").write_text("# Next\n", encoding="utf-8")
+    succeeded(build(folder))
+    assert "next/index.html" in tree(folder / "site")
