@@ -22,7 +22,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-import matplotlib
+from importlib.metadata import version
 
 import scalecore
 from scalecore.embeddings import EmbeddingTable
@@ -52,7 +52,7 @@ def data_script(key: str, data) -> str:
 def code_version() -> str:
     """A hash of the code that produces baked files (the core, the bake, the figures): change any of
     it and every unit re-bakes; the rest of the plugin can change without a re-bake."""
-    digest = hashlib.sha256(matplotlib.__version__.encode())
+    digest = hashlib.sha256(version("matplotlib").encode())  # metadata only: no slow import
     here = Path(__file__).parent
     sources = sorted(Path(scalecore.__file__).parent.glob("*.py")) + [here / "bake.py", here / "figures.py"]
     for path in sources:
@@ -246,8 +246,6 @@ def softmax_data() -> dict:
 
 def bake_lessons(dims: list[int], samples: int, cache_dir: Path) -> dict[str, Path]:
     """The variance and softmax lessons' data and figures, cached like a unit."""
-    from build_tools.figures import histogram_svg
-
     key = hashlib.sha256(f"{code_version()}\0{dims}\0{samples}".encode()).hexdigest()[:32]
     target = Path(cache_dir) / "bake" / f"lessons-{key}"
     names = ["index.json", "index.js"] + [f"d-{d}.svg" for d in dims]
@@ -255,6 +253,8 @@ def bake_lessons(dims: list[int], samples: int, cache_dir: Path) -> dict[str, Pa
     files.update({f"{SOFTMAX}/{name}": target / "softmax" / name for name in ("index.json", "index.js")})
     if target.is_dir():
         return files
+    from build_tools.figures import histogram_svg  # matplotlib: imported only when baking
+
     temporary = _temporary(target)
     (temporary / "variance").mkdir(parents=True)
     (temporary / "softmax").mkdir(parents=True)

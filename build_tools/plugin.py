@@ -22,9 +22,10 @@ import scalecore
 from build_tools import assets, bake, runtime
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.config import ScalecoreConfig
+from build_tools.corpora import load_for_build
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, build_manifest
 from build_tools.site_swap import StagedSite, WarningCounter
-from scalecore.corpus import CorpusError, load_corpora, missing_shared_words
+from scalecore.corpus import CorpusError
 from scalecore.embeddings import cached_embeddings
 from scalecore.experiment import sentence_tokens
 
@@ -49,7 +50,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.cache = self.root / self.config.cache_dir
         _default_source_date_epoch(self.root)
         try:
-            self.corpora = load_corpora(self.root / self.config.corpora_dir, self.config.corpora or None)
+            self.corpora = load_for_build(self.root / self.config.corpora_dir, self.config.corpora, self.cache)
             self.tokens = sentence_tokens(self.config.sentence)
         except (CorpusError, ValueError) as error:
             raise PluginError(f"scalecore: {error}") from None

@@ -96,11 +96,12 @@ def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
     # Everything that existed is untouched, except the folders that gained an entry and the copy
     # of small's table that the site serves ...
     changed = {path for path, stamp in before.items() if after.get(path) != stamp}
-    assert changed <= {"bake", "embeddings", "site/api/embeddings", "site/api/embeddings/small.json"}
-    # ... and what is new is small's unit and small's embedding table, nothing else.
+    assert changed <= {"bake", "corpora", "embeddings", "site/api/embeddings", "site/api/embeddings/small.json"}
+    # ... and what is new is small's unit, its embedding table and its verification record.
     added = set(after) - set(before)
-    outside_the_unit = {path for path in added if path.split("/")[:2] != ["bake", new_unit]}
-    assert len(outside_the_unit) == 1 and outside_the_unit.pop().startswith("embeddings/small-")
+    outside_the_unit = sorted(path for path in added if path.split("/")[:2] != ["bake", new_unit])
+    assert len(outside_the_unit) == 2
+    assert outside_the_unit[0].startswith("corpora/small-") and outside_the_unit[1].startswith("embeddings/small-")
     site = tree(folder / "site")
     old = cold[1]
     for path in old:

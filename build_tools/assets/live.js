@@ -1,0 +1,210 @@
+// The page's side of the Python worker (worker.js): one worker for the whole site visit,
+// started on the first live action or console run, shared by every panel, and kept across
+// Material's instant page swaps.
+//
+//   const live = await import(".../live.js");
+//   const client = live.connect(manifest, {onProgress});   // starts the worker if needed
+//   await client.ready();
+//   const answer = await client.call("scale-guards", {corpus, sentence, seed, d_k});
+//   await client.stop();   // interrupt (cross-origin isolated pages) or restart the worker
+//
+// Timings for benchmarks go to window.scalecoreTimings: liveReadyMs (worker start to Python
+// ready), liveStartup (the worker's own split), restartReadyMs after a stop.
+
+const timings = (globalThis.scalecoreTimings = globalThis.scalecoreTimings || {});
+let shared = null;
+
+export class StoppedError extends Error {}
+
+/* Absolute URLs of what the worker needs, read from the manifest (never built by hand). */
+function runtimeConfig(manifest) {
+  const data = manifest.data;
+  if (!data.runtime || !data.runtime.pyodide || !data.runtime.core_wheel) {
+    throw new Error("this site was built without the Python runtime (the plugin's option live: false), " +
+      "so live mode and the console are not available");
+  }
+  const absolute = (url) => new URL(url, manifest.url).href;
+  const embeddings = {};
+  for (const corpus of data.corpora) {
+    embeddings[corpus.name] = { url: absolute(corpus.embeddings.url), sha256: corpus.embeddings.sha256 };
+  }
+  return {
+    pyodide: absolute(data.runtime.pyodide.url),
+    wheel: { url: absolute(data.runtime.core_wheel.url), sha256: data.runtime.core_wheel.sha256 },
+    embeddings,
+  };
+}
+
+class LiveClient {
+  constructor(config) {
+    this.config = config;
+    this.listeners = new Set();
+    this.restartListeners = new Set();
+    this.pending = new Map(); // id -> {resolve, reject, onStream}
+    this.nextId = 1;
+    this.restarts = 0;
+    this.spawn();
+  }
+
+  get isolated() {
+    return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
+  }
+
+  spawn() {
+    const started = performance.now();
+    this.interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    this.progress = { stage: "download", step: 0, text: "Starting the Python worker\u2026" };
+    const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "scalecore-python" });
+    this.worker = worker;
+    this.readyPromise = new Promise((resolve, reject) => {
+      this.settleReady = { resolve, reject };
+    });
+    this.readyPromise.catch(() => {}); // reported to whoever awaits ready(); never "unhandled"
+    worker.onmessage = (event) => this.receive(worker, event.data, started);
+    worker.onerror = (event) => {
+      event.preventDefault();
+      this.fail(worker, new Error("the Python worker failed" + (event.message ? ": " + event.message : "") +
+        (event.filename ? " (" + event.filename + ":" + event.lineno + ")" : "")));
+    };
+    worker.onmessageerror = () => this.fail(worker, new Error("the Python worker sent a message the page cannot read"));
+    worker.postMessage({ type: "init", payload: { ...this.config, interrupt: this.interrupt ? this.interrupt.buffer : null } });
+    this.emit(this.progress);
+  }
+
+  receive(worker, message, started) {
+    if (worker !== this.worker || !message) return; // from a worker we terminated
+    if (message.type === "progress") {
+      this.emit(message);
+      if (message.stage === "error") this.fail(worker, new Error(message.text));
+      return;
+    }
+    if (message.type === "ready") {
+      const ms = performance.now() - started;
+      if (this.restarts) timings.restartReadyMs = ms;
+      else timings.liveReadyMs = ms;
+      timings.liveStartup = message.timings;
+      this.emit({ stage: "ready", step: 4, text: "Python is ready.", done: true });
+      this.settleReady.resolve(this);
+      return;
+    }
+    const call = this.pending.get(message.id);
+    if (!call) return;
+    if (message.type === "stream") {
+      if (call.onStream) call.onStream(message.stream, message.text);
+      return;
+    }
+    this.pending.delete(message.id);
+    if (message.error !== undefined) call.reject(new Error(message.error));
+    else call.resolve(message.result);
+  }
+
+  fail(worker, error) {
+    if (worker !== this.worker) return;
+    this.emit({ stage: "error", step: 0, text: "Python could not start: " + error.message });
+    this.settleReady.reject(error);
+    for (const call of this.pending.values()) call.reject(error);
+    this.pending.clear();
+  }
+
+  /* Progress listeners: a function, optionally with .node (dropped once the node has left the
+     page, so panels of pages swapped away by instant navigation are forgotten). */
+  onProgress(listener) {
+    this.listeners.add(listener);
+    listener(this.progress);
+    return () => this.listeners.delete(listener);
+  }
+
+  onRestart(listener) {
+    this.restartListeners.add(listener);
+    return () => this.restartListeners.delete(listener);
+  }
+
+  emit(progress) {
+    this.progress = progress;
+    for (const listener of [...this.listeners]) {
+      if (listener.node && !listener.node.isConnected) {
+        this.listeners.delete(listener);
+        continue;
+      }
+      listener(progress);
+    }
+  }
+
+  ready() {
+    return this.readyPromise;
+  }
+
+  get busy() {
+    return this.pending.size > 0;
+  }
+
+  /* Send one request; resolves with the worker's result. onStream(stream, text) gets console
+     output as it comes. */
+  async call(type, payload, { onStream } = {}) {
+    const worker = this.worker;
+    await this.readyPromise;
+    if (worker !== this.worker) throw new StoppedError("stopped: Python was restarted");
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onStream });
+      worker.postMessage({ id, type, payload });
+    });
+  }
+
+  /* Stop what is running. On a cross-origin-isolated page Python gets a KeyboardInterrupt
+     (its variables survive); elsewhere the worker is terminated and a fresh one started.
+     Resolves with {mode: "idle" | "interrupted" | "restarted"}. */
+  stop() {
+    if (!this.busy && this.progress.stage === "ready") return Promise.resolve({ mode: "idle" });
+    if (this.interrupt && this.progress.stage === "ready") {
+      const ids = [...this.pending.keys()];
+      this.interrupt[0] = 2; // SIGINT
+      return new Promise((resolve) => {
+        const asked = performance.now();
+        const poll = setInterval(() => {
+          if (ids.every((id) => !this.pending.has(id))) {
+            clearInterval(poll);
+            timings.lastStopMs = performance.now() - asked;
+            resolve({ mode: "interrupted" });
+          } else if (performance.now() - asked > 2000) { // stuck outside the interpreter loop
+            clearInterval(poll);
+            this.restart();
+            resolve({ mode: "restarted" });
+          }
+        }, 15);
+      });
+    }
+    this.restart();
+    return Promise.resolve({ mode: "restarted" });
+  }
+
+  restart() {
+    const old = this.worker;
+    this.worker = null;
+    old.terminate();
+    const error = new StoppedError("stopped: Python was restarted");
+    this.settleReady.reject(error);
+    for (const call of this.pending.values()) call.reject(error);
+    this.pending.clear();
+    this.restarts += 1;
+    this.spawn();
+    for (const listener of [...this.restartListeners]) listener();
+  }
+}
+
+/* The one client of this visit; starts the worker on first use. */
+export function connect(manifest, { onProgress } = {}) {
+  if (!shared) shared = new LiveClient(runtimeConfig(manifest));
+  if (onProgress) shared.onProgress(onProgress);
+  return shared;
+}
+
+/* connect(), resolved once Python is ready. */
+export function client(manifest, options) {
+  const live = connect(manifest, options);
+  return live.ready();
+}
+
+export function existing() {
+  return shared;
+}

@@ -1,0 +1,404 @@
+/* Scalecore panels: the entry script every page loads.
+ *
+ * A CLASSIC script on purpose (no import/export): pages opened from disk (file://) refuse module
+ * scripts and fetch(), but still run classic scripts and load data through <script src> tags.
+ * So everything a baked panel needs works from file://:
+ *
+ *   panels.js         this file: shared helpers, hydration on every page (Material's instant
+ *                     navigation swaps pages without reloading), self-checks
+ *   scale-guards.js   the guards panel   } classic scripts too, loaded here only when a page
+ *   variance.js       the variance panel } has such a panel; each registers its kind on
+ *   softmax.js        the softmax panel  } globalThis.scalecore
+ *
+ * Live mode and the console need Python (Pyodide, in a module Web Worker); their code (live.js,
+ * console.js, worker.js) is imported with import() only when the reader asks for it, and only
+ * over http. From file:// those controls say how to serve the site instead.
+ */
+(function () {
+  "use strict";
+
+  if (globalThis.scalecore && globalThis.scalecore.started) return; // loaded twice: keep the first
+
+  var KIND_SCRIPTS = { "scale-guards": "scale-guards.js", variance: "variance.js", softmax: "softmax.js" };
+  var SERVE_COMMAND = "python3 -m http.server -d site 8000";
+  var SERVE_URL = "http://127.0.0.1:8000/";
+
+  var S = (globalThis.scalecore = globalThis.scalecore || {});
+  S.started = true;
+  S.kinds = S.kinds || {};
+  var data = (globalThis.scalecoreData = globalThis.scalecoreData || {});
+  var timings = (globalThis.scalecoreTimings = globalThis.scalecoreTimings || {});
+
+  /* Where this script (and so every other asset) lives. document.currentScript is null if a
+     page loads us as a module, so fall back to finding our own tag. */
+  function assetsBase() {
+    var script = document.currentScript;
+    if (!script || !script.src) script = document.querySelector('script[src*="scalecore/panels.js"]');
+    return new URL(".", script ? script.src : document.baseURI).href;
+  }
+  S.base = assetsBase();
+
+  /* ---------------------------------------------------------------- small DOM helpers */
+
+  var SVG_NS = "http://www.w3.org/2000/svg";
+
+  /* el("div", {class: "x", hidden: true, onclick: f}, [children or text]) */
+  function el(tag, attributes, children) {
+    var node = tag.indexOf("svg:") === 0 ? document.createElementNS(SVG_NS, tag.slice(4)) : document.createElement(tag);
+    setAttributes(node, attributes);
+    append(node, children);
+    return node;
+  }
+  function svg(tag, attributes, children) {
+    return el("svg:" + tag, attributes, children);
+  }
+  function setAttributes(node, attributes) {
+    for (var key in attributes || {}) {
+      var value = attributes[key];
+      if (value === undefined || value === null || value === false) continue;
+      if (key.indexOf("on") === 0 && typeof value === "function") node.addEventListener(key.slice(2), value);
+      else if (key === "text") node.textContent = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+  }
+  function append(node, children) {
+    if (children === undefined || children === null) return node;
+    if (!Array.isArray(children)) children = [children];
+    children.forEach(function (child) {
+      if (child === null || child === undefined || child === false) return;
+      node.appendChild(typeof child === "string" || typeof child === "number" ? document.createTextNode(String(child)) : child);
+    });
+    return node;
+  }
+
+  var uid = 0;
+  function nextId(prefix) {
+    uid += 1;
+    return (prefix || "scalecore") + "-" + uid;
+  }
+
+  /* ---------------------------------------------------------------- numbers */
+
+  var SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3", 4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
+
+  /* 3 significant digits; very large or small values as "1.95 × 10⁹" (what a reader can read). */
+  function fmt(value, digits) {
+    digits = digits || 3;
+    if (typeof value !== "number" || isNaN(value)) return "n/a";
+    if (!isFinite(value)) return value > 0 ? "\u221e" : "\u2212\u221e";
+    if (value === 0) return "0";
+    var size = Math.abs(value);
+    if (Number.isInteger(value) && size < 1e5) return String(value).replace("-", "\u2212");
+    if (size >= 1e5 || size < 1e-3) {
+      var parts = value.toExponential(digits - 1).split("e");
+      var exponent = String(Number(parts[1])).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+      return parts[0].replace(/\.?0+$/, "").replace("-", "\u2212") + " \u00d7 10" + exponent;
+    }
+    var text = size >= Math.pow(10, digits - 1) ? value.toFixed(0) : value.toPrecision(digits);
+    return text.replace("-", "\u2212");
+  }
+
+  /* ---------------------------------------------------------------- data and scripts */
+
+  var scripts = {};
+
+  /* Load a classic script once (works from file://); resolves when it has run. */
+  function loadScript(url) {
+    if (!scripts[url]) {
+      scripts[url] = new Promise(function (resolve, reject) {
+        var tag = document.createElement("script");
+        tag.src = url;
+        tag.async = false;
+        tag.onload = function () { resolve(url); };
+        tag.onerror = function () {
+          delete scripts[url];
+          tag.remove();
+          reject(new Error("could not load " + url));
+        };
+        document.head.appendChild(tag);
+      });
+    }
+    return scripts[url];
+  }
+
+  /* scalecoreData[key], loading its script first if it is not there yet. */
+  function ensureData(key, url) {
+    if (data[key]) return Promise.resolve(data[key]);
+    if (!url) return Promise.reject(new Error("no data for " + key + " on this page"));
+    return loadScript(url).then(function () {
+      if (!data[key]) throw new Error(url + " did not provide the data " + key);
+      return data[key];
+    });
+  }
+
+  function isHttp() {
+    return location.protocol === "http:" || location.protocol === "https:";
+  }
+
+  /* The manifest (index.json) of the static API: from its script tag when the page has one,
+     else fetched (http) or loaded as a script (file://). Its URL is the base of every URL in it. */
+  function manifestOf(root) {
+    var relative = root.getAttribute("data-scalecore-manifest");
+    if (!relative) return Promise.reject(new Error("the panel names no manifest"));
+    var url = new URL(relative, document.baseURI).href;
+    if (data.manifest) return Promise.resolve({ data: data.manifest, url: url });
+    var loading = isHttp()
+      ? fetch(url).then(function (response) {
+          if (!response.ok) throw new Error("could not load the manifest " + url + " (HTTP " + response.status + ")");
+          return response.json();
+        })
+      : ensureData("manifest", url.replace(/\.json$/, ".js"));
+    return loading.then(function (manifest) {
+      data.manifest = data.manifest || manifest;
+      return { data: data.manifest, url: url };
+    });
+  }
+
+  /* A URL from the manifest, made absolute (never built by hand). */
+  function resolveUrl(manifest, relative) {
+    return new URL(relative, manifest.url).href;
+  }
+
+  /* scalecoreData[key] from the panel's own data scripts: they ran when the page loaded (Material
+     re-runs them after an instant navigation); if the data is still missing, run them again. */
+  function panelData(root, key) {
+    if (data[key]) return Promise.resolve(data[key]);
+    var tags = Array.prototype.slice.call(root.querySelectorAll("script[src]"));
+    return Promise.all(tags.map(function (tag) { return loadScript(tag.src); })).then(function () {
+      if (!data[key]) throw new Error("the page's data scripts did not provide " + key);
+      return data[key];
+    });
+  }
+
+  function options(root) {
+    var text = root.getAttribute("data-scalecore-options");
+    if (!text) return {};
+    try {
+      return JSON.parse(text) || {};
+    } catch (error) {
+      throw new Error("the panel's options are not valid JSON (" + error.message + ")");
+    }
+  }
+
+  /* ---------------------------------------------------------------- shared panel parts */
+
+  /* Say something to screen readers through the panel's live region (debounced: a reader
+     flicking switches hears the state they stopped on, not every step). */
+  function announcer(root) {
+    var region = root.querySelector(".scalecore-live-region");
+    if (!region) {
+      region = el("div", { class: "scalecore-live-region", "aria-live": "polite" });
+      root.appendChild(region);
+    }
+    var timer = 0;
+    return function (text) {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        region.textContent = text;
+      }, 200);
+    };
+  }
+
+  /* The placeholder the block leaves for controls; shown once the panel is interactive. */
+  function controls(root) {
+    var box = root.querySelector(".scalecore-controls");
+    if (!box) {
+      box = el("div", { class: "scalecore-controls" });
+      root.insertBefore(box, root.firstChild);
+    }
+    box.hidden = false;
+    return box;
+  }
+
+  /* A labelled switch: <button role="switch" aria-checked>. */
+  function toggle(label, checked, onChange, extra) {
+    var id = nextId("scalecore-switch");
+    var button = el("button", {
+      type: "button", role: "switch", class: "scalecore-switch", id: id,
+      "aria-checked": checked ? "true" : "false",
+    }, [el("span", { class: "scalecore-switch__track", "aria-hidden": "true" }, el("span", { class: "scalecore-switch__thumb" })),
+        el("span", { class: "scalecore-switch__label" }, label)]);
+    if (extra && extra.describedBy) button.setAttribute("aria-describedby", extra.describedBy);
+    button.addEventListener("click", function () {
+      if (button.disabled) return;
+      var next = button.getAttribute("aria-checked") !== "true";
+      button.setAttribute("aria-checked", next ? "true" : "false");
+      onChange(next);
+    });
+    return button;
+  }
+
+  function labelledSelect(label, choices, value, onChange) {
+    var id = nextId("scalecore-select");
+    var select = el("select", { id: id, class: "scalecore-select" }, choices.map(function (choice) {
+      return el("option", { value: choice.value, selected: String(choice.value) === String(value) }, choice.label);
+    }));
+    select.addEventListener("change", function () { onChange(select.value); });
+    return { field: el("div", { class: "scalecore-field" }, [el("label", { for: id }, label), select]), select: select };
+  }
+
+  /* What the live parts show from file://: the plain reason, and the one command. */
+  function needsHttp(what) {
+    return el("div", { class: "scalecore-note scalecore-note--http", role: "note" }, [
+      el("p", null, what + " runs Python in your browser, and browsers allow that only for pages served over " +
+        "http, not for files opened from disk. To use it, serve the site: in a terminal, in the folder " +
+        "that contains the site folder, run"),
+      el("pre", null, el("code", null, SERVE_COMMAND)),
+      el("p", null, ["then open ", el("code", null, SERVE_URL), " in your browser."]),
+    ]);
+  }
+
+  /* The live client (live.js, a module, with the worker): imported on first use only. */
+  var liveModule = null;
+  function live() {
+    if (!isHttp()) return Promise.reject(new Error("live mode needs the site served over http"));
+    if (!liveModule) {
+      liveModule = import(new URL("live.js", S.base).href).catch(function (error) {
+        liveModule = null;
+        throw error;
+      });
+    }
+    return liveModule;
+  }
+
+  /* A visible progress indicator for the worker's start (downloading runtime, starting Python,
+     verifying core, ready), bound to the live client's progress events. */
+  function progressView() {
+    var bar = el("progress", { max: "4", value: "0", class: "scalecore-progress__bar" });
+    var text = el("span", { class: "scalecore-progress__text" }, "");
+    var box = el("div", { class: "scalecore-progress", hidden: true, role: "status" }, [bar, text]);
+    function update(progress) {
+      box.hidden = progress.stage === "ready";
+      if (progress.step !== undefined) bar.value = progress.step;
+      text.textContent = progress.text || "";
+      box.classList.toggle("scalecore-progress--error", progress.stage === "error");
+      box.setAttribute("data-stage", progress.stage);
+    }
+    update.node = box; // the live client forgets listeners whose node left the page
+    return { node: box, update: update };
+  }
+
+  function showError(root, message) {
+    var note = root.querySelector(".scalecore-error");
+    if (!note) {
+      note = el("p", { class: "scalecore-note scalecore-error", role: "alert" });
+      var box = root.querySelector(".scalecore-controls");
+      root.insertBefore(note, box ? box.nextSibling : root.firstChild);
+    }
+    note.textContent = "This panel could not start: " + message + ". The figure shown is the baked one.";
+  }
+
+  function clearError(root) {
+    var note = root.querySelector(".scalecore-error");
+    if (note) note.remove();
+  }
+
+  /* ---------------------------------------------------------------- self-checks */
+
+  /* The block renders a <details>; remember that the reader revealed the answer. */
+  function storageKey(root) {
+    return "scalecore:revealed:" + (root.getAttribute("data-scalecore-id") || root.id || "");
+  }
+
+  S.kinds["self-check"] = {
+    hydrate: function (root) {
+      var details = root.matches("details") ? root : root.querySelector("details");
+      if (!details) return;
+      var key = storageKey(root);
+      var store = null;
+      try {
+        store = window.localStorage;
+      } catch (error) {
+        store = null; // storage refused (privacy settings, file:// in some browsers)
+      }
+      var summary = details.querySelector("summary");
+      function seen() {
+        root.classList.add("scalecore-self-check--seen");
+        if (summary && !summary.querySelector(".scalecore-seen")) {
+          summary.appendChild(el("span", { class: "scalecore-seen" }, "(answer seen before)"));
+        }
+      }
+      if (store && store.getItem(key) === "1") seen();
+      details.addEventListener("toggle", function () {
+        if (!details.open) return;
+        seen();
+        try {
+          if (store) store.setItem(key, "1");
+        } catch (error) {
+          /* full or refused: the reveal still works */
+        }
+      });
+    },
+  };
+
+  /* ---------------------------------------------------------------- console (module) */
+
+  S.kinds.console = {
+    hydrate: function (root, context) {
+      var box = controls(root);
+      if (!isHttp()) {
+        box.appendChild(needsHttp("The console"));
+        return;
+      }
+      return import(new URL("console.js", S.base).href).then(function (module) {
+        return module.mountConsole(root, context);
+      });
+    },
+  };
+
+  /* ---------------------------------------------------------------- hydration */
+
+  function hydratePanel(root) {
+    var kind = root.getAttribute("data-scalecore-kind");
+    root.setAttribute("data-scalecore-hydrated", "pending");
+    var script = KIND_SCRIPTS[kind];
+    var ready = script && !S.kinds[kind] ? loadScript(new URL(script, S.base).href) : Promise.resolve();
+    return ready
+      .then(function () {
+        var handler = S.kinds[kind];
+        if (!handler) throw new Error("unknown panel kind " + JSON.stringify(kind));
+        var context = { options: options(root) };
+        return handler.hydrate(root, context);
+      })
+      .then(function () {
+        root.setAttribute("data-scalecore-hydrated", "true");
+        root.classList.add("scalecore-hydrated");
+      })
+      .catch(function (error) {
+        root.setAttribute("data-scalecore-hydrated", "error");
+        showError(root, error && error.message ? error.message : String(error));
+        console.error("scalecore: a " + kind + " panel could not start:", error);
+      });
+  }
+
+  /* Hydrate every panel of the page not hydrated yet; safe to call any number of times. */
+  function hydrateAll(scope) {
+    var roots = (scope || document).querySelectorAll(".scalecore-panel[data-scalecore-kind]:not([data-scalecore-hydrated])");
+    var started = performance.now();
+    return Promise.all(Array.prototype.map.call(roots, hydratePanel)).then(function () {
+      if (roots.length) timings.hydrateMs = performance.now() - started;
+    });
+  }
+
+  S.util = {
+    el: el, svg: svg, append: append, nextId: nextId, fmt: fmt,
+    loadScript: loadScript, ensureData: ensureData, panelData: panelData, isHttp: isHttp, manifestOf: manifestOf,
+    resolveUrl: resolveUrl, announcer: announcer, controls: controls, toggle: toggle,
+    labelledSelect: labelledSelect, needsHttp: needsHttp, live: live, progressView: progressView,
+    showError: showError, clearError: clearError,
+  };
+  S.hydrate = hydrateAll;
+  S.timings = timings;
+
+  /* Material's document$ emits on every page, including instant swaps. From file:// it may
+     complete without emitting (instant navigation is off there), so the plain DOM events run
+     too: hydration is idempotent. */
+  function hydrateNow() {
+    hydrateAll(document);
+  }
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe({ next: hydrateNow, error: hydrateNow, complete: hydrateNow });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", hydrateNow);
+  else hydrateNow();
+})();

@@ -1,0 +1,576 @@
+/* The scale-guards panel: one sentence through one attention head, with the three guards
+ * (norm, init, scale) as switches, a heatmap of the weights and the measures beside it.
+ *
+ * A classic script (loaded by panels.js): it works from file://. Every switch repaints from data
+ * already in the page (scalecoreData["scale-guards/<corpus>/<seed>"] holds all 8 guard sets);
+ * another corpus or seed loads that unit's data.js once, through the manifest. "Compute live"
+ * recomputes all 8 guard sets in Python (Pyodide, in a worker) for any sentence, seed and d_k.
+ */
+(function () {
+  "use strict";
+
+  var S = globalThis.scalecore;
+  var u = S.util;
+  var el = u.el;
+  var svg = u.svg;
+  var fmt = u.fmt;
+  var timings = S.timings;
+
+  var GUARDS = [
+    { name: "norm", label: "norm", what: "LayerNorm the input" },
+    { name: "init", label: "init", what: "projections at 1/\u221ad_model" },
+    { name: "scale", label: "scale", what: "scores \u00f7 \u221ad_k" },
+  ];
+  var GUARD_NAMES = GUARDS.map(function (g) { return g.name; });
+  var SHOWABLE = ["heatmap", "measures", "switches", "corpus", "seed", "table", "live"];
+  var MAX_SEED = 4294967295;
+
+  /* The measures a reader watches, each with a one-line plain-language hint. `range` gives a
+     meter's ends for bounded measures (T = number of tokens). */
+  var MEASURES = [
+    { key: "input_spread", label: "Input spread",
+      hint: "How big the numbers entering the head are (standard deviation of X). About 1 is healthy." },
+    { key: "score_spread", label: "Score spread",
+      hint: "How far apart the scores are before softmax. A few units is fine; far more makes softmax pick one word." },
+    { key: "mean_row_max", label: "Mean row-max",
+      hint: "The share of attention each word gives its favourite: 1/T is even, 1 is all on one word.",
+      range: function (T) { return [1 / T, 1]; } },
+    { key: "mean_entropy", label: "Entropy", unit: " nats",
+      hint: "How spread out attention is: ln T is even, 0 is all on one word.",
+      range: function (T) { return [0, Math.log(T)]; } },
+    { key: "gradient", label: "Gradient size",
+      hint: "How much learning signal flows back through softmax. Near 0, the head cannot learn.",
+      range: function () { return [0, 0.5]; } },
+  ];
+
+  function guardSetName(flags) {
+    var active = GUARD_NAMES.filter(function (name) { return flags[name]; });
+    return active.length ? active.join("+") : "none";
+  }
+
+  function parseGuards(text) {
+    var flags = { norm: false, init: false, scale: false };
+    String(text || "none").split("+").forEach(function (name) {
+      name = name.trim();
+      if (name in flags) flags[name] = true;
+    });
+    return flags;
+  }
+
+  function listOption(value, all) {
+    if (value === true) return all.slice();
+    if (!value) return [];
+    if (typeof value === "string") return value.split(/[\s,+]+/).filter(Boolean);
+    return Array.isArray(value) ? value.map(String) : [];
+  }
+
+  /* ------------------------------------------------------------------ the heatmap */
+
+  var CELL = 34;
+
+  /* A cell's ink: the square root of its weight, so that 0.05 and 0.25 are told apart while a
+     one-hot row still stands out (the legend uses the same scale; the numbers are exact). */
+  function shade(weight) {
+    return Math.sqrt(Math.max(0, Math.min(1, weight)));
+  }
+
+  function legend() {
+    var stops = [0, 0.05, 0.25, 0.5, 1];
+    var width = 200;
+    var root = svg("svg", { viewBox: "0 0 " + (width + 20) + " 34", class: "scalecore-legend", "aria-hidden": "true" });
+    for (var i = 0; i < 50; i++) {
+      var w = (i + 0.5) / 50;
+      root.appendChild(svg("rect", { x: 10 + (i * width) / 50, y: 2, width: width / 50 + 0.5, height: 12, class: "scalecore-cell__bg" }));
+      root.appendChild(svg("rect", { x: 10 + (i * width) / 50, y: 2, width: width / 50 + 0.5, height: 12, class: "scalecore-cell__fill",
+        "fill-opacity": shade(w * w).toFixed(3) }));
+    }
+    stops.forEach(function (w) {
+      var x = 10 + Math.sqrt(w) * width;
+      root.appendChild(svg("text", { x: x, y: 30, "text-anchor": "middle", class: "scalecore-tick" }, String(w)));
+    });
+    return root;
+  }
+
+  function Heatmap() {
+    this.node = el("div", { class: "scalecore-heatmap" });
+    this.tokens = null;
+  }
+
+  /* Build the grid for these tokens (only when the tokens change). */
+  Heatmap.prototype.build = function (tokens) {
+    var T = tokens.length;
+    var longest = tokens.reduce(function (n, t) { return Math.max(n, t.length); }, 4);
+    // On a phone the figure is drawn at ~0.8 scale: larger labels keep the words readable.
+    var font = window.matchMedia && window.matchMedia("(max-width: 30em)").matches ? 16 : 12;
+    var left = Math.round(longest * font * 0.62 + 30);
+    var top = Math.round(longest * font * 0.45 + 30);
+    var width = left + T * CELL + 6;
+    var height = top + T * CELL + 6;
+    var root = svg("svg", {
+      viewBox: "0 0 " + width + " " + height, class: "scalecore-heatmap__svg", role: "img",
+      style: "max-width:" + Math.round(width * 1.25) + "px",
+    });
+    var title = svg("title");
+    root.appendChild(title);
+    root.appendChild(svg("text", { x: 2, y: top - 8, class: "scalecore-axis-title" }, "query \u2193  key \u2192"));
+    var cells = [];
+    var self = this;
+    tokens.forEach(function (token, j) {
+      var x = left + j * CELL + CELL / 2;
+      root.appendChild(svg("text", {
+        class: "scalecore-axis-label", transform: "translate(" + x + "," + (top - 6) + ") rotate(-55)", "font-size": font,
+      }, token));
+    });
+    tokens.forEach(function (query, i) {
+      var y = top + i * CELL;
+      root.appendChild(svg("text", {
+        class: "scalecore-axis-label", x: left - 6, y: y + CELL / 2 + 4, "text-anchor": "end", "font-size": font,
+      }, query));
+      var row = [];
+      tokens.forEach(function (key, j) {
+        var x = left + j * CELL;
+        var group = svg("g", { class: "scalecore-cell" });
+        group.appendChild(svg("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__bg" }));
+        var fill = svg("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__fill" });
+        var label = svg("text", { x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle", class: "scalecore-cell__text" });
+        var tip = svg("title");
+        group.appendChild(fill);
+        group.appendChild(label);
+        group.appendChild(tip);
+        root.appendChild(group);
+        row.push({ fill: fill, label: label, tip: tip, query: query, key: key });
+      });
+      cells.push(row);
+    });
+    root.appendChild(svg("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-heatmap__frame" }));
+    this.node.replaceChildren(root, el("div", { class: "scalecore-legend__box" }, [el("span", { class: "scalecore-legend__label" }, "weight"), legend()]));
+    this.svg = root;
+    this.title = title;
+    this.cells = cells;
+    this.tokens = tokens.slice();
+    void self;
+  };
+
+  Heatmap.prototype.paint = function (tokens, weights, description) {
+    if (!this.tokens || this.tokens.join("\u0000") !== tokens.join("\u0000")) this.build(tokens);
+    this.title.textContent = description;
+    for (var i = 0; i < weights.length; i++) {
+      for (var j = 0; j < weights[i].length; j++) {
+        var cell = this.cells[i][j];
+        var w = weights[i][j];
+        cell.fill.setAttribute("fill-opacity", shade(w).toFixed(4));
+        cell.label.textContent = w.toFixed(2).replace(/^0\./, ".");
+        cell.label.classList.toggle("scalecore-cell__text--strong", w > 0.55);
+        cell.tip.textContent = cell.query + " \u2192 " + cell.key + ": " + w.toPrecision(3);
+      }
+    }
+  };
+
+  /* ------------------------------------------------------------------ the panel */
+
+  function GuardsPanel(root, options) {
+    this.root = root;
+    this.options = options || {};
+    this.announce = u.announcer(root);
+    this.manifest = null;
+    this.live = null; // {corpus, seed, d_k, sentence, tokens, results}
+    this.source = "baked";
+    root.scalecorePanel = this; // for tests and curious readers: document.querySelector(...).scalecorePanel
+  }
+
+  GuardsPanel.prototype.start = function () {
+    var self = this;
+    var o = this.options;
+    this.flags = parseGuards(o.guards);
+    this.locked = listOption(o.locked, GUARD_NAMES).filter(function (n) { return GUARD_NAMES.indexOf(n) >= 0; });
+    var show = o.show === undefined || o.show === null ? SHOWABLE : listOption(o.show, SHOWABLE);
+    this.show = {};
+    SHOWABLE.forEach(function (name) { self.show[name] = show.indexOf(name) >= 0; });
+    return u.manifestOf(this.root)
+      .catch(function (error) {
+        console.warn("scalecore: no manifest, this panel shows its own data only:", error.message);
+        return null;
+      })
+      .then(function (manifest) {
+        self.manifest = manifest;
+        var m = manifest && manifest.data;
+        var all = m ? m.corpora.map(function (c) { return c.name; }) : [];
+        self.corpora = listOption(o.corpus, all);
+        if (!self.corpora.length) self.corpora = all;
+        self.corpus = self.corpora[0];
+        self.seed = o.seed !== undefined && o.seed !== null ? Number(o.seed) : m && m.seeds[0];
+        return u.panelData(self.root, self.key());
+      })
+      .then(function () {
+        self.build();
+        self.render(null);
+      });
+  };
+
+  GuardsPanel.prototype.key = function (corpus, seed) {
+    return "scale-guards/" + (corpus || this.corpus) + "/" + (seed === undefined ? this.seed : seed);
+  };
+
+  GuardsPanel.prototype.corpusInfo = function (name) {
+    var m = this.manifest && this.manifest.data;
+    if (!m) return null;
+    for (var i = 0; i < m.corpora.length; i++) if (m.corpora[i].name === name) return m.corpora[i];
+    return null;
+  };
+
+  GuardsPanel.prototype.build = function () {
+    var self = this;
+    var root = this.root;
+    var box = u.controls(root);
+    box.replaceChildren();
+
+    // The guard switches.
+    var groupLabel = u.nextId("scalecore-guards");
+    this.switches = {};
+    var switches = el("div", { class: "scalecore-switches", role: "group", "aria-labelledby": groupLabel, hidden: !this.show.switches },
+      [el("span", { id: groupLabel, class: "scalecore-group-label" }, "Guards")]);
+    GUARDS.forEach(function (guard) {
+      var locked = self.locked.indexOf(guard.name) >= 0;
+      var hintId = u.nextId("scalecore-hint");
+      var button = u.toggle(guard.label, self.flags[guard.name], function (on) {
+        self.flags[guard.name] = on;
+        self.render(performance.now());
+      }, { describedBy: hintId });
+      button.setAttribute("data-guard", guard.name);
+      if (locked) {
+        button.disabled = true;
+        button.setAttribute("title", "Fixed on this page");
+      }
+      self.switches[guard.name] = button;
+      switches.appendChild(el("div", { class: "scalecore-switch-field" }, [
+        button,
+        el("span", { id: hintId, class: "scalecore-switch__hint" }, guard.what + (locked ? " (fixed here)" : "")),
+      ]));
+    });
+    box.appendChild(switches);
+
+    // Corpus and seed.
+    var m = this.manifest && this.manifest.data;
+    var pickers = el("div", { class: "scalecore-pickers" });
+    if (this.show.corpus && this.corpora.length > 1) {
+      this.corpusSelect = u.labelledSelect("Corpus", this.corpora.map(function (name) {
+        var c = self.corpusInfo(name);
+        return { value: name, label: c ? c.title + " (" + name + ", " + c.tokens.toLocaleString("en") + " words)" : name };
+      }), this.corpus, function (value) { self.choose(value, self.seed); }).select;
+      pickers.appendChild(this.corpusSelect.parentNode);
+    }
+    if (m && this.show.seed && m.seeds.length > 1) {
+      this.seedSelect = u.labelledSelect("Seed", m.seeds.map(function (s) { return { value: s, label: String(s) }; }),
+        this.seed, function (value) { self.choose(self.corpus, Number(value)); }).select;
+      pickers.appendChild(this.seedSelect.parentNode);
+    }
+    this.status = el("span", { class: "scalecore-status", role: "status" });
+    pickers.appendChild(this.status);
+    box.appendChild(pickers);
+
+    if (this.show.live) box.appendChild(this.buildLive());
+
+    // The view: figure, read-outs, table.
+    var view = el("div", { class: "scalecore-view" });
+    this.badge = el("span", { class: "scalecore-badge" });
+    this.caption = el("span", { class: "scalecore-caption__text" });
+    this.heatmap = new Heatmap();
+    if (this.show.heatmap) {
+      view.appendChild(el("figure", { class: "scalecore-figure" }, [
+        this.heatmap.node,
+        el("figcaption", { class: "scalecore-caption" }, [this.badge, " ", this.caption]),
+      ]));
+    }
+    this.readouts = {};
+    if (this.show.measures) {
+      var list = el("dl", { class: "scalecore-readouts" });
+      MEASURES.forEach(function (measure) {
+        var value = el("span", { class: "scalecore-readout__value" });
+        var meter = el("span", { class: "scalecore-meter", "aria-hidden": "true" }, el("span", { class: "scalecore-meter__fill" }));
+        if (!measure.range) meter.hidden = true;
+        list.appendChild(el("div", { class: "scalecore-readout", "data-measure": measure.key }, [
+          el("dt", null, measure.label),
+          el("dd", null, [value, meter, el("span", { class: "scalecore-readout__hint" }, measure.hint)]),
+        ]));
+        self.readouts[measure.key] = { value: value, meter: meter.firstChild };
+      });
+      view.appendChild(list);
+    }
+    if (this.show.table) {
+      this.table = el("table", { class: "scalecore-weights" });
+      view.appendChild(el("details", { class: "scalecore-table" }, [
+        el("summary", null, "The weights as a table"),
+        el("div", { class: "scalecore-table__scroll" }, this.table),
+      ]));
+    }
+    this.view = view;
+    var old = root.querySelector(":scope > .scalecore-view");
+    if (old) old.remove();
+    box.parentNode.insertBefore(view, box.nextSibling);
+    hideFallback(root, [box, view]);
+  };
+
+  /* The block's no-JS view (baked figure, measures, table) gives way to the interactive one. */
+  function hideFallback(root, keep) {
+    Array.prototype.forEach.call(root.querySelectorAll(".scalecore-fallback, [data-scalecore-fallback]"), function (node) {
+      if (keep.indexOf(node) < 0) node.hidden = true;
+    });
+  }
+
+  /* Another corpus or seed: its unit's data.js, located through the manifest, loaded once. */
+  GuardsPanel.prototype.choose = function (corpus, seed) {
+    var self = this;
+    var clicked = performance.now();
+    var key = this.key(corpus, seed);
+    var info = this.corpusInfo(corpus);
+    var entry = info && info.scripts[String(seed)];
+    var url = entry ? u.resolveUrl(this.manifest, entry.url) : null;
+    var pending = !globalThis.scalecoreData[key];
+    if (pending) {
+      this.status.textContent = "Loading " + corpus + ", seed " + seed + "\u2026";
+      this.view.setAttribute("aria-busy", "true");
+    }
+    this.request = key;
+    return u.ensureData(key, url).then(function () {
+      if (self.request !== key) return; // the reader chose again meanwhile
+      self.corpus = corpus;
+      self.seed = seed;
+      if (self.live) {
+        self.live = null;
+        if (self.liveBack) self.liveBack.hidden = true;
+        if (self.liveMessage) self.liveMessage.textContent = "Showing the baked data of " + corpus + ", seed " + seed +
+          ". Recompute live to see this corpus live.";
+      }
+      self.source = "baked";
+      self.status.textContent = "";
+      self.view.removeAttribute("aria-busy");
+      self.render(clicked);
+      if (self.liveSeed && !self.live) self.liveSeed.value = String(seed);
+    }, function (error) {
+      self.view.removeAttribute("aria-busy");
+      self.status.textContent = "Could not load " + corpus + ", seed " + seed + ": " + error.message;
+      if (self.corpusSelect) self.corpusSelect.value = self.corpus;
+      if (self.seedSelect) self.seedSelect.value = String(self.seed);
+    });
+  };
+
+  /* The combination on show: live results when computed, else the baked unit. */
+  GuardsPanel.prototype.current = function () {
+    var name = guardSetName(this.flags);
+    if (this.source === "live" && this.live) return this.live.results[name];
+    var unit = globalThis.scalecoreData[this.key()];
+    return unit && unit[name];
+  };
+
+  GuardsPanel.prototype.describe = function (combination) {
+    var settings = combination.settings || {};
+    var info = this.corpusInfo(settings.corpus || this.corpus);
+    return (info ? info.title : settings.corpus || this.corpus) + ", seed " + settings.seed + ", d_k " + settings.d_k +
+      ", guards: " + guardSetName(this.flags);
+  };
+
+  /* Repaint everything from data in memory. `clicked` (performance.now() of the reader's
+     action) times click-to-repaint; null for the first paint (nothing announced). */
+  GuardsPanel.prototype.render = function (clicked) {
+    var combination = this.current();
+    if (!combination) return;
+    var self = this;
+    var tokens = combination.tokens;
+    var T = tokens.length;
+    var description = this.describe(combination);
+    var isLive = this.source === "live";
+    this.root.setAttribute("data-scalecore-source", this.source);
+    this.root.setAttribute("data-scalecore-guards", guardSetName(this.flags));
+    this.badge.textContent = isLive ? "live" : "baked";
+    this.badge.className = "scalecore-badge scalecore-badge--" + this.source;
+    this.badge.title = isLive ? "Computed in your browser, just now" : "Computed when the site was built";
+    this.caption.textContent = "Attention weights: " + description + (isLive ? " (sentence: \u201c" + this.live.sentence + "\u201d)" : "");
+    this.heatmap.paint(tokens, combination.weights, "Heatmap of the attention weights, " + description +
+      ". Each row is a query word, each column a key word; darker is more attention.");
+
+    var changed = [];
+    MEASURES.forEach(function (measure) {
+      var readout = self.readouts[measure.key];
+      var value = combination.measures[measure.key];
+      var text = fmt(value) + (measure.unit || "");
+      if (!readout) return;
+      if (readout.value.textContent !== text) changed.push(measure.label.toLowerCase() + " " + text);
+      readout.value.textContent = text;
+      if (measure.range) {
+        var range = measure.range(T);
+        var share = Math.max(0, Math.min(1, (value - range[0]) / (range[1] - range[0])));
+        readout.meter.style.width = (share * 100).toFixed(1) + "%";
+      }
+    });
+    if (this.table) this.fillTable(tokens, combination.weights, description);
+
+    if (clicked !== null && clicked !== undefined) {
+      timings.lastRepaintMs = performance.now() - clicked; // the DOM is updated
+      requestAnimationFrame(function () {
+        timings.lastRepaintFrameMs = performance.now() - clicked; // ...and the next frame is due
+      });
+      this.announce("Guards: " + guardSetName(this.flags) + (isLive ? " (live)" : "") + ". " +
+        (changed.length ? changed.join(", ") + "." : "No change."));
+    }
+  };
+
+  GuardsPanel.prototype.fillTable = function (tokens, weights, description) {
+    var head = el("tr", null, [el("th", { scope: "col" }, "query \u2193 key \u2192")].concat(
+      tokens.map(function (t) { return el("th", { scope: "col" }, t); })));
+    var rows = weights.map(function (row, i) {
+      return el("tr", null, [el("th", { scope: "row" }, tokens[i])].concat(
+        row.map(function (w) { return el("td", null, w.toFixed(3)); })));
+    });
+    this.table.replaceChildren(
+      el("caption", null, "Attention weights, " + description + ". Each row sums to 1."),
+      el("thead", null, head),
+      el("tbody", null, rows));
+  };
+
+  /* ------------------------------------------------------------------ live mode */
+
+  GuardsPanel.prototype.buildLive = function () {
+    var self = this;
+    var formId = u.nextId("scalecore-live");
+    var button = el("button", { type: "button", class: "scalecore-button scalecore-live__open", "aria-expanded": "false", "aria-controls": formId },
+      "Compute live");
+    var panel = el("div", { id: formId, class: "scalecore-live__panel", hidden: true });
+    this.liveBox = panel;
+    button.addEventListener("click", function () {
+      var open = button.getAttribute("aria-expanded") !== "true";
+      button.setAttribute("aria-expanded", open ? "true" : "false");
+      panel.hidden = !open;
+      if (!open) return;
+      if (!u.isHttp()) {
+        if (!panel.firstChild) panel.appendChild(u.needsHttp("Live mode"));
+        return;
+      }
+      if (!self.liveForm) {
+        panel.appendChild(self.buildLiveForm());
+        self.compute(); // the first time: this corpus and seed, computed live
+      }
+    });
+    return el("div", { class: "scalecore-live" }, [button, panel]);
+  };
+
+  GuardsPanel.prototype.buildLiveForm = function () {
+    var self = this;
+    var m = this.manifest && this.manifest.data;
+    function field(label, input, note) {
+      var id = u.nextId("scalecore-input");
+      input.id = id;
+      return el("div", { class: "scalecore-field" }, [el("label", { for: id }, label), input, note || null]);
+    }
+    this.liveSentence = el("input", { type: "text", class: "scalecore-input scalecore-input--wide", value: (m && m.sentence) || "",
+      spellcheck: "false", autocomplete: "off" });
+    this.liveSeed = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1, value: this.seed, inputmode: "numeric" });
+    this.liveDk = el("input", { type: "number", class: "scalecore-input", min: 1, max: 256, step: 1,
+      value: (m && m.d_k) || 16, inputmode: "numeric" });
+    this.liveMessage = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
+    this.progress = u.progressView();
+    var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, "Recompute live");
+    var back = el("button", { type: "button", class: "scalecore-button", onclick: function () { self.backToBaked(); } }, "Show baked data");
+    this.liveBack = back;
+    back.hidden = true;
+    var form = el("form", { class: "scalecore-live__form", novalidate: true }, [
+      field("Sentence", this.liveSentence),
+      el("div", { class: "scalecore-live__row" }, [field("Seed", this.liveSeed), field("d_k", this.liveDk)]),
+      el("div", { class: "scalecore-live__row" }, [run, back]),
+      this.progress.node,
+      this.liveMessage,
+    ]);
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      self.compute();
+    });
+    this.liveForm = form;
+    this.liveRun = run;
+    return form;
+  };
+
+  function integer(input, low, high, name) {
+    var text = input.value.trim();
+    var value = Number(text);
+    if (!/^\d+$/.test(text) || value < low || value > high) {
+      throw new Error(name + " must be a whole number from " + low + " to " + high + "; got \u201c" + text + "\u201d.");
+    }
+    return value;
+  }
+
+  GuardsPanel.prototype.compute = function () {
+    var self = this;
+    var started = performance.now();
+    var request;
+    try {
+      request = {
+        corpus: this.corpus,
+        sentence: this.liveSentence.value,
+        seed: integer(this.liveSeed, 0, MAX_SEED, "The seed"),
+        d_k: integer(this.liveDk, 1, 256, "d_k"),
+      };
+    } catch (error) {
+      this.liveMessage.textContent = error.message;
+      this.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
+      return Promise.resolve();
+    }
+    if (!this.manifest) {
+      this.liveMessage.textContent = "Live mode needs the site's manifest (api/attention/scale-guards/index.json), which did not load.";
+      this.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
+      return Promise.resolve();
+    }
+    this.liveRun.disabled = true;
+    this.liveMessage.className = "scalecore-live__message";
+    this.liveMessage.textContent = "Computing all 8 guard sets in Python\u2026";
+    return u.live()
+      .then(function (live) {
+        return live.client(self.manifest, { onProgress: self.progress.update });
+      })
+      .then(function (client) {
+        return client.call("scale-guards", request);
+      })
+      .then(function (answer) {
+        if (answer.unknown && answer.unknown.length) {
+          var info = self.corpusInfo(request.corpus);
+          self.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
+          self.liveMessage.textContent = "Not in the vocabulary of " + (info ? info.title : request.corpus) + " (" +
+            answer.vocabulary_size.toLocaleString("en") + " words): " + answer.unknown.join(", ") +
+            ". Use other words, or choose another corpus.";
+          self.root.setAttribute("data-scalecore-unknown", answer.unknown.join(" "));
+          return;
+        }
+        self.root.removeAttribute("data-scalecore-unknown");
+        self.live = { corpus: request.corpus, seed: request.seed, d_k: request.d_k, sentence: request.sentence,
+          tokens: answer.tokens, results: answer.results };
+        self.source = "live";
+        self.liveBack.hidden = false;
+        self.render(started);
+        timings.lastRecomputeMs = performance.now() - started;
+        timings.lastRecomputePythonMs = answer.python_ms;
+        self.liveMessage.textContent = "Live: all 8 guard sets computed in your browser in " +
+          Math.round(timings.lastRecomputeMs) + " ms. The switches now show these results.";
+      })
+      .catch(function (error) {
+        self.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
+        self.liveMessage.textContent = error.message;
+      })
+      .then(function () {
+        self.liveRun.disabled = false;
+      });
+  };
+
+  GuardsPanel.prototype.backToBaked = function () {
+    this.live = null;
+    this.source = "baked";
+    this.liveBack.hidden = true;
+    this.liveMessage.className = "scalecore-live__message";
+    this.liveMessage.textContent = "Showing the baked data again.";
+    this.render(performance.now());
+  };
+
+  S.kinds["scale-guards"] = {
+    hydrate: function (root, context) {
+      return new GuardsPanel(root, context.options).start();
+    },
+  };
+  S.GuardsPanel = GuardsPanel;
+})();

@@ -1,0 +1,226 @@
+/* The softmax panel: a row of scores, multiplied by a factor, through softmax.
+ *
+ * As the factor grows (scores spread further apart), the weights go one-hot and the Jacobian
+ * J = diag(p) - p p^T, which carries the gradient back to the scores, shrinks towards 0: the
+ * head stops learning. Softmax is cheap, so the slider computes in plain JavaScript (the same
+ * formulas as scalecore.softmax); the baked sweep (scalecoreData["softmax"]) is the reference
+ * the tests compare against, and the no-JS figure.
+ *
+ * A classic script (loaded by panels.js): it works from file://.
+ */
+(function () {
+  "use strict";
+
+  var S = globalThis.scalecore;
+  var u = S.util;
+  var el = u.el;
+  var svg = u.svg;
+  var fmt = u.fmt;
+  var timings = S.timings;
+
+  var FACTOR_MAX = 10;
+  var FACTOR_STEP = 0.25;
+
+  /* softmax(s)_i = exp(s_i - max s) / sum_j exp(s_j - max s): stable for any finite scores. */
+  function softmax(scores) {
+    var top = Math.max.apply(null, scores);
+    var exps = scores.map(function (s) { return Math.exp(s - top); });
+    var total = exps.reduce(function (a, b) { return a + b; }, 0);
+    return exps.map(function (e) { return e / total; });
+  }
+
+  /* d p_i / d s_j = p_i (delta_ij - p_j) */
+  function jacobian(p) {
+    return p.map(function (pi, i) {
+      return p.map(function (pj, j) { return pi * ((i === j ? 1 : 0) - pj); });
+    });
+  }
+
+  /* Frobenius norm of the Jacobian: how much gradient can flow back to the scores. */
+  function jacobianNorm(p) {
+    var sum = 0;
+    jacobian(p).forEach(function (row) { row.forEach(function (x) { sum += x * x; }); });
+    return Math.sqrt(sum);
+  }
+
+  function parseScores(text) {
+    var parts = String(text).split(/[\s,;]+/).filter(Boolean);
+    var values = parts.map(Number);
+    if (values.length < 2 || values.length > 12 || values.some(function (v) { return !isFinite(v); })) {
+      throw new Error("Write 2 to 12 numbers separated by commas, for example 1, 2, 3.");
+    }
+    return values;
+  }
+
+  function SoftmaxPanel(root, options) {
+    this.root = root;
+    this.options = options || {};
+    this.announce = u.announcer(root);
+    root.scalecorePanel = this;
+  }
+
+  SoftmaxPanel.prototype.start = function () {
+    var self = this;
+    return u.panelData(this.root, "softmax").then(function (data) {
+      self.data = data;
+      var first = data.examples && data.examples[0];
+      self.scores = Array.isArray(self.options.scores) ? self.options.scores.map(Number) : first ? first.scores.slice() : [1, 2, 3];
+      var factor = Number(self.options.factor);
+      self.factor = isFinite(factor) && factor >= 0 ? factor : 1;
+      self.factorMax = Math.max(FACTOR_MAX, Math.ceil(self.factor));
+      var show = Array.isArray(self.options.show) ? self.options.show : ["weights", "jacobian", "table"];
+      self.show = { weights: show.indexOf("weights") >= 0, jacobian: show.indexOf("jacobian") >= 0, table: show.indexOf("table") >= 0 };
+      self.build();
+      self.render(null);
+    });
+  };
+
+  SoftmaxPanel.prototype.build = function () {
+    var self = this;
+    var box = u.controls(this.root);
+    box.replaceChildren();
+    var scoresId = u.nextId("scalecore-scores");
+    var factorId = u.nextId("scalecore-factor");
+    this.scoresInput = el("input", { id: scoresId, type: "text", class: "scalecore-input", value: this.scores.join(", "),
+      spellcheck: "false", autocomplete: "off" });
+    this.scoresMessage = el("span", { class: "scalecore-status", role: "status" });
+    this.scoresInput.addEventListener("change", function () {
+      try {
+        self.scores = parseScores(self.scoresInput.value);
+        self.scoresMessage.textContent = "";
+        self.scoresInput.removeAttribute("aria-invalid");
+        self.render(performance.now());
+      } catch (error) {
+        self.scoresMessage.textContent = error.message;
+        self.scoresInput.setAttribute("aria-invalid", "true");
+      }
+    });
+    this.slider = el("input", { id: factorId, type: "range", min: 0, max: this.factorMax, step: FACTOR_STEP, value: this.factor, class: "scalecore-range" });
+    this.sliderValue = el("output", { for: factorId, class: "scalecore-range__value" });
+    this.slider.addEventListener("input", function () {
+      self.factor = Number(self.slider.value);
+      self.render(performance.now());
+    });
+    box.appendChild(el("div", { class: "scalecore-pickers" }, [
+      el("div", { class: "scalecore-field" }, [el("label", { for: scoresId }, "Scores"), this.scoresInput, this.scoresMessage]),
+      el("div", { class: "scalecore-field" }, [el("label", { for: factorId }, "Multiply the scores by"), this.slider, this.sliderValue]),
+    ]));
+    this.bars = el("div", { class: "scalecore-softmax-bars" });
+    this.curve = el("div", { class: "scalecore-softmax-curve" });
+    this.readout = el("dl", { class: "scalecore-readouts scalecore-readouts--inline" });
+    this.jacobianTable = el("table", { class: "scalecore-weights" });
+    this.weightsTable = el("table", { class: "scalecore-weights" });
+    var view = el("div", { class: "scalecore-view scalecore-view--two" }, [
+      this.show.weights ? el("figure", { class: "scalecore-figure" }, [this.bars, el("figcaption", { class: "scalecore-caption" }, "The weights: softmax of the scaled scores.")]) : null,
+      this.show.weights ? el("figure", { class: "scalecore-figure" }, [this.curve, el("figcaption", { class: "scalecore-caption" },
+        "Gradient size (norm of the softmax Jacobian) as the factor grows; the dot is the current factor.")]) : null,
+      this.readout,
+      this.show.table ? el("details", { class: "scalecore-table" }, [el("summary", null, "The weights as a table"),
+        el("div", { class: "scalecore-table__scroll" }, this.weightsTable)]) : null,
+      this.show.jacobian ? el("details", { class: "scalecore-table" }, [el("summary", null, "The Jacobian as a table"),
+        el("div", { class: "scalecore-table__scroll" }, this.jacobianTable)]) : null,
+    ]);
+    this.view = view;
+    box.parentNode.insertBefore(view, box.nextSibling);
+    Array.prototype.forEach.call(this.root.querySelectorAll(".scalecore-fallback, [data-scalecore-fallback]"), function (node) {
+      node.hidden = true;
+    });
+  };
+
+  SoftmaxPanel.prototype.state = function (factor) {
+    var scaled = this.scores.map(function (s) { return s * factor; });
+    var weights = softmax(scaled);
+    return { scaled: scaled, weights: weights, gradient: jacobianNorm(weights) };
+  };
+
+  SoftmaxPanel.prototype.render = function (clicked) {
+    var now = this.state(this.factor);
+    this.sliderValue.textContent = "\u00d7 " + this.factor;
+    this.slider.setAttribute("aria-valuetext", "times " + this.factor);
+    this.drawBars(now);
+    this.drawCurve();
+    var top = Math.max.apply(null, now.weights);
+    this.readout.replaceChildren(
+      el("div", { class: "scalecore-readout" }, [el("dt", null, "Gradient size"), el("dd", null, [
+        el("span", { class: "scalecore-readout__value", "data-measure": "gradient" }, fmt(now.gradient)),
+        el("span", { class: "scalecore-readout__hint" }, "How much learning signal reaches the scores. It vanishes as one weight takes everything.")])]),
+      el("div", { class: "scalecore-readout" }, [el("dt", null, "Largest weight"), el("dd", null, [
+        el("span", { class: "scalecore-readout__value", "data-measure": "max" }, fmt(top)),
+        el("span", { class: "scalecore-readout__hint" }, "1/n is even attention; 1 is all on one item.")])]));
+    var J = jacobian(now.weights);
+    var labels = this.scores.map(function (_, i) { return "s" + (i + 1); });
+    this.jacobianTable.replaceChildren(
+      el("caption", null, "d weight_i / d score_j at factor " + this.factor),
+      el("thead", null, el("tr", null, [el("th", { scope: "col" }, "i \\ j")].concat(labels.map(function (l) { return el("th", { scope: "col" }, l); })))),
+      el("tbody", null, J.map(function (row, i) {
+        return el("tr", null, [el("th", { scope: "row" }, "p" + (i + 1))].concat(row.map(function (x) { return el("td", null, x.toFixed(4)); })));
+      })));
+    this.weightsTable.replaceChildren(
+      el("caption", null, "Softmax of the scores multiplied by " + this.factor + "; the weights sum to 1."),
+      el("thead", null, el("tr", null, ["i", "Score", "\u00d7 " + this.factor, "Weight"].map(function (h) { return el("th", { scope: "col" }, h); }))),
+      el("tbody", null, this.scores.map(function (score, i) {
+        return el("tr", null, [el("th", { scope: "row" }, String(i + 1)), el("td", null, fmt(score)), el("td", null, fmt(now.scaled[i])),
+          el("td", null, now.weights[i].toFixed(3))]);
+      })));
+    this.root.setAttribute("data-scalecore-factor", String(this.factor));
+    if (clicked !== null) {
+      timings.lastRepaintMs = performance.now() - clicked;
+      this.announce("Factor " + this.factor + ": weights " + now.weights.map(function (w) { return w.toFixed(2); }).join(", ") +
+        "; gradient size " + fmt(now.gradient) + ".");
+    }
+  };
+
+  SoftmaxPanel.prototype.drawBars = function (now) {
+    var n = now.weights.length;
+    var width = 360;
+    var row = 26;
+    var left = 92;
+    var height = n * row + 8;
+    var root = svg("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-chart", role: "img",
+      "aria-label": "Weights: " + now.weights.map(function (w, i) { return "score " + fmt(now.scaled[i]) + " gets " + w.toFixed(3); }).join("; ") });
+    now.weights.forEach(function (w, i) {
+      var y = 4 + i * row;
+      root.appendChild(svg("text", { x: left - 8, y: y + row / 2 + 2, "text-anchor": "end", class: "scalecore-tick" }, "score " + fmt(now.scaled[i])));
+      root.appendChild(svg("rect", { x: left, y: y + 3, width: width - left - 52, height: row - 8, class: "scalecore-cell__bg" }));
+      root.appendChild(svg("rect", { x: left, y: y + 3, width: Math.max(0, w * (width - left - 52)).toFixed(2), height: row - 8, class: "scalecore-bar" }));
+      root.appendChild(svg("text", { x: width - 46, y: y + row / 2 + 2, class: "scalecore-tick" }, w.toFixed(3)));
+    });
+    this.bars.replaceChildren(root);
+  };
+
+  SoftmaxPanel.prototype.drawCurve = function () {
+    var self = this;
+    var width = 360;
+    var height = 170;
+    var plot = { left: 40, right: 10, top: 10, bottom: 30 };
+    var points = [];
+    var fmax = this.factorMax;
+    for (var f = 0; f <= fmax + 1e-9; f += FACTOR_STEP) points.push({ factor: f, gradient: this.state(f).gradient });
+    var gmax = Math.max(0.5, Math.max.apply(null, points.map(function (p) { return p.gradient; })));
+    var X = function (f) { return plot.left + (f / fmax) * (width - plot.left - plot.right); };
+    var Y = function (g) { return height - plot.bottom - (g / gmax) * (height - plot.top - plot.bottom); };
+    var root = svg("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-chart", role: "img",
+      "aria-label": "Gradient size against the factor: it falls towards 0 as the factor grows." });
+    [0, gmax / 2, gmax].forEach(function (g) {
+      root.appendChild(svg("line", { x1: plot.left, x2: width - plot.right, y1: Y(g), y2: Y(g), class: "scalecore-grid" }));
+      root.appendChild(svg("text", { x: plot.left - 6, y: Y(g) + 4, "text-anchor": "end", class: "scalecore-tick" }, g.toFixed(2)));
+    });
+    [0, 0.2, 0.4, 0.6, 0.8, 1].map(function (t) { return Math.round(t * fmax * 4) / 4; }).forEach(function (t) {
+      root.appendChild(svg("text", { x: X(t), y: height - plot.bottom + 16, "text-anchor": "middle", class: "scalecore-tick" }, "\u00d7" + t));
+    });
+    root.appendChild(svg("polyline", { class: "scalecore-curve", points: points.map(function (p) {
+      return X(p.factor).toFixed(1) + "," + Y(p.gradient).toFixed(1);
+    }).join(" ") }));
+    var now = this.state(this.factor);
+    root.appendChild(svg("circle", { cx: X(this.factor), cy: Y(now.gradient), r: 5, class: "scalecore-dot scalecore-dot--on" }));
+    void self;
+    this.curve.replaceChildren(root);
+  };
+
+  S.softmax = { softmax: softmax, jacobian: jacobian, jacobianNorm: jacobianNorm };
+  S.kinds.softmax = {
+    hydrate: function (root, context) {
+      return new SoftmaxPanel(root, context.options).start();
+    },
+  };
+})();

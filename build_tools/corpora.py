@@ -1,0 +1,71 @@
+"""Corpora for the build, verified once per content instead of on every rebuild.
+
+Loading a corpus decodes, tokenises and checks all of its text (half a second for the KJV): worth
+doing when the text changes, not on each warm rebuild. The first load of some content (the bytes
+of text.txt and corpus.toml, and the loader's code) records what the build needs to know in the
+cache (title and counts); a later build of the same bytes reuses that record and tokenises the
+text only if something asks for the sentences (learning embeddings after a cache miss).
+"""
+
+import functools
+import hashlib
+import json
+from pathlib import Path
+
+import scalecore.corpus as corpus_module
+from scalecore.corpus import METADATA_FILE, TEXT_FILE, find_corpora, load_corpora, load_corpus
+from scalecore.embeddings import write_atomically
+
+
+class KnownCorpus:
+    """A corpus whose content was verified by an earlier build: the same interface as
+    :class:`scalecore.corpus.Corpus`, with the text tokenised only on first use."""
+
+    def __init__(self, folder: Path, name: str, digest: str, facts: dict):
+        self.path, self.name, self.digest = str(folder), name, digest
+        self.title = facts["title"]
+        self._counts = facts["counts"]
+
+    def counts(self) -> dict[str, int]:
+        return dict(self._counts)
+
+    @property
+    def token_count(self) -> int:
+        return self._counts["tokens"]
+
+    @functools.cached_property
+    def _loaded(self):
+        return load_corpus(self.path)
+
+    def __getattr__(self, attribute):  # sentences, vocabulary(), ...: the real corpus
+        return getattr(self._loaded, attribute)
+
+
+def _loader_version() -> str:
+    return hashlib.sha256(Path(corpus_module.__file__).read_bytes()).hexdigest()
+
+
+def load_for_build(root: Path, names: list[str] | None, cache_dir: Path) -> dict:
+    """``names`` (all when empty) as corpora, from the verification record when the content is known."""
+    available = find_corpora(root)
+    wanted = list(dict.fromkeys(names)) if names else list(available)
+    if not wanted or any(name not in available for name in wanted):
+        return load_corpora(root, wanted or None)  # raises the loader's own message
+    loader = _loader_version()
+    result = {}
+    for name in wanted:
+        folder = available[name]
+        text, metadata = folder / TEXT_FILE, folder / METADATA_FILE
+        if not (text.is_file() and metadata.is_file()):
+            result[name] = load_corpus(folder)  # raises: the missing file, and the fix
+            continue
+        digest = hashlib.sha256(text.read_bytes() + metadata.read_bytes()).hexdigest()
+        key = hashlib.sha256(f"{digest}\0{loader}".encode()).hexdigest()[:32]
+        record = Path(cache_dir) / "corpora" / f"{name}-{key}.json"
+        if record.is_file():
+            result[name] = KnownCorpus(folder, name, digest, json.loads(record.read_text(encoding="utf-8")))
+            continue
+        corpus = load_corpus(folder)
+        write_atomically(record, json.dumps({"title": corpus.title, "counts": corpus.counts()}, sort_keys=True))
+        result[name] = corpus
+    return result

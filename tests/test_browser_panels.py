@@ -1,0 +1,509 @@
+"""The panels, end to end in Chromium: the real site, built once, served on 127.0.0.1.
+
+Driven by Playwright for Python with Debian's Chromium (/usr/bin/chromium; never
+`playwright install`). Every page a test opens is watched: a console error, an uncaught page
+error, or a request to any host but the test server fails the test (such requests are also
+aborted, so nothing ever leaves the machine).
+
+Two servers share the built site: a plain one (like `python3 -m http.server`, so Python cannot be
+interrupted and Stop restarts the worker) and a cross-origin-isolated one (COOP + COEP headers,
+so Stop interrupts Python in place). The plain one answers /sitemap.xml with the site's pages at
+its own address: Material's instant navigation only intercepts links listed in the sitemap, and
+the repository builds with site_url "" (an empty sitemap).
+
+Timings are printed (run with -s to see them), never asserted: see benchmarks/ for numbers.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+import os
+import shutil
+import threading
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import pytest
+
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+API = "api/attention/scale-guards"
+HYDRATED = "document.querySelectorAll('.scalecore-panel[data-scalecore-hydrated=\"true\"]').length"
+PYODIDE_TIMEOUT_MS = 90_000  # a cold start takes ~4 s here; this only catches a hang
+
+
+def _require_chromium() -> None:
+    if CHROMIUM.is_file():
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests cannot run in CI: {CHROMIUM} is missing", pytrace=False)
+    pytest.skip(f"browser tests skipped: {CHROMIUM} is missing")
+
+
+# --------------------------------------------------------------------------------------------
+# The site and its servers
+# --------------------------------------------------------------------------------------------
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    isolated = False
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def end_headers(self):
+        if self.isolated:
+            self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+            self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+        super().end_headers()
+
+    def do_GET(self):
+        if urlsplit(self.path).path == "/sitemap.xml":
+            return self._sitemap()
+        return super().do_GET()
+
+    def _sitemap(self):
+        root = Path(self.directory)
+        base = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        urls = "".join(f"<url><loc>{base}{_url_of(page)}</loc></url>" for page in _pages(root))
+        body = ('<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="http://www.sitemaps.org/schemas/'
+                f'sitemap/0.9">{urls}</urlset>\n').encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/xml")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def _pages(site: Path) -> list[str]:
+    """The site's pages, as paths relative to its root."""
+    return sorted(path.relative_to(site).as_posix() for path in site.rglob("*.html")
+                  if not path.relative_to(site).as_posix().startswith(("api/", "assets/", "search/", "404")))
+
+
+def _url_of(page: str) -> str:
+    """A page's URL path (use_directory_urls on or off)."""
+    if page == "index.html":
+        return ""
+    return page[: -len("index.html")] if page.endswith("/index.html") else page
+
+
+def _serve(directory: Path, isolated: bool):
+    handler = type("Handler", (_Handler,), {"isolated": isolated})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+@pytest.fixture(scope="session")
+def servers(built_site):
+    plain, isolated = _serve(built_site, False), _serve(built_site, True)
+    yield {name: f"http://127.0.0.1:{server.server_address[1]}/"
+           for name, server in (("plain", plain), ("isolated", isolated))}
+    for server in (plain, isolated):
+        server.shutdown()
+        server.server_close()
+
+
+@pytest.fixture(scope="session")
+def base(servers) -> str:
+    return servers["plain"]
+
+
+@pytest.fixture(scope="session")
+def module(built_site) -> str:
+    """The URL path of the lesson page: the page with every kind of panel."""
+    kinds = ("scale-guards", "variance", "softmax", "console", "self-check")
+    for page in _pages(built_site):
+        html = (built_site / page).read_text(encoding="utf-8")
+        if all(f'data-scalecore-kind="{kind}"' in html for kind in kinds):
+            return _url_of(page)
+    pytest.fail("no page of the site has every kind of panel")
+
+
+@pytest.fixture(scope="session")
+def browser():
+    _require_chromium()
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield chromium
+        chromium.close()
+
+
+class Watch:
+    """What a page did: console errors, page errors, requests, and requests to other hosts."""
+
+    def __init__(self):
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.outside: list[str] = []
+
+    def check(self):
+        assert not self.outside, f"requests left the page's origin: {self.outside}"
+        assert not self.errors, "console errors:\n" + "\n".join(self.errors)
+
+
+@pytest.fixture
+def open_page(browser):
+    """open_page(url, **context_options) -> (page, watch); checked when the test ends."""
+    opened = []
+
+    def open_(url: str, **options):
+        context = browser.new_context(viewport=options.pop("viewport", {"width": 1280, "height": 900}), **options)
+        watch = Watch()
+
+        def guard(route):
+            host = urlsplit(route.request.url)
+            if host.scheme in ("http", "https") and host.hostname != "127.0.0.1":
+                watch.outside.append(route.request.url)
+                return route.abort()
+            return route.continue_()
+
+        context.route("**/*", guard)
+        context.on("request", lambda request: watch.requests.append(request.url))
+        page = context.new_page()
+        page.on("console", lambda message: message.type == "error" and watch.errors.append(message.text))
+        page.on("pageerror", lambda error: watch.errors.append(f"uncaught: {error}"))
+        page.on("response", lambda response: response.status >= 400 and watch.errors.append(
+            f"HTTP {response.status} for {response.url}"))
+        opened.append((context, watch))
+        page.goto(url)
+        return page, watch
+
+    yield open_
+    for context, watch in opened:
+        context.close()
+    for _, watch in opened:
+        watch.check()
+
+
+def _hydrated(page, count: int | None = None) -> None:
+    total = page.locator(".scalecore-panel").count() if count is None else count
+    page.wait_for_function(f"{HYDRATED} >= {total}", timeout=15_000)
+
+
+def _baked(site: Path, corpus: str, seed: int, guards: str) -> dict:
+    manifest = json.loads((site / API / "index.json").read_text(encoding="utf-8"))
+    entry = manifest["combinations"][f"{corpus}/{seed}/{guards}"]["json"]
+    return json.loads((site / API / entry["url"]).read_text(encoding="utf-8"))
+
+
+def _close(a, b, tolerance=1e-9) -> bool:
+    return math.isclose(a, b, rel_tol=tolerance, abs_tol=tolerance)
+
+
+def _guards_panel(page, locked: str = "none"):
+    """The first scale-guards panel whose locked guards are "none", "some" or "all" (panels are
+    found by their options, not by the lesson's wording)."""
+    index = page.evaluate("""wanted => Array.from(document.querySelectorAll('.scalecore-panel--scale-guards'))
+        .findIndex(root => {
+          const n = (JSON.parse(root.dataset.scalecoreOptions).locked || []).length;
+          return wanted === 'none' ? n === 0 : wanted === 'all' ? n === 3 : n > 0 && n < 3;
+        })""", locked)
+    if index < 0:
+        pytest.skip(f"the lesson has no scale-guards panel with {locked} guards locked")
+    return page.locator(".scalecore-panel--scale-guards").nth(index)
+
+
+# --------------------------------------------------------------------------------------------
+# Baked panels
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_switch_repaints_heatmap_readouts_and_table_from_baked_data(open_page, base, built_site, module):
+    page, watch = open_page(base + module)
+    _hydrated(page)
+    panel = _guards_panel(page)
+    corpus = panel.locator("select").first.input_value()
+    assert panel.get_attribute("data-scalecore-guards") == "init+scale"
+    before = len(watch.requests)
+
+    norm = panel.get_by_role("switch", name="norm")
+    assert norm.get_attribute("aria-checked") == "false"
+    norm.click()
+    assert norm.get_attribute("aria-checked") == "true"
+    assert panel.get_attribute("data-scalecore-guards") == "norm+init+scale"
+
+    baked = _baked(built_site, corpus, 0, "norm+init+scale")
+    shown = panel.evaluate("root => root.scalecorePanel.current()")
+    assert shown["weights"] == baked["weights"] and shown["measures"] == baked["measures"]
+    opacities = panel.locator(".scalecore-heatmap__svg .scalecore-cell__fill").evaluate_all("cells => cells.map(c => +c.getAttribute('fill-opacity'))")
+    expected = [math.sqrt(w) for row in baked["weights"] for w in row]
+    assert len(opacities) == len(expected)
+    assert all(abs(a - b) < 1e-4 for a, b in zip(opacities, expected))
+    for key in ("input_spread", "score_spread", "mean_row_max", "mean_entropy", "gradient"):
+        text = panel.locator(f"[data-measure={key}] .scalecore-readout__value").text_content()
+        assert text.startswith(page.evaluate("v => scalecore.util.fmt(v)", baked["measures"][key]))
+    first_row = panel.locator("table.scalecore-weights tbody tr").first.locator("td").all_text_contents()
+    assert first_row == [f"{w:.3f}" for w in baked["weights"][0]]
+    # Announced, and nothing fetched: the 8 guard sets were already in the page.
+    page.wait_for_function("el => el.textContent.includes('norm+init+scale')",
+                           arg=panel.locator(".scalecore-live-region").element_handle())
+    assert len(watch.requests) == before
+    print(f"\nclick-to-repaint: {page.evaluate('scalecoreTimings.lastRepaintMs'):.1f} ms (DOM), "
+          f"{page.evaluate('scalecoreTimings.lastRepaintFrameMs'):.1f} ms (next frame)")
+
+
+def test_switches_work_from_the_keyboard_and_locked_guards_stay(open_page, base, module):
+    page, _ = open_page(base + module)
+    _hydrated(page)
+    panel = _guards_panel(page)
+    scale = panel.get_by_role("switch", name="scale")
+    scale.focus()
+    page.keyboard.press("Space")
+    assert scale.get_attribute("aria-checked") == "false"
+    assert panel.get_attribute("data-scalecore-guards") == "init"
+    page.keyboard.press("Enter")
+    assert panel.get_attribute("data-scalecore-guards") == "init+scale"
+
+    locked = _guards_panel(page, "all")
+    for name in ("norm", "init", "scale"):
+        assert locked.get_by_role("switch", name=name).is_disabled()
+    partly = _guards_panel(page, "some")
+    assert partly.get_by_role("switch", name="norm").is_disabled()
+    assert partly.get_by_role("switch", name="init").is_enabled()
+
+
+def test_another_seed_loads_its_data_script_once(open_page, base, built_site, module):
+    page, watch = open_page(base + module)
+    _hydrated(page)
+    panel = _guards_panel(page)
+    corpus = panel.locator("select").first.input_value()
+    panel.get_by_label("Seed").select_option("3")
+    page.wait_for_function("el => el.scalecorePanel.seed === 3 && !el.querySelector('[aria-busy]')",
+                           arg=panel.element_handle())
+    assert panel.evaluate("root => root.scalecorePanel.current()")["weights"] == \
+        _baked(built_site, corpus, 3, "init+scale")["weights"]
+    panel.get_by_label("Seed").select_option("0")
+    panel.get_by_label("Seed").select_option("3")
+    loads = [url for url in watch.requests if url.endswith(f"/{corpus}/3/data.js")]
+    assert len(loads) == 1, loads
+
+
+def test_variance_and_softmax_panels_follow_their_controls(open_page, base, built_site, module):
+    page, _ = open_page(base + module)
+    _hydrated(page)
+    variance = page.locator(".scalecore-panel--variance")
+    slider = variance.locator("input[type=range]")
+    slider.focus()
+    page.keyboard.press("End")
+    assert variance.get_attribute("data-scalecore-d") == "1000"
+    lesson = json.loads((built_site / "api/attention/variance/index.json").read_text())
+    raw = next(row for row in lesson["dims"] if row["d"] == 1000)["raw"]["variance"]
+    assert variance.locator("[data-measure=raw]").text_content() == page.evaluate("v => scalecore.util.fmt(v)", raw)
+    assert variance.locator(".scalecore-bar").count() > 0
+
+    softmax = page.locator(".scalecore-panel--softmax")
+    factor = softmax.locator("input[type=range]")
+    gradient = softmax.locator("[data-measure=gradient]")
+    at_one = float(softmax.evaluate("root => root.scalecorePanel.state(1).gradient"))
+    factor.fill("8")
+    assert softmax.get_attribute("data-scalecore-factor") == "8"
+    assert float(softmax.evaluate("root => root.scalecorePanel.state(8).gradient")) < at_one / 20
+    assert gradient.text_content() != ""
+    # The slider's JavaScript softmax agrees with the core's baked sweep.
+    sweep = json.loads((built_site / "api/attention/softmax/index.json").read_text())["sweep"]
+    for point in sweep:
+        got = softmax.evaluate("(root, f) => root.scalecorePanel.state(f)", point["factor"])
+        assert _close(got["gradient"], point["gradient"], 1e-12)
+        assert all(_close(a, b, 1e-12) for a, b in zip(got["weights"], point["weights"]))
+
+
+def test_self_check_remembers_that_the_answer_was_seen(open_page, base, module):
+    page, _ = open_page(base + module)
+    _hydrated(page)
+    check = page.locator(".scalecore-panel--self-check").first
+    key = "scalecore:revealed:" + check.get_attribute("data-scalecore-id")
+    check.locator("summary").click()
+    assert page.evaluate("k => localStorage.getItem(k)", key) == "1"
+    page.reload()
+    _hydrated(page)
+    assert page.locator(".scalecore-panel--self-check").first.locator(".scalecore-seen").count() == 1
+
+
+def test_dark_mode_paints_the_panel_in_dark_colours(open_page, base, module):
+    page, _ = open_page(base + module, color_scheme="dark")
+    _hydrated(page)
+    assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == "slate"
+    panel = _guards_panel(page)
+    empty = panel.locator(".scalecore-cell__bg").first.evaluate("c => getComputedStyle(c).fill")
+    text = panel.locator(".scalecore-readout dt").first.evaluate("c => getComputedStyle(c).color")
+    assert _luminance(empty) < 0.3, empty  # an empty cell is dark...
+    assert _luminance(text) > 0.5, text  # ...and the text light
+
+
+def _luminance(css: str) -> float:
+    parts = css[css.index("(") + 1:css.index(")")].replace("/", " ").replace(",", " ").split()
+    r, g, b = (float(x) / 255 for x in parts[:3])
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_panels_come_back_after_an_instant_navigation(open_page, base, module):
+    page, _ = open_page(base)
+    page.evaluate("window.__sameDocument = true")
+    page.locator(f"a.md-nav__link[href$='{module}']").first.click()
+    page.wait_for_url("**/" + module)
+    _hydrated(page)
+    assert page.evaluate("window.__sameDocument") is True, "Material did a full reload, not an instant swap"
+    panel = _guards_panel(page)
+    panel.get_by_role("switch", name="norm").click()
+    assert panel.get_attribute("data-scalecore-guards") == "norm+init+scale"
+    title = page.title()
+    page.go_back()
+    page.wait_for_function("t => document.title !== t", arg=title)
+    _hydrated(page)  # whatever panels the first page has
+    page.go_forward()
+    page.wait_for_function("t => document.title === t", arg=title)
+    _hydrated(page)
+    assert _guards_panel(page).get_attribute("data-scalecore-guards") == "init+scale"  # a fresh panel
+    assert page.evaluate("window.__sameDocument") is True
+
+
+def test_from_disk_baked_panels_work_and_live_parts_say_how_to_serve(open_page, built_site, tmp_path, module):
+    site = tmp_path / "site"  # a copy: file:// reads the folder as any reader would
+    shutil.copytree(built_site, site)
+    page, _ = open_page((site / (module if module.endswith('.html') else module + 'index.html')).as_uri())
+    _hydrated(page)
+    panel = _guards_panel(page)
+    panel.get_by_role("switch", name="norm").click()
+    assert panel.get_attribute("data-scalecore-guards") == "norm+init+scale"
+    panel.get_by_label("Seed").select_option("2")  # another seed's data.js, as a script tag
+    page.wait_for_function("el => el.scalecorePanel.seed === 2", arg=panel.element_handle())
+    panel.get_by_role("button", name="Compute live").click()
+    note = panel.locator(".scalecore-note--http")
+    assert "served over http" in note.text_content()
+    assert "python3 -m http.server -d site 8000" in note.text_content()
+    console = page.locator(".scalecore-panel--console .scalecore-note--http")
+    assert "python3 -m http.server -d site 8000" in console.text_content()
+
+
+# --------------------------------------------------------------------------------------------
+# Live mode and the console (Pyodide in a worker)
+# --------------------------------------------------------------------------------------------
+
+
+def test_live_mode_reproduces_the_baked_numbers_and_names_unknown_words(open_page, base, built_site, module):
+    page, _ = open_page(base + module)
+    _hydrated(page)
+    panel = _guards_panel(page)
+    corpus = panel.locator("select").first.input_value()
+    panel.get_by_role("button", name="Compute live").click()
+    progress = panel.locator(".scalecore-progress")
+    progress.wait_for(state="visible")  # the reader sees it start
+    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=panel.element_handle(),
+                           timeout=PYODIDE_TIMEOUT_MS)
+    assert panel.locator(".scalecore-badge").text_content() == "live"
+    live = panel.evaluate("root => root.scalecorePanel.live.results")
+    assert sorted(live) == sorted(json.loads((built_site / API / "index.json").read_text())["guard_sets"])
+    for guards, result in live.items():
+        baked = _baked(built_site, corpus, 0, guards)
+        assert result["tokens"] == baked["tokens"]
+        for name in ("weights", "scores"):
+            for got_row, want_row in zip(result[name], baked[name]):
+                assert all(_close(a, b) for a, b in zip(got_row, want_row)), (guards, name)
+        for key, value in baked["measures"].items():
+            assert _close(result["measures"][key], value), (guards, key)
+
+    panel.get_by_label("Sentence").fill("the old zyxwv looked at the qwrtp")
+    panel.get_by_role("button", name="Recompute live").click()
+    page.wait_for_function("el => el.hasAttribute('data-scalecore-unknown')", arg=panel.element_handle())
+    message = panel.locator(".scalecore-live__message").text_content()
+    assert "zyxwv" in message and "qwrtp" in message and "Not in the vocabulary" in message
+
+    panel.get_by_label("Sentence").fill("the man looked at the sun")
+    panel.locator(".scalecore-live__form").get_by_label("Seed").fill("123456")
+    panel.get_by_role("button", name="Recompute live").click()
+    page.wait_for_function("el => el.scalecorePanel.live.seed === 123456", arg=panel.element_handle())
+    assert panel.locator(".scalecore-heatmap__svg .scalecore-cell__fill").count() == 36  # 6 tokens
+    timings = page.evaluate("scalecoreTimings")
+    print(f"\nlive ready: {timings['liveReadyMs']:.0f} ms; recompute of 8 guard sets: "
+          f"{timings['lastRecomputeMs']:.0f} ms")
+
+
+def test_a_tampered_core_wheel_is_refused(open_page, base, module):
+    page, _ = open_page(base + module)
+    page.context.route("**/*.whl", lambda route: route.fulfill(body=b"not the wheel", content_type="application/zip"))
+    _hydrated(page)
+    panel = _guards_panel(page)
+    panel.get_by_role("button", name="Compute live").click()
+    message = panel.locator(".scalecore-progress__text")
+    page.wait_for_function("el => el.textContent.includes('failed its check')", arg=message.element_handle(),
+                           timeout=PYODIDE_TIMEOUT_MS)
+    assert "sha256" in message.text_content()
+
+
+def _console(page):
+    panel = page.locator(".scalecore-panel--console")
+    return panel, panel.locator("textarea"), panel.locator("pre.scalecore-console__output")
+
+
+def _run(page, editor, code: str, wait: bool = True):
+    editor.fill(code)
+    editor.press("Control+Enter")
+    if wait:
+        page.wait_for_function("!document.querySelector('.scalecore-panel--console[data-scalecore-running]')",
+                               timeout=PYODIDE_TIMEOUT_MS)
+
+
+def test_console_runs_code_streams_output_and_stops_a_loop(open_page, base, module):
+    page, _ = open_page(base + module)
+    _hydrated(page)
+    panel, editor, output = _console(page)
+    _run(page, editor, "t = load_table('demo')\nprint(t.corpus, t.d_model, len(t.vocabulary) > 10)\nx = 41\nx + 1")
+    assert "demo 32 True\n42\n" in output.text_content()
+
+    # Output arrives while the code runs, not only at the end.
+    _run(page, editor, "import time\nfor i in range(4):\n    print('tick', i, flush=True)\n    time.sleep(0.4)", wait=False)
+    page.wait_for_function("el => el.textContent.includes('tick 1')", arg=output.element_handle(),
+                           timeout=PYODIDE_TIMEOUT_MS)
+    assert panel.get_attribute("data-scalecore-running") is not None, "output came only after the run"
+    page.wait_for_function("!document.querySelector('.scalecore-panel--console[data-scalecore-running]')")
+
+    # Errors are text from the reader's code only; SystemExit does not kill the console.
+    _run(page, editor, "print('<b>bold</b>')\n1/0")
+    assert output.locator("b").count() == 0 and "<b>bold</b>" in output.text_content()
+    assert 'File "<console>", line 2' in output.text_content() and "ZeroDivisionError" in output.text_content()
+    _run(page, editor, "raise SystemExit(3)")
+    assert "SystemExit(3)" in output.text_content()
+
+    # Not cross-origin isolated: Stop restarts the worker, and says so. The page stays usable.
+    _run(page, editor, "while True: pass", wait=False)
+    page.wait_for_timeout(500)
+    assert page.evaluate("1 + 1") == 2  # the page is not frozen
+    panel.get_by_role("button", name="Stop").click()
+    page.wait_for_function("!document.querySelector('.scalecore-panel--console[data-scalecore-running]')",
+                           timeout=10_000)
+    assert "restarted" in output.text_content()
+    assert page.evaluate("scalecoreTimings.lastStopMode") == "restarted"
+    _run(page, editor, "print('x' in globals(), 'load_table' in globals())")
+    assert "False True" in output.text_content()
+
+    # History: Alt+Up brings back earlier code.
+    editor.fill("")
+    editor.press("Alt+ArrowUp")
+    assert "globals()" in editor.input_value()
+    panel.get_by_role("button", name="Clear output").click()
+    assert output.text_content() == ""
+
+
+def test_console_interrupts_in_place_when_cross_origin_isolated(open_page, servers, module):
+    page, _ = open_page(servers["isolated"] + module)
+    assert page.evaluate("crossOriginIsolated") is True
+    _hydrated(page)
+    panel, editor, output = _console(page)
+    _run(page, editor, "kept = 'still here'")
+    _run(page, editor, "while True: pass", wait=False)
+    page.wait_for_timeout(500)
+    panel.get_by_role("button", name="Stop").click()
+    page.wait_for_function("!document.querySelector('.scalecore-panel--console[data-scalecore-running]')",
+                           timeout=10_000)
+    assert "KeyboardInterrupt" in output.text_content()
+    assert page.evaluate("scalecoreTimings.lastStopMode") == "interrupted"
+    _run(page, editor, "print(kept)")
+    assert "still here" in output.text_content()
