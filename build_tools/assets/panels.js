@@ -135,8 +135,9 @@
     return location.protocol === "http:" || location.protocol === "https:";
   }
 
-  /* The manifest (index.json) of the static API: from its script tag when the page has one,
-     else fetched (http) or loaded as a script (file://). Its URL is the base of every URL in it. */
+  /* The manifest (index.json) of the static API: fetched over http, or on file:// loaded from its
+     script twin named by the panel (data-scalecore-manifest-script). Its URL is the base of every
+     URL in it. */
   function manifestOf(root) {
     var relative = root.getAttribute("data-scalecore-manifest");
     if (!relative) return Promise.reject(new Error("the panel names no manifest"));
@@ -147,7 +148,7 @@
           if (!response.ok) throw new Error("could not load the manifest " + url + " (HTTP " + response.status + ")");
           return response.json();
         })
-      : ensureData("manifest", url.replace(/\.json$/, ".js"));
+      : ensureData("manifest", new URL(root.getAttribute("data-scalecore-manifest-script"), document.baseURI).href);
     return loading.then(function (manifest) {
       data.manifest = data.manifest || manifest;
       return { data: data.manifest, url: url };

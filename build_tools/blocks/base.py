@@ -152,6 +152,7 @@ class Panel:
             options_json=self.options_json,
             site_root=self.context.site_root,
             manifest=self.url(f"{SCALE_GUARDS}/index.json"),
+            manifest_script=self.url(f"{SCALE_GUARDS}/index.js"),  # the same data, for file://
             scripts=[],
         )
         # Python-Markdown keeps a raw HTML block whole up to its closing tag, blank lines included
