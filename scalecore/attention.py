@@ -42,13 +42,23 @@ class HeadResult:
     keys: Matrix  # (T, d_k)
     scores: Matrix  # (T, T), after division by sqrt(d_k) when the scale guard is on
     weights: Matrix  # (T, T), rows sum to 1
-    output: Matrix  # (T, d_k)
     measures: Measures
 
     @property
     def head_input(self) -> Matrix:
         """What the projections actually see: X, or LayerNorm(X) with the norm guard."""
         return self.x if self.x_norm is None else self.x_norm
+
+    @property
+    def values(self) -> Matrix:
+        """V = X W_V, (T, d_k): what each token hands on when attended to."""
+        return matmul(self.head_input, self.projections.w_v)
+
+    @property
+    def output(self) -> Matrix:
+        """A V, (T, d_k): each token's new, context-aware vector, a weighted mix of the values.
+        Computed on request: no measure needs it, and the lesson recomputes heads live."""
+        return matmul(self.weights, self.values)
 
 
 def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int) -> HeadResult:
@@ -61,7 +71,6 @@ def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int) -> HeadResult:
     projections = draw_projections(seed, d_model, d_k, guarded=guards.init)
     queries = matmul(seen, projections.w_q)  # (T, d_k)
     keys = matmul(seen, projections.w_k)  # (T, d_k)
-    values = matmul(seen, projections.w_v)  # (T, d_k)
     scores = matmul(queries, transpose(keys))  # (T, T)
     if guards.scale:
         scores = scale(scores, 1.0 / math.sqrt(d_k))
@@ -78,6 +87,5 @@ def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int) -> HeadResult:
         keys=keys,
         scores=scores,
         weights=weights,
-        output=matmul(weights, values),
         measures=measure(seen, scores, weights),
     )

@@ -14,6 +14,7 @@ the same numbers, so comparing the two isolates the effect of the scale.
 import math
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 
 from scalecore.matrices import Matrix
 
@@ -39,11 +40,14 @@ def draw_projections(seed: int, d_model: int, d_k: int, guarded: bool) -> Projec
         raise ValueError(f"a seed is a non-negative integer, got {seed!r}")
     if d_model < 1 or d_k < 1:
         raise ValueError(f"d_model and d_k must be at least 1, got {d_model} and {d_k}")
-    rng = random.Random(seed)
     std = init_std(d_model, guarded)
-    w_q, w_k, w_v = (_gaussian_matrix(rng, d_model, d_k, std) for _ in range(3))
+    w_q, w_k, w_v = ([[z * std for z in row] for row in matrix] for matrix in _standard_draws(seed, d_model, d_k))
     return Projections(w_q=w_q, w_k=w_k, w_v=w_v, std=std)
 
 
-def _gaussian_matrix(rng: random.Random, rows: int, columns: int, std: float) -> Matrix:
-    return [[rng.gauss(0.0, 1.0) * std for _ in range(columns)] for _ in range(rows)]
+@lru_cache(maxsize=64)
+def _standard_draws(seed: int, d_model: int, d_k: int) -> tuple:
+    """The N(0, 1) draws of W_Q, W_K, W_V for a seed. Remembered, because drawing them costs more
+    than the attention itself, and every guard set of a seed uses the very same numbers."""
+    rng = random.Random(seed)
+    return tuple(tuple(tuple(rng.gauss(0.0, 1.0) for _ in range(d_k)) for _ in range(d_model)) for _ in range(3))

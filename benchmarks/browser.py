@@ -1,0 +1,161 @@
+"""Browser benchmarks, measured in one run in headless Chromium: ``.venv/bin/python -m benchmarks.browser``.
+
+- page weight before any live use: every byte the module page loads, against the same page
+  built as plain mkdocs-material (plugin removed, blocks stripped), and the Pyodide bytes in it
+  (the target is 0 until the reader asks for live mode);
+- baked switch: click to repaint (DOM updated) and click to the next frame, median of 20 clicks;
+- live ready (first live action to Python ready) against a bare Pyodide load of the same
+  runtime in a module worker, each in a fresh browser context, median of 3;
+- one live recompute of all 8 guard sets, median of 5 after the first.
+Prints numbers; asserts nothing.
+"""
+
+import functools
+import http.server
+import os
+import platform
+import statistics
+import tempfile
+import threading
+from pathlib import Path
+
+from benchmarks.build import ROOT, plain_docs, plugin_entry, read_config, timed_build, write_config
+
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+PAGE = "modules/softmax-range.html"
+BARE = """<!doctype html><meta charset=utf-8><title>bare Pyodide</title><script>
+const started = performance.now();
+const worker = new Worker(URL.createObjectURL(new Blob([`
+  import { loadPyodide } from "${new URL('site/assets/pyodide/pyodide.mjs', location.href)}";
+  await loadPyodide({ indexURL: "${new URL('site/assets/pyodide/', location.href)}" });
+  postMessage("ready");`], { type: "text/javascript" })), { type: "module" });
+worker.onmessage = () => { window.bareReadyMs = performance.now() - started; };
+</script>"""
+
+
+class Quiet(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+
+class Files(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):  # quiet
+        pass
+
+
+def serve(folder: Path) -> tuple[Quiet, str]:
+    server = Quiet(("127.0.0.1", 0), functools.partial(Files, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
+
+
+def page_weight(browser, url: str) -> tuple[int, int]:
+    """Bytes of every response the page loads until the network is idle, and Pyodide's share."""
+    context = browser.new_context()
+    page = context.new_page()
+    sizes = {}
+
+    def record(response):
+        try:
+            sizes[response.url] = len(response.body())
+        except Exception:  # redirects and aborted requests have no body
+            pass
+
+    page.on("response", record)
+    page.goto(url, wait_until="networkidle")
+    page.wait_for_timeout(500)
+    context.close()
+    return sum(sizes.values()), sum(size for u, size in sizes.items() if "/pyodide/" in u or u.endswith(".whl"))
+
+
+def repaint(browser, url: str, clicks: int = 20) -> tuple[float, float]:
+    page = browser.new_page()
+    page.goto(url)
+    page.wait_for_function("() => document.querySelector('.scalecore-panel--scale-guards [role=switch]:not([disabled])')")
+    switch = page.locator(".scalecore-panel--scale-guards [role=switch]:not([disabled])").first
+    dom, frame = [], []
+    for _ in range(clicks):
+        switch.click()
+        page.wait_for_timeout(60)
+        timings = page.evaluate("scalecoreTimings")
+        dom.append(timings["lastRepaintMs"])
+        frame.append(timings["lastRepaintFrameMs"])
+    page.close()
+    return statistics.median(dom), statistics.median(frame)
+
+
+def live(browser, url: str, recomputes: int = 5) -> tuple[float, float]:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_function("() => document.querySelector('.scalecore-panel--scale-guards [role=switch]:not([disabled])')")
+    panel = page.locator(".scalecore-panel--scale-guards").filter(has=page.get_by_role("button", name="Compute live")).first
+    panel.get_by_role("button", name="Compute live").click()
+    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=panel.element_handle(), timeout=120000)
+    ready = page.evaluate("scalecoreTimings.liveReadyMs")
+    times = []
+    for _ in range(recomputes):
+        page.evaluate("delete scalecoreTimings.lastRecomputeMs")
+        panel.get_by_role("button", name="Recompute live").click()
+        page.wait_for_function("() => scalecoreTimings.lastRecomputeMs !== undefined", timeout=60000)
+        times.append(page.evaluate("scalecoreTimings.lastRecomputeMs"))
+    context.close()
+    return ready, statistics.median(times)
+
+
+def bare(browser, url: str) -> float:
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url)
+    page.wait_for_function("() => window.bareReadyMs !== undefined", timeout=120000)
+    ready = page.evaluate("bareReadyMs")
+    context.close()
+    return ready
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, Chromium /usr/bin/chromium")
+    config = read_config()
+    index, _ = plugin_entry(config)
+    with tempfile.TemporaryDirectory(prefix="scalecore-bench-") as folder:
+        work = Path(folder)
+        for name in ("docs", "corpora", "build_tools", "scalecore"):
+            (work / name).symlink_to(ROOT / name, target_is_directory=True)
+        ours = dict(config, plugins=list(config["plugins"]))
+        ours["plugins"][index] = {"scalecore": dict(config["plugins"][index]["scalecore"] or {},
+                                                    cache_dir=str(ROOT / ".cache" / "scalecore"))}
+        plain = dict(config, plugins=[p for i, p in enumerate(config["plugins"]) if i != index],
+                     docs_dir=str(plain_docs(ROOT / "docs", work / "plain-docs")), strict=False)
+        timed_build(write_config(ours, work / "ours.yml"), work / "serve" / "site")
+        timed_build(write_config(plain, work / "plain.yml"), work / "serve" / "plain")
+        (work / "serve" / "bare.html").write_text(BARE, encoding="utf-8")
+        server, base = serve(work / "serve")
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+                weight, pyodide_bytes = page_weight(browser, base + "site/" + PAGE)
+                plain_weight, _ = page_weight(browser, base + "plain/" + PAGE)
+                dom, frame = repaint(browser, base + "site/" + PAGE)
+                readies, bares, recompute = [], [], []
+                for _ in range(3):
+                    bares.append(bare(browser, base + "bare.html"))
+                    ready, again = live(browser, base + "site/" + PAGE)
+                    readies.append(ready)
+                    recompute.append(again)
+                browser.close()
+        finally:
+            server.shutdown()
+    print(f"\npage weight before live use ({PAGE}):")
+    print(f"  scalecore {weight / 1e3:8.0f} kB   plain Material {plain_weight / 1e3:8.0f} kB   "
+          f"ratio {weight / plain_weight:.2f}   Pyodide bytes before live use: {pyodide_bytes}")
+    print(f"\nbaked switch, median of 20 clicks: DOM updated {dom:.1f} ms, next frame {frame:.1f} ms (one frame: 16.7 ms)")
+    live_ready, bare_ready = statistics.median(readies), statistics.median(bares)
+    print(f"\nlive ready {live_ready:.0f} ms   bare Pyodide load {bare_ready:.0f} ms   ratio {live_ready / bare_ready:.2f}"
+          f"   (medians of 3: live {', '.join(f'{r:.0f}' for r in readies)}; bare {', '.join(f'{b:.0f}' for b in bares)})")
+    print(f"live recompute of all 8 guard sets: {statistics.median(recompute):.1f} ms (median)")
+
+
+if __name__ == "__main__":
+    main()
