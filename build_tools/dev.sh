@@ -20,7 +20,7 @@ need() {
 # Run a set-up step only when its inputs changed since it last succeeded.
 changed() {  # changed NAME FILE...
   local digest
-  digest=$(cat "$@" | sha256sum | cut -d' ' -f1)
+  digest=$(cat "${@:2}" | sha256sum | cut -d' ' -f1)
   [ "$(cat "$STAMPS/$1" 2>/dev/null)" != "$digest" ]
 }
 stamp() {
