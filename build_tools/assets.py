@@ -31,12 +31,14 @@ def collect(root: Path) -> dict[str, Path]:
     return files
 
 
-def register(config) -> None:
-    """Add our styles and scripts to every page (once, even if on_config runs again on serve)."""
-    for css in CSS:
+def register(config, root: Path) -> None:
+    """Add our styles and scripts to every page (once, even if on_config runs again on serve).
+    KaTeX only when its npm package is there to be copied: never a link to a missing file."""
+    katex = katex_folder(root).is_dir()
+    for css in CSS if katex else CSS[1:]:
         if css not in config.extra_css:
             config.extra_css.append(css)
     present = [str(script) for script in config.extra_javascript]
-    for script in SCRIPTS:
+    for script in SCRIPTS if katex else SCRIPTS[2:]:
         if script not in present:
             config.extra_javascript.append(script)

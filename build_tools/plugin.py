@@ -23,6 +23,7 @@ from build_tools import assets, bake, runtime
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.config import ScalecoreConfig
 from build_tools.corpora import load_for_build
+from build_tools.module_meta import check_module_meta
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, build_manifest
 from build_tools.site_swap import StagedSite, WarningCounter
 from scalecore.corpus import CorpusError
@@ -54,7 +55,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.tokens = sentence_tokens(self.config.sentence)
         except (CorpusError, ValueError) as error:
             raise PluginError(f"scalecore: {error}") from None
-        assets.register(config)
+        assets.register(config, self.root)
         if self.command == "build" and not self.staged:
             self.staged = StagedSite(config.site_dir)
             config.site_dir = self.staged.begin()
@@ -149,6 +150,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
         offset = source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0
         where = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
+        try:
+            check_module_meta(page.meta, where, source)
+        except ValueError as error:
+            raise PluginError(f"scalecore: {error}") from None
         context = PageContext(
             page=where, site_root="../" * page.url.count("/") or "./", grid=self._grid(), read_baked=self.read_baked,
             line_offset=offset, markdown_extensions=config.markdown_extensions,

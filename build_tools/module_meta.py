@@ -1,0 +1,123 @@
+"""A module page's front matter, checked at build time.
+
+A page is a module page when its front matter has ``code``; the theme (build_tools/theme/) then
+renders its header from these keys, so a typo must stop the build, not quietly hide a card:
+
+    code: P10.attention.04                        letters, digits, '.', '-' and '_'
+    title: "Keeping Softmax in Its Range"         the page's title
+    description: "..."                            one or two sentences (the meta description)
+    audience: [guest, it-ml, language-pro]        who it is written for, at least one
+    prerequisites: [Multi-Head Attention]         titles of modules to read first (may be [])
+    next: Encoder Block                           the title of the module to read next (or a list)
+
+Prerequisites and next are page titles: the theme links each to the page of this site with that
+title, and shows it as "not on this site" when there is none.
+
+Messages name the page (and the line when the source is given) and the key:
+``docs/modules/x.md:5: key 'audience': 'gueest' is not one of guest, it-ml, language-pro``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+AUDIENCES = ("guest", "it-ml", "language-pro")
+REQUIRED = ("code", "title", "description", "audience")
+OPTIONAL = ("prerequisites", "next")
+KEYS = REQUIRED + OPTIONAL
+MODULE_ONLY = ("code", "audience", "prerequisites", "next")  # keys that make a page a module page
+# Front-matter keys MkDocs and Material read themselves: never mistaken for a misspelt module key.
+OTHER_KNOWN = ("template", "hide", "icon", "status", "subtitle", "search", "tags", "comments", "authors",
+               "date", "categories", "draft", "slug", "links", "readtime", "pin", "social", "toc_depth")
+CODE = re.compile(r"^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$")
+
+
+def is_module(meta: dict | None) -> bool:
+    """Whether the theme renders a module header for a page with this front matter."""
+    return bool(meta) and "code" in meta
+
+
+def check_module_meta(meta: dict, page: str, source: str | None = None) -> None:
+    """Raise ValueError naming ``page`` and the key when a module page's front matter is wrong.
+
+    Pages without any module key are left alone. ``source`` (the page's markdown with its front
+    matter) is optional: when given, messages carry the key's line, ``page:line: ...``.
+    """
+    meta = meta or {}
+    present = [key for key in MODULE_ONLY if key in meta]
+    if not present:
+        return
+
+    def fail(key: str | None, problem: str) -> None:
+        line = _line(source, key) if key else None
+        where = f"{page}:{line}" if line else page
+        raise ValueError(f"{where}: {problem}")
+
+    if "code" not in meta:
+        fail(present[0], f"key {present[0]!r} belongs to a module page, which needs a 'code' too "
+                         "(e.g. code: P10.attention.04); add it, or remove the module keys")
+    for key in meta:
+        if key in KEYS or key in OTHER_KNOWN:
+            continue
+        close = difflib.get_close_matches(str(key), KEYS, n=1, cutoff=0.75)
+        if close:
+            fail(key, f"unknown key {key!r}: did you mean {close[0]!r}?")
+    for key in REQUIRED:
+        if key not in meta:
+            fail(None, f"key {key!r} is missing: a module page needs {', '.join(REQUIRED)}")
+
+    code = meta["code"]
+    if not isinstance(code, str) or not CODE.match(code):
+        fail("code", f"key 'code': {code!r} is not a module code: use letters, digits and '.', '-' or '_' "
+                     "between them, e.g. P10.attention.04")
+    for key in ("title", "description"):
+        _text(meta[key], key, fail)
+
+    audience = meta["audience"]
+    if isinstance(audience, str):
+        audience = [audience]  # one audience may be written without brackets
+    if not isinstance(audience, list) or not audience:
+        fail("audience", f"key 'audience' must be a list of one or more of {', '.join(AUDIENCES)}, "
+                         f"e.g. audience: [guest, it-ml]; got {meta['audience']!r}")
+    for value in audience:
+        if value not in AUDIENCES:
+            close = difflib.get_close_matches(str(value), AUDIENCES, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            fail("audience", f"key 'audience': {value!r} is not one of {', '.join(AUDIENCES)}{hint}")
+    repeated = sorted({value for value in audience if audience.count(value) > 1})
+    if repeated:
+        fail("audience", f"key 'audience': {', '.join(map(repr, repeated))} listed more than once")
+
+    for key in OPTIONAL:
+        if key not in meta:
+            continue
+        value = meta[key]
+        titles = [value] if isinstance(value, str) else value
+        if not isinstance(titles, list):
+            fail(key, f"key {key!r} must be a page title or a list of page titles, got {value!r}")
+        for title in titles:
+            _text(title, key, fail, what="a page title")
+        stripped = [title.strip() for title in titles]
+        if len(set(stripped)) != len(stripped):
+            fail(key, f"key {key!r}: a title is listed more than once")
+
+
+def _text(value, key: str, fail, what: str = "a text") -> None:
+    if not isinstance(value, str) or not value.strip():
+        fail(key, f"key {key!r}: {value!r} is not {what}; write it in quotes if it holds ':' or '#'")
+
+
+def _line(source: str | None, key: str) -> int | None:
+    """The 1-based line of ``key:`` in the front matter that opens ``source``."""
+    if not source:
+        return None
+    lines = source.lstrip("\ufeff").split("\n")
+    if not lines or lines[0].strip() != "---":
+        return None
+    for number, text in enumerate(lines[1:], start=2):
+        if text.strip() in ("---", "..."):
+            return None
+        if re.match(rf"{re.escape(key)}\s*:", text):
+            return number
+    return None
