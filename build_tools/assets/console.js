@@ -62,7 +62,10 @@ class Console {
     this.clearButton = el("button", { type: "button", class: "scalecore-button", onclick: () => this.clear() }, "Clear output");
     this.status = el("span", { class: "scalecore-status", role: "status" });
     this.progress = u.progressView();
-    this.output = el("pre", { class: "scalecore-console__output", tabindex: "0", "aria-label": "Console output" });
+    // A named, focusable region (a reader can scroll it with the keyboard): aria-label is not
+    // allowed on a bare <pre>. Not role="log": streamed output would flood a screen reader; the
+    // status line announces when a run ends.
+    this.output = el("pre", { class: "scalecore-console__output", tabindex: "0", role: "region", "aria-label": "Console output" });
     box.append(
       el("div", { class: "scalecore-console" }, [
         el("label", { for: editorId, class: "scalecore-console__label" }, "Python code"),

@@ -238,14 +238,41 @@
     return { field: el("div", { class: "scalecore-field" }, [el("label", { for: id }, label), select]), select: select };
   }
 
+  /* Where this site lives on disk, from the page's own address and the panel's way back to the
+     site's root (data-scalecore-root): an unzipped bundle's folder may have any name, so the
+     command names the real one. {folder, parent, page}, or null if the address says nothing. */
+  function siteOnDisk(root) {
+    try {
+      var top = new URL((root && root.getAttribute("data-scalecore-root")) || "./", location.href);
+      var parts = top.pathname.split("/").filter(Boolean).map(decodeURIComponent);
+      if (!parts.length) return null;
+      var windows = /^[A-Za-z]:$/.test(parts[0]);
+      var above = parts.slice(0, -1);
+      return {
+        folder: parts[parts.length - 1],
+        parent: windows ? above.join("\\") + "\\" : "/" + above.join("/"),
+        page: location.href.indexOf(top.href) === 0 ? location.href.slice(top.href.length).split("#")[0] : "",
+      };
+    } catch (error) {
+      return null;
+    }
+  }
+
+  function shellWord(text) {
+    return /^[A-Za-z0-9._\/:-]+$/.test(text) ? text : '"' + text.replace(/(["\\$`])/g, "\\$1") + '"';
+  }
+
   /* What the live parts show from file://: the plain reason, and the one command. */
-  function needsHttp(what) {
+  function needsHttp(what, root) {
+    var disk = siteOnDisk(root);
+    var command = disk ? "python3 -m http.server -d " + shellWord(disk.folder) + " 8000" : SERVE_COMMAND;
+    var where = disk ? ["in the folder that contains this site's folder (", el("code", null, disk.parent), "), run"]
+      : ["in the folder that contains the site folder, run"];
     return el("div", { class: "scalecore-note scalecore-note--http", role: "note" }, [
-      el("p", null, what + " runs Python in your browser, and browsers allow that only for pages served over " +
-        "http, not for files opened from disk. To use it, serve the site: in a terminal, in the folder " +
-        "that contains the site folder, run"),
-      el("pre", null, el("code", null, SERVE_COMMAND)),
-      el("p", null, ["then open ", el("code", null, SERVE_URL), " in your browser."]),
+      el("p", null, [what + " runs Python in your browser, and browsers allow that only for pages served over " +
+        "http, not for files opened from disk. To use it, serve the site: in a terminal, "].concat(where)),
+      el("pre", null, el("code", null, command)),
+      el("p", null, ["then open ", el("code", null, SERVE_URL + (disk ? disk.page : "")), " in your browser."]),
     ]);
   }
 
@@ -338,7 +365,7 @@
     hydrate: function (root, context) {
       var box = controls(root);
       if (!isHttp()) {
-        box.appendChild(needsHttp("The console"));
+        box.appendChild(needsHttp("The console", root));
         return;
       }
       return import(new URL("console.js", S.base).href).then(function (module) {

@@ -442,7 +442,7 @@
       panel.hidden = !open;
       if (!open) return;
       if (!u.isHttp()) {
-        if (!panel.firstChild) panel.appendChild(u.needsHttp("Live mode"));
+        if (!panel.firstChild) panel.appendChild(u.needsHttp("Live mode", self.root));
         return;
       }
       if (!self.liveForm) {

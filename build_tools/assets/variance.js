@@ -218,7 +218,7 @@
       panel.hidden = !show;
       if (!show || panel.firstChild) return;
       if (!u.isHttp()) {
-        panel.appendChild(u.needsHttp("Sampling a new d"));
+        panel.appendChild(u.needsHttp("Sampling a new d", self.root));
         return;
       }
       var input = el("input", { id: inputId, type: "number", min: 1, max: LIVE_MAX_D, step: 1, value: 64, class: "scalecore-input", inputmode: "numeric" });

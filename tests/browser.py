@@ -1,0 +1,373 @@
+"""Shared Playwright helpers for the end-to-end tests: Chromium, a static server, request watchers.
+
+Used as a pytest plugin by the tests that need it (``pytest_plugins = ["browser"]``), so the
+fixtures here are shared by all of them (the servers for the session, Chromium per module):
+
+    chromium          a headless Chromium (Debian's /usr/bin/chromium; never `playwright install`)
+    site_server       the real site (conftest's ``built_site``) served at http://127.0.0.1:<port>/
+    subpath_server    the same site served under /docs/softmax/ only (everything else is a 404)
+    visit             visit(url, allowed=..., **context_options) -> (page, watch); checked at the end
+
+Every page a test opens is watched: console errors and uncaught errors (of the page and of its
+workers), HTTP errors, and every request (workers included). A request that leaves what the
+test allows (by default the page's own origin, or file:// for a page on disk; the subpath tests
+allow only their prefix) is recorded and aborted, so nothing ever leaves the machine, and fails
+the test.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+CHROMIUM = Path("/usr/bin/chromium")
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+AXE = REPO / "build_tools" / "node_modules" / "axe-core" / "axe.min.js"
+SUBPATH = "/docs/softmax/"
+PYODIDE_TIMEOUT_MS = 90_000  # a cold start takes ~4 s here; this only catches a hang
+HYDRATED = ("() => Array.from(document.querySelectorAll('.scalecore-panel[data-scalecore-kind]'))"
+            ".every(p => p.getAttribute('data-scalecore-hydrated') === 'true')")
+
+
+def require_chromium() -> None:
+    if CHROMIUM.is_file():
+        return
+    if os.environ.get("CI") == "true":
+        pytest.fail(f"browser tests cannot run in CI: {CHROMIUM} is missing", pytrace=False)
+    pytest.skip(f"browser tests skipped: {CHROMIUM} is missing")
+
+
+# --------------------------------------------------------------------------------------------
+# The site's pages
+# --------------------------------------------------------------------------------------------
+
+
+def site_pages(site: Path) -> list[str]:
+    """Every page of a built site (relative paths of its HTML files), without the 404 page, the
+    search page and the static API or assets."""
+    pages = []
+    for path in site.rglob("*.html"):
+        relative = path.relative_to(site).as_posix()
+        if relative == "404.html" or relative.startswith(("api/", "assets/", "search/")):
+            continue
+        pages.append(relative)
+    return sorted(pages)
+
+
+def docs_pages(docs: Path = REPO / "docs") -> list[str]:
+    """The pages the repository's docs/ folder builds to (use_directory_urls is false: x.md ->
+    x.html), known before the build, to parametrize tests by page. A test compares them with
+    site_pages(built_site), so a page the build adds cannot escape the tours."""
+    return sorted(path.relative_to(docs).with_suffix(".html").as_posix() for path in docs.rglob("*.md"))
+
+
+def module_page(site: Path) -> str:
+    """The lesson page: the page of the built site with every kind of panel (found by the panels
+    it holds, not by its name)."""
+    kinds = ("scale-guards", "variance", "softmax", "console", "self-check")
+    for page in site_pages(site):
+        html = (site / page).read_text(encoding="utf-8")
+        if all(f'data-scalecore-kind="{kind}"' in html for kind in kinds):
+            return page
+    pytest.fail("no page of the site has every kind of panel")
+
+
+def page_url(page: str) -> str:
+    """A page's URL path relative to the site root (use_directory_urls on or off)."""
+    if page == "index.html":
+        return ""
+    return page[: -len("index.html")] if page.endswith("/index.html") else page
+
+
+# --------------------------------------------------------------------------------------------
+# A static server that can host the site under a subpath
+# --------------------------------------------------------------------------------------------
+
+
+class _Handler(SimpleHTTPRequestHandler):
+    prefix = "/"
+    record: Callable[[str], None] = staticmethod(lambda path: None)
+
+    def log_message(self, *args):  # quiet
+        pass
+
+    def send_head(self):
+        path = unquote(urlsplit(self.path).path)
+        self.record(path)
+        if not path.startswith(self.prefix):
+            self.send_error(404, f"outside {self.prefix}")
+            return None
+        return super().send_head()
+
+    def translate_path(self, path):
+        # Only called for paths under the prefix (send_head checked): drop it, serve the folder.
+        path = urlsplit(path).path
+        return super().translate_path("/" + path[len(self.prefix):])
+
+
+class StaticServer:
+    """The site folder served on a free 127.0.0.1 port at ``prefix`` (a 404 anywhere else).
+
+    ``paths`` is every path the server was asked for, in order (workers' requests too);
+    ``outside_since(mark)`` those not under the prefix."""
+
+    def __init__(self, directory: Path, prefix: str = "/"):
+        assert prefix.startswith("/") and prefix.endswith("/"), prefix
+        self.directory, self.prefix = Path(directory), prefix
+        self.paths: list[str] = []
+        self._lock = threading.Lock()
+        handler = type("Handler", (_Handler,), {"prefix": prefix, "record": staticmethod(self._record)})
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(handler, directory=str(directory)))
+        self.port = self.server.server_address[1]
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.url = self.origin + prefix
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def _record(self, path: str) -> None:
+        with self._lock:
+            self.paths.append(path)
+
+    def outside_since(self, mark: int = 0) -> list[str]:
+        """Paths asked for outside the prefix since ``len(paths)`` was ``mark``."""
+        with self._lock:
+            return [path for path in self.paths[mark:] if not path.startswith(self.prefix)]
+
+    def allows(self, url: str) -> bool:
+        """True for a URL of this server under its prefix (and for in-memory data:/blob: URLs)."""
+        parts = urlsplit(url)
+        if parts.scheme in ("data", "blob"):
+            return True
+        return (parts.scheme == "http" and parts.hostname == "127.0.0.1" and parts.port == self.port
+                and parts.path.startswith(self.prefix))
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+def only_files(url: str) -> bool:
+    """The rule for pages opened from disk: file:// only (data:/blob: are in memory)."""
+    return urlsplit(url).scheme in ("file", "data", "blob")
+
+
+def same_origin(url: str) -> Callable[[str], bool]:
+    """The rule for a served page: its own origin only (data:/blob: are in memory)."""
+    parts = urlsplit(url)
+    origin = f"{parts.scheme}://{parts.netloc}/"
+    return lambda other: urlsplit(other).scheme in ("data", "blob") or other.startswith(origin)
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def python_http_server(directory: Path, timeout: float = 20.0):
+    """``python -m http.server`` on 127.0.0.1 (a free port) in ``directory``, as the offline guide
+    tells a reader to run it. Returns (process, url); the caller terminates the process."""
+    for _ in range(5):  # the port may be taken between probing and binding: try another
+        port = free_port()
+        process = subprocess.Popen([sys.executable, "-m", "http.server", "--bind", "127.0.0.1", str(port)],
+                                   cwd=directory, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline and process.poll() is None:
+            try:
+                with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                    return process, f"http://127.0.0.1:{port}/"
+            except OSError:
+                time.sleep(0.05)
+        process.kill()
+        process.wait()
+    raise AssertionError(f"python -m http.server did not start: {process.stderr.read().decode()[-2000:]}")
+
+
+# --------------------------------------------------------------------------------------------
+# Watching what a page does
+# --------------------------------------------------------------------------------------------
+
+
+class Watch:
+    """What a browser context did: console errors and uncaught errors (pages and workers), HTTP
+    errors, every request, and the requests the test does not allow (aborted)."""
+
+    def __init__(self, allowed: Callable[[str], bool]):
+        self.allowed = allowed
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.refused: list[str] = []
+
+    def attach(self, context) -> None:
+        def route(route):
+            if not self.allowed(route.request.url):
+                self.refused.append(route.request.url)
+                return route.abort()
+            return route.continue_()
+
+        context.route("**/*", route)
+        context.on("request", self._request)
+        context.on("response", lambda response: response.status >= 400 and self.errors.append(
+            f"HTTP {response.status} for {response.url}"))
+        context.on("console", lambda message: message.type == "error" and self.errors.append(
+            f"console error: {message.text} ({_where(message)})"))
+        context.on("weberror", lambda error: self.errors.append(f"uncaught: {error.error}"))
+
+    def watch_page(self, page) -> None:
+        page.on("pageerror", lambda error: self.errors.append(f"uncaught in the page: {error}"))
+        page.on("worker", lambda worker: worker.on(
+            "console", lambda message: message.type == "error" and self.errors.append(
+                f"console error in worker {worker.url}: {message.text}")))
+
+    def _request(self, request) -> None:
+        self.requests.append(request.url)
+        if not self.allowed(request.url) and request.url not in self.refused:
+            self.refused.append(request.url)
+
+    def problems(self) -> list[str]:
+        found = []
+        if self.refused:
+            found.append("requests the page may not make:\n  " + "\n  ".join(dict.fromkeys(self.refused)))
+        if self.errors:
+            found.append("errors:\n  " + "\n  ".join(dict.fromkeys(self.errors)))
+        return found
+
+    def check(self) -> None:
+        problems = self.problems()
+        assert not problems, "\n".join(problems)
+
+
+def _where(message) -> str:
+    try:
+        location = message.location
+        return f"{location.get('url', '?')}:{location.get('lineNumber', '?')}"
+    except Exception:  # noqa: BLE001 - only for the report
+        return "?"
+
+
+def wait_hydrated(page, timeout: float = 20_000) -> int:
+    """Wait until every panel of the page is hydrated (a panel that failed fails here, naming it);
+    returns the number of panels."""
+    try:
+        page.wait_for_function(HYDRATED, timeout=timeout)
+    except Exception:
+        states = page.evaluate("""() => Array.from(document.querySelectorAll('.scalecore-panel[data-scalecore-kind]'))
+            .map(p => p.id + ' (' + p.dataset.scalecoreKind + '): ' + p.getAttribute('data-scalecore-hydrated') +
+                 ((p.querySelector('.scalecore-error') || {}).textContent || ''))""")
+        raise AssertionError("panels not hydrated:\n  " + "\n  ".join(states)) from None
+    return page.locator(".scalecore-panel[data-scalecore-kind]").count()
+
+
+def effective_background(locator) -> str:
+    """The colour behind an element: its own background, else the first ancestor's that is not
+    transparent."""
+    return locator.evaluate("""el => {
+        for (let node = el; node && node.nodeType === 1; node = node.parentElement) {
+          const colour = getComputedStyle(node).backgroundColor;
+          if (colour && colour !== 'transparent' && !/rgba\\([^)]*,\\s*0\\)$/.test(colour)) return colour;
+        }
+        return getComputedStyle(document.documentElement).backgroundColor;
+    }""")
+
+
+# --------------------------------------------------------------------------------------------
+# Fixtures
+# --------------------------------------------------------------------------------------------
+
+
+def _launch_with_a_running_playwright(sync_api):
+    """Chromium, launched by the sync Playwright another test module keeps running in this
+    thread, or None if there is none.
+
+    Only one sync Playwright can run in a thread (it owns the thread's event loop), and
+    tests/test_browser_panels.py keeps its own for the whole session. A session fixture in
+    tests/conftest.py shared by every module would make this look-up unnecessary."""
+    import asyncio
+    import gc
+
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return None  # no Playwright runs here
+    for candidate in gc.get_objects():
+        if isinstance(candidate, sync_api.Playwright):
+            try:
+                return candidate.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+            except Exception:  # noqa: BLE001 - one that has stopped: try the next
+                continue
+    return None
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    """One headless Chromium per test module, shared by its tests. Module-scoped, not session:
+    a sync Playwright kept by this fixture across modules would stop another module from
+    starting its own (see _launch_with_a_running_playwright); one that runs is reused instead."""
+    require_chromium()
+    sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    browser = _launch_with_a_running_playwright(sync_api)
+    if browser is not None:
+        yield browser
+        browser.close()
+        return
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def site_server(built_site):
+    server = StaticServer(built_site)
+    yield server
+    server.close()
+
+
+@pytest.fixture(scope="session")
+def subpath_server(built_site):
+    server = StaticServer(built_site, SUBPATH)
+    yield server
+    server.close()
+
+
+@pytest.fixture
+def visit(chromium):
+    """visit(url, allowed=None, **context_options) -> (page, watch), in a fresh context.
+
+    ``allowed(url) -> bool`` says which requests the page may make (default: the origin of
+    ``url`` for http pages, file:// for pages on disk). Every context is closed and its watch
+    checked when the test ends."""
+    opened = []
+
+    def open_(url: str, allowed: Callable[[str], bool] | None = None, **options):
+        if allowed is None:
+            allowed = only_files if urlsplit(url).scheme == "file" else same_origin(url)
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = chromium.new_context(**options)
+        watch = Watch(allowed)
+        watch.attach(context)
+        page = context.new_page()
+        watch.watch_page(page)
+        opened.append((context, watch))
+        page.goto(url)
+        return page, watch
+
+    yield open_
+    problems = []
+    for context, watch in opened:
+        context.close()
+        problems += watch.problems()
+    assert not problems, "\n".join(problems)

@@ -1,0 +1,145 @@
+"""The offline bundle as a reader gets it: `python -m build_tools.bundle SITE ZIP`, unzipped into a
+folder of the reader's choosing, opened from disk (file://), then served with
+`python -m http.server` for live mode.
+
+From disk: every baked panel hydrates and switches to exactly the baked numbers (another corpus's
+data arrives through a script tag); the page asks for nothing but file:// URLs; the live
+controls and the console say they need http and give the command that serves *this* folder.
+Served: live mode runs to a live result, with every request on the reader's own server.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+pytest.register_assert_rewrite("browser")
+from browser import PYODIDE_TIMEOUT_MS, REPO, module_page, python_http_server, site_pages, wait_hydrated  # noqa: E402
+
+pytest_plugins = ["browser"]
+
+FOLDER = "my scalecore"  # what a reader might call it: not "site", and with a space
+API = "api/attention/scale-guards"
+
+
+@pytest.fixture(scope="module")
+def bundle(built_site, tmp_path_factory):
+    """The bundle, made as the README says, and unzipped: (zip path, folder)."""
+    where = tmp_path_factory.mktemp("bundle")
+    archive = where / "scalecore-site.zip"
+    done = subprocess.run([sys.executable, "-m", "build_tools.bundle", str(built_site), str(archive)],
+                          cwd=REPO, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "http.server" in done.stdout, done.stdout
+    folder = where / FOLDER
+    with zipfile.ZipFile(archive) as opened:
+        assert opened.testzip() is None
+        names = opened.namelist()
+        assert "index.html" in names and not any(name.startswith(("/", "..")) for name in names)
+        opened.extractall(folder)
+    return archive, folder
+
+
+def _baked(folder, corpus: str, seed: int, guards: str) -> dict:
+    """A combination, found through the bundle's own manifest (never a path built by hand)."""
+    manifest = json.loads((folder / API / "index.json").read_text(encoding="utf-8"))
+    entry = manifest["combinations"][f"{corpus}/{seed}/{guards}"]["json"]
+    return json.loads((folder / API / entry["url"]).read_text(encoding="utf-8"))
+
+
+def _shows(page, panel, baked: dict) -> None:
+    """The panel shows these baked numbers: the heatmap's cells and the read-outs."""
+    opacities = panel.locator(".scalecore-heatmap__svg .scalecore-cell__fill").evaluate_all(
+        "cells => cells.map(c => +c.getAttribute('fill-opacity'))")
+    expected = [math.sqrt(w) for row in baked["weights"] for w in row]
+    assert len(opacities) == len(expected)
+    assert all(abs(a - b) < 1e-4 for a, b in zip(opacities, expected)), "the heatmap is not the baked one"
+    for key, value in baked["measures"].items():
+        readout = panel.locator(f"[data-measure={key}] .scalecore-readout__value")
+        if readout.count():
+            assert readout.text_content().startswith(page.evaluate("v => scalecore.util.fmt(v)", value)), key
+
+
+def test_the_bundle_holds_every_page(built_site, bundle):
+    _, folder = bundle
+    assert site_pages(folder) == site_pages(built_site)
+    assert (folder / API / "index.json").is_file() and (folder / API / "index.js").is_file()
+
+
+def test_from_disk_baked_panels_switch_to_the_baked_numbers(visit, built_site, bundle):
+    _, folder = bundle
+    module = module_page(built_site)
+    for page_name in site_pages(folder):  # every page loads from disk, its panels hydrate
+        page, watch = visit((folder / page_name).as_uri())
+        wait_hydrated(page)
+        assert all(url.startswith("file://") for url in watch.requests), watch.requests
+        page.context.close()
+
+    page, watch = visit((folder / module).as_uri())
+    assert page.evaluate("location.protocol") == "file:"
+    wait_hydrated(page)
+    free = page.get_by_role("switch", name="norm", disabled=False)
+    panel = page.locator(".scalecore-panel--scale-guards").filter(has=free).last
+    corpus = panel.get_by_label("Corpus").input_value()
+    guards = panel.get_attribute("data-scalecore-guards")
+    _shows(page, panel, _baked(folder, corpus, 0, guards))
+
+    panel.get_by_role("switch", name="norm").press("Space")
+    switched = panel.get_attribute("data-scalecore-guards")
+    assert switched != guards and "norm" in switched
+    _shows(page, panel, _baked(folder, corpus, 0, switched))
+
+    other = next(value for value in panel.get_by_label("Corpus").locator("option").evaluate_all(
+        "options => options.map(o => o.value)") if value != corpus)
+    panel.get_by_label("Corpus").select_option(other)  # its data.js, through a script tag
+    page.wait_for_function("([el, c]) => el.scalecorePanel.corpus === c", arg=[panel.element_handle(), other])
+    _shows(page, panel, _baked(folder, other, 0, switched))
+
+    assert watch.requests and all(url.startswith("file://") for url in watch.requests), \
+        [url for url in watch.requests if not url.startswith("file://")]
+
+
+def test_from_disk_the_live_parts_say_how_to_serve_this_folder(visit, built_site, bundle):
+    _, folder = bundle
+    page, watch = visit((folder / module_page(built_site)).as_uri())
+    wait_hydrated(page)
+    command = f'python3 -m http.server -d "{FOLDER}" 8000'
+    notes = []
+    guards = page.locator(".scalecore-panel--scale-guards").first
+    guards.get_by_role("button", name="Compute live").click()
+    notes.append(guards.locator(".scalecore-note--http"))
+    variance = page.locator(".scalecore-panel--variance")
+    variance.get_by_role("button", name="Any d, live").click()
+    notes.append(variance.locator(".scalecore-note--http"))
+    notes.append(page.locator(".scalecore-panel--console .scalecore-note--http"))
+    for note in notes:
+        text = " ".join(note.text_content().split())
+        assert "served over http" in text, text
+        assert command in text, f"the note does not give the command that serves {FOLDER!r}: {text}"
+        assert str(folder.parent) in text, text  # where to run it
+        assert "http://127.0.0.1:8000/" + module_page(built_site) in text, text
+    assert page.locator(".scalecore-panel--console textarea").count() == 0  # no editor that cannot run
+    assert all(url.startswith("file://") for url in watch.requests)
+
+
+def test_served_with_http_server_live_mode_runs(visit, built_site, bundle):
+    _, folder = bundle
+    process, url = python_http_server(folder)
+    try:
+        page, watch = visit(url + module_page(built_site))
+        wait_hydrated(page)
+        panel = page.locator(".scalecore-panel--scale-guards").first
+        panel.get_by_role("button", name="Compute live").click()
+        page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=panel.element_handle(),
+                               timeout=PYODIDE_TIMEOUT_MS)
+        assert panel.locator(".scalecore-badge").text_content() == "live"
+        assert any(request.endswith(".wasm") for request in watch.requests)
+        assert all(request.startswith(url) for request in watch.requests if not request.startswith(("data:", "blob:")))
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
