@@ -71,36 +71,49 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             for name, corpus in self.corpora.items()
         }
         self._check_shared_sentence()
+        self.files = self._bake()
+        self.files.update(self._embedding_tables())
+        self.files.update(assets.collect(self.root))
+        live = runtime.collect(self.root, self.cache) if self.config.live else runtime.Runtime({}, {})
+        self.files.update(live.files)
+        self.quotes = self._quote_tree()
+        self.manifest = self._manifest(live)
+        self.contents = {
+            MANIFEST: json.dumps(self.manifest, indent=1, ensure_ascii=False) + "\n",
+            MANIFEST_SCRIPT: bake.data_script("manifest", self.manifest),
+        }
+
+    def _bake(self) -> dict[str, Path]:
+        """The grid and the lessons, from the cache or baked now: site path -> file."""
         workers = self.config.workers or os.cpu_count() or 1
         grid = bake.bake_grid(list(self.corpora), self.config.seeds, self.tables, self.tokens,
                               self.config.sentence, self.config.d_k, self.config.vocabulary_size,
                               self.cache, workers, log)
         log.info(f"bake: {grid.units * 8} combinations ready in {grid.seconds:.1f} s "
                  f"({grid.cached}/{grid.units} units from the cache)")
-        self.files = dict(grid.files)
-        self.files.update(bake.bake_lessons(self.config.variance_dims, self.config.variance_samples, self.cache))
-        self.contents = {}
+        files = dict(grid.files)
+        files.update(bake.bake_lessons(self.config.variance_dims, self.config.variance_samples, self.cache))
+        return files
+
+    def _embedding_tables(self) -> dict[str, Path]:
+        """Each corpus's table in its compact form, for live mode."""
+        files = {}
         for name, table in self.tables.items():
             path = self.cache / "site" / f"{bake.EMBEDDINGS}/{name}.json"
             _write_if_changed(path, bake.dumps(table.to_json()))
-            self.files[f"{bake.EMBEDDINGS}/{name}.json"] = path
-        self.files.update(assets.collect(self.root))
-        self.quotes = self._quote_tree()
-        runtime_files = runtime.collect(self.root, self.cache, self.config.live) if self.config.live else {}
-        self.files.update(runtime_files.files if runtime_files else {})
-        manifest = build_manifest(
+            files[f"{bake.EMBEDDINGS}/{name}.json"] = path
+        return files
+
+    def _manifest(self, live: "runtime.Runtime") -> dict:
+        return build_manifest(
             version=scalecore.__version__,
             settings=dict(d_model=self.config.d_model, d_k=self.config.d_k, recipe=self.config.recipe,
                           vocabulary_size=self.config.vocabulary_size),
             sentence=self.config.sentence, tokens=self.tokens, seeds=self.config.seeds,
             corpora={name: {"title": c.title, "counts": c.counts(), "embeddings": f"{bake.EMBEDDINGS}/{name}.json"}
                      for name, c in self.corpora.items()},
-            files=self.files, runtime=runtime_files.manifest if runtime_files else {},
-            variance_dims=self.config.variance_dims,
+            files=self.files, runtime=live.manifest, variance_dims=self.config.variance_dims,
         )
-        self.manifest = manifest
-        self.contents[MANIFEST] = json.dumps(manifest, indent=1, ensure_ascii=False) + "\n"
-        self.contents[MANIFEST_SCRIPT] = bake.data_script("manifest", manifest)
 
     def read_baked(self, site_path: str):
         return json.loads(self.files[site_path].read_text(encoding="utf-8"))

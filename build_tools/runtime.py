@@ -28,7 +28,7 @@ def pyodide_folder(root: Path) -> Path:
     return root / "build_tools" / "node_modules" / "pyodide"
 
 
-def collect(root: Path, cache: Path, live: bool) -> Runtime:
+def collect(root: Path, cache: Path) -> Runtime:
     folder = pyodide_folder(root)
     missing = [name for name in PYODIDE_FILES if not (folder / name).is_file()]
     if missing:
