@@ -243,6 +243,36 @@ def block_after_front_matter(folder):
                         "'nrom': valid guards are norm, init, scale (joined by '+'), or 'none'"]
 
 
+def corpus_huge_line(folder):
+    text = folder / "corpora" / "tiny" / "text.txt"
+    text.write_text(text.read_text(encoding="utf-8") + "word " * 30000 + "\n", encoding="utf-8")
+    return [f"scalecore: {folder}/corpora/tiny/text.txt:4: line 4 is 150,000 characters long (the limit is "
+            "100,000). Fix: put one sentence per line; a line this long usually means the text lost its line "
+            "breaks (or the file is not text)."]
+
+
+def front_matter_bad_audience(folder):
+    page = folder / "docs" / "lesson.md"
+    page.write_text("---\ncode: T1.demo\ntitle: A lesson\ndescription: A lesson on guards.\n"
+                    "audience: [guest, gueest]\n---\n\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:5: key 'audience': 'gueest' is not one of guest, it-ml, "
+                        "language-pro (did you mean 'guest'?)"]
+
+
+def quote_unknown_path(folder):
+    lesson(folder, "Without the guards:", "Without the guards ({{ baked: tiny/9/none/mean_row_max }}):")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: {{ baked: tiny/9/none/mean_row_max }}: no value '9' under "
+                        "tiny; accepted here: 0, mean. Fix: quote a path such as kjv/0/init+scale/mean_row_max "
+                        "(see the authoring guide)."]
+
+
+def block_stray_closing_line(folder):
+    lesson(folder, "Without the guards:", "Without the guards:\n\n///")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:13: stray '///': no block is open, so there is nothing to "
+                        "close; a block opens with '/// <kind>' (the kinds are: console, scale-guards, self-check, "
+                        "softmax, variance)"]
+
+
 @dataclass(frozen=True)
 class Case:
     breaks: Callable[[Path], list[str]]
@@ -258,7 +288,8 @@ CASES = [Case(f) for f in (
     missing_text, empty_text, text_not_utf8, text_without_sentence, missing_metadata, metadata_not_toml,
     metadata_misspelt_key, counts_out_of_date, bad_corpus_folder_name,
     block_unknown_corpus, block_bad_guard, block_seed_not_baked, block_bad_yaml, block_unknown_kind,
-    block_unclosed, block_unknown_option, block_after_front_matter,
+    block_unclosed, block_unknown_option, block_after_front_matter, corpus_huge_line,
+    front_matter_bad_audience, quote_unknown_path, block_stray_closing_line,
 )]
 
 
