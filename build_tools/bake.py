@@ -76,9 +76,13 @@ class Unit:
         return f"scale-guards/{self.corpus}/{self.seed}"
 
 
-def unit_key(unit: Unit, table: EmbeddingTable, tokens: list[str], d_k: int, code: str) -> str:
-    table_id = hashlib.sha256(dumps(table.to_json()).encode()).hexdigest()
-    parts = [code, table_id, " ".join(tokens), str(unit.seed), str(d_k)]
+def table_id(table: EmbeddingTable) -> str:
+    """A hash of the table's content: the vocabulary and every vector, bit for bit."""
+    return hashlib.sha256(dumps(table.to_json()).encode()).hexdigest()
+
+
+def unit_key(unit: Unit, table_hash: str, tokens: list[str], d_k: int, code: str) -> str:
+    parts = [code, table_hash, " ".join(tokens), str(unit.seed), str(d_k)]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
 
 
@@ -174,10 +178,11 @@ def bake_grid(corpora: list[str], seeds: list[int], tables: dict[str, EmbeddingT
             shutil.rmtree(stale, ignore_errors=True)
     code = code_version()
     jobs, files, cached = [], {}, 0
+    table_hashes = {corpus: table_id(tables[corpus]) for corpus in corpora}
     for corpus in corpora:
         for seed in seeds:
             unit = Unit(corpus, seed)
-            target = root / unit_key(unit, tables[corpus], tokens, d_k, code)
+            target = root / unit_key(unit, table_hashes[corpus], tokens, d_k, code)
             for name in [f"{g}.{ext}" for g in GUARD_SET_NAMES for ext in ("json", "svg")] + ["data.js"]:
                 files[f"{unit.folder}/{name}"] = target / name
             if target.is_dir():
