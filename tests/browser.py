@@ -1,6 +1,6 @@
 """Shared Playwright helpers for the end-to-end tests: Chromium, a static server, request watchers.
 
-Used as a pytest plugin by the tests that need it (``pytest_plugins = ["browser"]``), so the
+Registered as a pytest plugin in tests/conftest.py (``pytest_plugins = ["browser"]``), so the
 fixtures here are shared by all of them (the servers for the session, Chromium per module):
 
     chromium          a headless Chromium (Debian's /usr/bin/chromium; never `playwright install`)

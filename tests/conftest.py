@@ -2,6 +2,8 @@
 
 import pytest
 
+pytest_plugins = ["browser"]  # the shared Chromium fixture (tests/browser.py)
+
 from scalecore.corpus import load_corpus
 
 TOML = """title = "{title}"

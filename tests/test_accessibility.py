@@ -19,7 +19,6 @@ import pytest
 pytest.register_assert_rewrite("browser")
 from browser import AXE, docs_pages, module_page, page_url, wait_hydrated
 
-pytest_plugins = ["browser"]
 
 PAGES = docs_pages()
 BLOCKING = ("serious", "critical")

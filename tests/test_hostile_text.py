@@ -24,7 +24,6 @@ pytest.register_assert_rewrite("browser")
 from browser import PYODIDE_TIMEOUT_MS, StaticServer, module_page, page_url, wait_hydrated  # noqa: E402
 from sites import build, copy_site, edit  # noqa: E402
 
-pytest_plugins = ["browser"]
 
 SCRIPT = "<script>window.pwned=1</script>"
 IMG = '<img src=x onerror="window.pwned=2">'

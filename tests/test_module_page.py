@@ -345,9 +345,6 @@ def test_module_keys_need_a_code_and_messages_carry_the_line():
 # (c) in Chromium
 # --------------------------------------------------------------------------------------------
 
-CHROMIUM = Path("/usr/bin/chromium")
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 CALLOUTS = {"guest": ".admonition.guest", "it-ml": ".admonition.practitioner",
             "language-pro": ".admonition.linguist"}
 
@@ -382,47 +379,6 @@ def base_url(built_site):
     yield f"http://127.0.0.1:{server.server_address[1]}/"
     server.shutdown()
     server.server_close()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    if not CHROMIUM.is_file():
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"browser tests cannot run in CI: {CHROMIUM} is missing", pytrace=False)
-        pytest.skip(f"{CHROMIUM} is missing")
-    sync_api = pytest.importorskip("playwright.sync_api")
-    browser = _launch_with_a_running_playwright(sync_api)
-    if browser is not None:
-        yield browser
-        browser.close()
-        return
-    with sync_api.sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield browser
-        browser.close()
-
-
-def _launch_with_a_running_playwright(sync_api):
-    """Our browser, launched by the sync Playwright another test module keeps running, or None.
-
-    Only one sync Playwright can run in a thread (it owns the thread's event loop), and
-    tests/test_browser_panels.py keeps one for the whole session. (A browser fixture shared in
-    tests/conftest.py would make this unnecessary.)
-    """
-    import asyncio
-    import gc
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return None  # no Playwright runs here: the caller starts its own
-    for candidate in gc.get_objects():
-        if isinstance(candidate, sync_api.Playwright):
-            try:
-                return candidate.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            except Exception:  # noqa: BLE001 - one that has stopped: try the next
-                continue
-    return None
 
 
 @pytest.fixture

@@ -21,7 +21,6 @@ import pytest
 pytest.register_assert_rewrite("browser")
 from browser import PYODIDE_TIMEOUT_MS, REPO, module_page, python_http_server, site_pages, wait_hydrated  # noqa: E402
 
-pytest_plugins = ["browser"]
 
 FOLDER = "my scalecore"  # what a reader might call it: not "site", and with a space
 API = "api/attention/scale-guards"

@@ -27,7 +27,6 @@ pytest.register_assert_rewrite("browser")
 from browser import (PYODIDE_TIMEOUT_MS, SUBPATH, docs_pages, effective_background, module_page, page_url,
                      site_pages, wait_hydrated)
 
-pytest_plugins = ["browser"]
 
 PAGES = docs_pages()
 # emulated prefers-color-scheme -> (Material's scheme, the palette toggle's title, the other scheme)
