@@ -172,7 +172,7 @@ def main() -> None:
     print(f"  scalecore, cold cache         {cold:7.2f} s   (workers: 0, one per core)")
     print(f"\n  warm / plain   {warm / plain_time:6.2f}")
     print(f"  cold / plain   {cold / plain_time:6.2f}")
-    print(f"\nbake on a cold cache (the plugin's own timing of the grid):")
+    print("\nbake on a cold cache (the plugin's own timing of the grid):")
     print(f"  workers: 1          {bake_serial:7.2f} s   (whole build {cold_serial:.2f} s)")
     print(f"  workers: 0 ({os.cpu_count()} cores) {bake_parallel:7.2f} s   (whole build {cold:.2f} s)")
     print(f"  parallel speed-up  {bake_serial / bake_parallel:6.2f} x  (whole build {cold_serial / cold:.2f} x)")

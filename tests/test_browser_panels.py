@@ -127,13 +127,10 @@ def module(built_site) -> str:
     pytest.fail("no page of the site has every kind of panel")
 
 
-@pytest.fixture(scope="session")
-def browser():
-    _require_chromium()
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-        yield chromium
-        chromium.close()
+@pytest.fixture(scope="module")
+def browser(chromium):
+    """The shared headless Chromium (tests/browser.py)."""
+    return chromium
 
 
 class Watch:

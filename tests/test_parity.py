@@ -2,7 +2,6 @@
 
 import json
 
-import pytest
 
 from pyodide_node import core_wheel, run_in_pyodide  # noqa: F401  (core_wheel is a fixture)
 
