@@ -14,6 +14,7 @@ import os
 import subprocess
 from pathlib import Path
 
+import jinja2
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
@@ -21,6 +22,7 @@ from mkdocs.structure.files import File, InclusionLevel
 import scalecore
 from build_tools import assets, bake, runtime
 from build_tools.quotes import QuoteError, expand_quotes, namespace
+from build_tools.blocks.base import use_template_cache
 from build_tools.config import ScalecoreConfig
 from build_tools.corpora import load_for_build
 from build_tools.module_meta import check_module_meta
@@ -56,6 +58,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         except (CorpusError, ValueError) as error:
             raise PluginError(f"scalecore: {error}") from None
         assets.register(config, self.root)
+        use_template_cache(self.cache / "templates")
         if self.command == "build" and not self.staged:
             self.staged = StagedSite(config.site_dir)
             config.site_dir = self.staged.begin()
@@ -151,6 +154,13 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             files.append(File.generated(config, site_path, content=text, inclusion=InclusionLevel.NOT_IN_NAV))
         return files
 
+    def on_env(self, env, config, files):
+        """Keep the theme's compiled templates in the cache: a warm rebuild skips compiling
+        Material's templates again (a third of a plain build's time here)."""
+        if self.config.enabled:
+            env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(_folder(self.cache / "templates")))
+        return env
+
     @event_priority(50)  # before other plugins see the markdown: they get plain HTML blocks
     def on_page_markdown(self, markdown, page, config, files):
         if not self.config.enabled:
@@ -215,6 +225,11 @@ def _default_source_date_epoch(root: Path) -> None:
     except (OSError, subprocess.SubprocessError):
         stamp = ""
     os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01
+
+
+def _folder(path: Path) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    return path
 
 
 def _write_if_changed(path: Path, text: str) -> None:

@@ -95,6 +95,13 @@ _environment = jinja2.Environment(
 _environment.filters["num"] = lambda value, spec=".3g": format(value, spec)
 
 
+def use_template_cache(folder) -> None:
+    """Keep the panels' compiled templates in ``folder`` across builds (jinja2 checks each
+    template's source, so an edited template is compiled again)."""
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    _environment.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
+
+
 def slug(text: str) -> str:
     """'docs/lessons/softmax.md' -> 'docs-lessons-softmax' (stable ids for panels)."""
     return re.sub(r"[^a-z0-9]+", "-", re.sub(r"\.md$", "", text.lower())).strip("-") or "page"
