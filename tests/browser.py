@@ -1,7 +1,7 @@
 """Shared Playwright helpers for the end-to-end tests: Chromium, a static server, request watchers.
 
 Registered as a pytest plugin in tests/conftest.py (``pytest_plugins = ["browser"]``), so the
-fixtures here are shared by all of them (the servers for the session, Chromium per module):
+fixtures here are shared by all of them (the servers and Chromium, one each for the session):
 
     chromium          a headless Chromium (Debian's /usr/bin/chromium; never `playwright install`)
     site_server       the real site (conftest's ``built_site``) served at http://127.0.0.1:<port>/
@@ -288,41 +288,12 @@ def effective_background(locator) -> str:
 # --------------------------------------------------------------------------------------------
 
 
-def _launch_with_a_running_playwright(sync_api):
-    """Chromium, launched by the sync Playwright another test module keeps running in this
-    thread, or None if there is none.
-
-    Only one sync Playwright can run in a thread (it owns the thread's event loop), and
-    tests/test_browser_panels.py keeps its own for the whole session. A session fixture in
-    tests/conftest.py shared by every module would make this look-up unnecessary."""
-    import asyncio
-    import gc
-
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return None  # no Playwright runs here
-    for candidate in gc.get_objects():
-        if isinstance(candidate, sync_api.Playwright):
-            try:
-                return candidate.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
-            except Exception:  # noqa: BLE001 - one that has stopped: try the next
-                continue
-    return None
-
-
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chromium():
-    """One headless Chromium per test module, shared by its tests. Module-scoped, not session:
-    a sync Playwright kept by this fixture across modules would stop another module from
-    starting its own (see _launch_with_a_running_playwright); one that runs is reused instead."""
+    """One headless Chromium for the whole session, shared by every test module. Only one sync
+    Playwright can run in a thread, so no test starts its own: they all use this one."""
     require_chromium()
     sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
-    browser = _launch_with_a_running_playwright(sync_api)
-    if browser is not None:
-        yield browser
-        browser.close()
-        return
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
         yield browser
