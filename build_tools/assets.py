@@ -6,6 +6,9 @@ and is copied into the site, so a page makes no request to another host (and wor
 
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
+
+NODE_MODULES = Path(__file__).parent / "node_modules"  # npm ci --prefix build_tools
 OWN = Path(__file__).parent / "assets"  # panels: plain JS modules and CSS
 OWN_SITE = "assets/scalecore"
 KATEX_SITE = "assets/katex"
@@ -15,8 +18,9 @@ SCRIPTS = (f"{KATEX_SITE}/katex.min.js", f"{KATEX_SITE}/contrib/auto-render.min.
            f"{OWN_SITE}/panels.js")
 
 
-def katex_folder(root: Path) -> Path:
-    return root / "build_tools" / "node_modules" / "katex" / "dist"
+def katex_folder(root: Path | None = None) -> Path:
+    """KaTeX, from the plugin's own npm packages (whichever site is being built)."""
+    return NODE_MODULES / "katex" / "dist"
 
 
 def collect(root: Path) -> dict[str, Path]:
@@ -33,8 +37,17 @@ def collect(root: Path) -> dict[str, Path]:
 
 def register(config, root: Path) -> None:
     """Add our styles and scripts to every page (once, even if on_config runs again on serve).
-    KaTeX only when its npm package is there to be copied: never a link to a missing file."""
+
+    Math is typeset by KaTeX, copied from its npm package: a site that uses math
+    (pymdownx.arithmatex) without the package would show raw TeX, so that is an error.
+    """
     katex = katex_folder(root).is_dir()
+    if not katex and "pymdownx.arithmatex" in config.markdown_extensions:
+        raise PluginError(
+            f"scalecore: the pages use math (pymdownx.arithmatex), but KaTeX is missing from {katex_folder(root)}, "
+            "so every formula would show as raw TeX. Fix: run 'npm ci --prefix build_tools' "
+            "(bash build_tools/dev.sh build does it)."
+        )
     for css in CSS if katex else CSS[1:]:
         if css not in config.extra_css:
             config.extra_css.append(css)

@@ -7,16 +7,15 @@ opened from file://, where fetch is blocked but a classic script tag still loads
 Each unit's files live in the cache under a key that hashes everything they depend on: the
 embedding table's identity, the tokens, the seed, d_k and the code (every module of the core and
 of the bake). A unit is written to a temporary folder and renamed into place, so a build killed
-halfway leaves either a complete unit or a temporary folder that the next build removes: the cache
-can always be trusted. A temporary folder carries its process id, so builds that share a cache (a
-test run beside ``mkdocs serve``) never write into or remove each other's. Units run in parallel,
-one process per core.
+halfway leaves either a complete unit or a temporary folder that the next build removes, and every
+unit is checked against the hashes recorded when it was written before it is used (see
+build_tools/cache.py): the cache can always be trusted. Units run in parallel, one process per
+core; the workers die with the build.
 """
 
 import hashlib
 import json
 import os
-import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
@@ -25,6 +24,8 @@ from pathlib import Path
 from importlib.metadata import version
 
 import scalecore
+from build_tools import cache
+from build_tools.processes import die_with_parent
 from scalecore.embeddings import EmbeddingTable
 from scalecore.experiment import report, run_all
 from scalecore.guards import all_guard_sets
@@ -105,58 +106,22 @@ def combination(table: EmbeddingTable, tokens, sentence: str, result, vocabulary
 
 
 def bake_unit(job: dict) -> str:
-    """Compute and write one unit into a temporary folder, then rename it into place (a worker)."""
+    """Compute and write one unit into a cache entry (a worker)."""
     from build_tools.figures import heatmap_svg
 
     target = Path(job["target"])
-    temporary = _temporary(target)
-    temporary.mkdir(parents=True)
     table = EmbeddingTable.from_json(job["table"])
     tokens, seed = job["tokens"], job["seed"]
     everything = {}
-    for guards, result in run_all(table, tokens, seed, job["d_k"]).items():
-        data = combination(table, tokens, job["sentence"], result, job["vocabulary_size"])
-        everything[guards] = data
-        (temporary / f"{guards}.json").write_text(dumps(data), encoding="utf-8")
-        title = f"{table.corpus}, seed {seed}, guards: {guards}"
-        (temporary / f"{guards}.svg").write_bytes(heatmap_svg(tokens, data["weights"], data["measures"], title))
-    (temporary / "data.js").write_text(data_script(job["data_key"], everything), encoding="utf-8")
-    _publish(temporary, target)
+    with cache.writing(target) as folder:
+        for guards, result in run_all(table, tokens, seed, job["d_k"]).items():
+            data = combination(table, tokens, job["sentence"], result, job["vocabulary_size"])
+            everything[guards] = data
+            (folder / f"{guards}.json").write_text(dumps(data), encoding="utf-8")
+            title = f"{table.corpus}, seed {seed}, guards: {guards}"
+            (folder / f"{guards}.svg").write_bytes(heatmap_svg(tokens, data["weights"], data["measures"], title))
+        (folder / "data.js").write_text(data_script(job["data_key"], everything), encoding="utf-8")
     return str(target)
-
-
-def _temporary(target: Path) -> Path:
-    """A fresh folder beside ``target`` that only this process writes."""
-    temporary = target.with_name(f".tmp-{target.name}-{os.getpid()}")
-    shutil.rmtree(temporary, ignore_errors=True)
-    return temporary
-
-
-def _publish(temporary: Path, target: Path) -> None:
-    """Rename a finished folder into place; if another build got there first, keep theirs."""
-    try:
-        temporary.rename(target)
-    except OSError:
-        if not target.is_dir():
-            raise
-        shutil.rmtree(temporary, ignore_errors=True)
-
-
-def _abandoned(temporary: Path) -> bool:
-    """A temporary folder whose process is gone (a killed build): never trusted, removed."""
-    pid = temporary.name.rsplit("-", 1)[-1]
-    if not pid.isdigit():
-        return True
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:  # alive, another user's
-        return False
-    try:  # Linux: a killed process that nobody has reaped yet (a zombie) is gone too
-        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0] == "Z"
-    except (OSError, IndexError):
-        return False
 
 
 @dataclass
@@ -173,9 +138,7 @@ def bake_grid(corpora: list[str], seeds: list[int], tables: dict[str, EmbeddingT
     started = time.monotonic()
     root = Path(cache_dir) / "bake"
     root.mkdir(parents=True, exist_ok=True)
-    for stale in root.glob(".tmp-*"):  # left by a build that was killed: never trusted
-        if _abandoned(stale):
-            shutil.rmtree(stale, ignore_errors=True)
+    cache.remove_abandoned(root)
     code = code_version()
     jobs, files, cached = [], {}, 0
     table_hashes = {corpus: table_id(tables[corpus]) for corpus in corpora}
@@ -185,7 +148,7 @@ def bake_grid(corpora: list[str], seeds: list[int], tables: dict[str, EmbeddingT
             target = root / unit_key(unit, table_hashes[corpus], tokens, d_k, code)
             for name in [f"{g}.{ext}" for g in GUARD_SET_NAMES for ext in ("json", "svg")] + ["data.js"]:
                 files[f"{unit.folder}/{name}"] = target / name
-            if target.is_dir():
+            if cache.usable(target, log):
                 cached += 1
                 continue
             jobs.append(dict(target=str(target), table=tables[corpus].to_json(), tokens=tokens, seed=seed,
@@ -203,7 +166,7 @@ def _run(jobs, workers, total, cached, started, log):
         results = map(bake_unit, jobs)
         pool = None
     else:
-        pool = ProcessPoolExecutor(max_workers=workers)
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),))
         results = pool.map(bake_unit, jobs)
     try:
         for _ in results:
@@ -249,32 +212,31 @@ def softmax_data() -> dict:
     return {"schema": SCHEMA.format("softmax"), "examples": examples, "sweep": sweep}
 
 
-def bake_lessons(dims: list[int], samples: int, cache_dir: Path) -> dict[str, Path]:
+def bake_lessons(dims: list[int], samples: int, cache_dir: Path, log) -> dict[str, Path]:
     """The variance and softmax lessons' data and figures, cached like a unit."""
     key = hashlib.sha256(f"{code_version()}\0{dims}\0{samples}".encode()).hexdigest()[:32]
     target = Path(cache_dir) / "bake" / f"lessons-{key}"
     names = ["index.json", "index.js"] + [f"d-{d}.svg" for d in dims]
     files = {f"{VARIANCE}/{name}": target / "variance" / name for name in names}
     files.update({f"{SOFTMAX}/{name}": target / "softmax" / name for name in ("index.json", "index.js")})
-    if target.is_dir():
+    if cache.usable(target, log):
         return files
     from build_tools.figures import histogram_svg  # matplotlib: imported only when baking
 
-    temporary = _temporary(target)
-    (temporary / "variance").mkdir(parents=True)
-    (temporary / "softmax").mkdir(parents=True)
-    variance = variance_data(dims, samples)
-    (temporary / "variance" / "index.json").write_text(dumps(variance), encoding="utf-8")
-    (temporary / "variance" / "index.js").write_text(data_script("variance", variance), encoding="utf-8")
-    for row in variance["dims"]:
-        raw = row["raw"]
-        width = (raw["high"] - raw["low"]) / len(raw["counts"])
-        edges = [raw["low"] + i * width for i in range(len(raw["counts"]) + 1)]
-        title = f"q . k for d = {row['d']}: variance {raw['variance']:.3g}"
-        svg = histogram_svg(edges, raw["counts"], title, "q . k")
-        (temporary / "variance" / f"d-{row['d']}.svg").write_bytes(svg)
-    data = softmax_data()
-    (temporary / "softmax" / "index.json").write_text(dumps(data), encoding="utf-8")
-    (temporary / "softmax" / "index.js").write_text(data_script("softmax", data), encoding="utf-8")
-    _publish(temporary, target)
+    with cache.writing(target) as folder:
+        (folder / "variance").mkdir()
+        (folder / "softmax").mkdir()
+        variance = variance_data(dims, samples)
+        (folder / "variance" / "index.json").write_text(dumps(variance), encoding="utf-8")
+        (folder / "variance" / "index.js").write_text(data_script("variance", variance), encoding="utf-8")
+        for row in variance["dims"]:
+            raw = row["raw"]
+            width = (raw["high"] - raw["low"]) / len(raw["counts"])
+            edges = [raw["low"] + i * width for i in range(len(raw["counts"]) + 1)]
+            title = f"q . k for d = {row['d']}: variance {raw['variance']:.3g}"
+            svg = histogram_svg(edges, raw["counts"], title, "q . k")
+            (folder / "variance" / f"d-{row['d']}.svg").write_bytes(svg)
+        data = softmax_data()
+        (folder / "softmax" / "index.json").write_text(dumps(data), encoding="utf-8")
+        (folder / "softmax" / "index.js").write_text(data_script("softmax", data), encoding="utf-8")
     return files

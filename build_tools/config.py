@@ -6,13 +6,14 @@ a typo such as ``seed:`` would otherwise bake the defaults without a word.
 """
 
 import difflib
+import re
 from pathlib import Path
 
 import yaml
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
-from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE, CorpusError, find_corpora, tokenise
+from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE, CorpusError, find_corpora, is_valid_name, tokenise
 from scalecore.embeddings import DEFAULT_RECIPE, RECIPES
 from scalecore.experiment import Settings
 
@@ -90,16 +91,14 @@ class ScalecoreConfig(base.Config):
                    "point corpora_dir (relative to mkdocs.yml) at the folder that holds one sub-folder per "
                    "corpus, e.g. corpora_dir: corpora.")
             return
+        shown = _shown_path(folder)
         try:
             available = find_corpora(folder)
         except CorpusError:  # a badly named corpus folder: the plugin reports it with its own fix
             return
         for name in self.corpora:
             if name not in available:
-                listing = ", ".join(available) or "(none)"
-                yield ("corpora", f"no corpus named {name!r} in {folder}.",
-                       f"list only corpora that exist there ({listing}), or create {folder / name}/ "
-                       "with a text.txt and a corpus.toml.")
+                yield "corpora", f"no corpus named {name!r} in {shown}.", _missing_corpus_fix(name, available, shown)
 
     def where(self, key: str) -> str:
         """``mkdocs.yml:line`` of an option, for messages (the file alone if no line is found)."""
@@ -109,6 +108,29 @@ class ScalecoreConfig(base.Config):
 
     def _error(self, key: str, problem: str, fix: str) -> c.ValidationError:
         return c.ValidationError(f"{self.where(key)}: {problem.rstrip('.')}. Fix: {fix}")
+
+
+def _shown_path(folder: Path) -> Path:
+    """A folder as a reader can use it in a command: absolute, and never with '..' in it."""
+    return folder.resolve()
+
+
+def _missing_corpus_fix(name: str, available: dict, folder: Path) -> str:
+    """What to do about a listed corpus that is not there: the likely typo, or how to add it
+    (with a name the loader accepts)."""
+    listing = ", ".join(available) or "(none)"
+    close = difflib.get_close_matches(name.lower(), available, n=1)
+    if close:
+        return f"did you mean {close[0]!r}? The corpora there are: {listing}."
+    if not is_valid_name(name):
+        return (f"corpus names use lower-case letters, digits and '-' only; list one of {listing}, or "
+                f"create {folder / _suggested_name(name)}/ with a text.txt and a corpus.toml and list "
+                f"{_suggested_name(name)!r}.")
+    return f"list only corpora that exist there ({listing}), or create {folder / name}/ with a text.txt and a corpus.toml."
+
+
+def _suggested_name(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "my-corpus"
 
 
 def _fix(key: str, option) -> str:

@@ -9,12 +9,11 @@ text only if something asks for the sentences (learning embeddings after a cache
 
 import functools
 import hashlib
-import json
 from pathlib import Path
 
 import scalecore.corpus as corpus_module
 from scalecore.corpus import METADATA_FILE, TEXT_FILE, find_corpora, load_corpora, load_corpus
-from scalecore.embeddings import write_atomically
+from build_tools.cache import read_record, write_record
 
 
 class KnownCorpus:
@@ -45,7 +44,7 @@ def _loader_version() -> str:
     return hashlib.sha256(Path(corpus_module.__file__).read_bytes()).hexdigest()
 
 
-def load_for_build(root: Path, names: list[str] | None, cache_dir: Path) -> dict:
+def load_for_build(root: Path, names: list[str] | None, cache_dir: Path, log) -> dict:
     """``names`` (all when empty) as corpora, from the verification record when the content is known."""
     available = find_corpora(root)
     wanted = list(dict.fromkeys(names)) if names else list(available)
@@ -62,10 +61,11 @@ def load_for_build(root: Path, names: list[str] | None, cache_dir: Path) -> dict
         digest = hashlib.sha256(text.read_bytes() + metadata.read_bytes()).hexdigest()
         key = hashlib.sha256(f"{digest}\0{loader}".encode()).hexdigest()[:32]
         record = Path(cache_dir) / "corpora" / f"{name}-{key}.json"
-        if record.is_file():
-            result[name] = KnownCorpus(folder, name, digest, json.loads(record.read_text(encoding="utf-8")))
+        facts = read_record(record, log)
+        if facts is not None:
+            result[name] = KnownCorpus(folder, name, digest, facts)
             continue
         corpus = load_corpus(folder)
-        write_atomically(record, json.dumps({"title": corpus.title, "counts": corpus.counts()}, sort_keys=True))
+        write_record(record, {"title": corpus.title, "counts": corpus.counts()})
         result[name] = corpus
     return result

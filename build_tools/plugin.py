@@ -14,13 +14,13 @@ import os
 import subprocess
 from pathlib import Path
 
-import jinja2
-from mkdocs.exceptions import PluginError
+from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, runtime
+from build_tools import assets, bake, disk, runtime
+from build_tools.cache import template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
 from build_tools.config import ScalecoreConfig
@@ -49,14 +49,21 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def on_config(self, config):
         if not self.config.enabled:
             return
+        try:
+            return self._configure(config)
+        except OSError as error:
+            raise PluginError(disk.explain(error, "preparing the build")) from None
+
+    def _configure(self, config):
         self.root = Path(config.config_file_path or ".").resolve().parent
         self.cache = self.root / self.config.cache_dir
         _default_source_date_epoch(self.root)
         try:
-            self.corpora = load_for_build(self.root / self.config.corpora_dir, self.config.corpora, self.cache)
+            self.corpora = load_for_build(self.root / self.config.corpora_dir, self.config.corpora, self.cache, log)
             self.tokens = sentence_tokens(self.config.sentence)
         except (CorpusError, ValueError) as error:
             raise PluginError(f"scalecore: {error}") from None
+        self._warn_about_outside_corpora()
         assets.register(config, self.root)
         use_template_cache(self.cache / "templates")
         if self.command == "build" and not self.staged:
@@ -68,9 +75,28 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def on_pre_build(self, config):
         if not self.config.enabled:
             return
+        try:
+            self._prepare()
+        except OSError as error:
+            raise PluginError(disk.explain(error, f"writing the cache ({self.cache})")) from None
+        if self.staged:
+            try:
+                disk.check_room(self.staged.staging, self._site_bytes())
+            except OSError as error:
+                raise PluginError(disk.explain(error, "staging the new site")) from None
+
+    def _site_bytes(self) -> int:
+        """What the staged site will take: as much as the published one, or at least our files."""
+        ours = sum(path.stat().st_size for path in self.files.values())
+        return max(disk.folder_bytes(self.staged.final), ours + sum(len(t.encode()) for t in self.contents.values()))
+
+    def _prepare(self):
+        def damaged(message):
+            log.info(f"cache: {message}")
+
         self.tables = {
             name: cached_embeddings(corpus, self.config.d_model, self.cache, self.config.recipe,
-                                    self.config.vocabulary_size)
+                                    self.config.vocabulary_size, on_damage=damaged)
             for name, corpus in self.corpora.items()
         }
         self._check_shared_sentence()
@@ -95,7 +121,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         log.info(f"bake: {grid.units * 8} combinations ready in {grid.seconds:.1f} s "
                  f"({grid.cached}/{grid.units} units from the cache)")
         files = dict(grid.files)
-        files.update(bake.bake_lessons(self.config.variance_dims, self.config.variance_samples, self.cache))
+        files.update(bake.bake_lessons(self.config.variance_dims, self.config.variance_samples, self.cache, log))
         return files
 
     def _embedding_tables(self) -> dict[str, Path]:
@@ -158,7 +184,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         """Keep the theme's compiled templates in the cache: a warm rebuild skips compiling
         Material's templates again (a third of a plain build's time here)."""
         if self.config.enabled:
-            env.bytecode_cache = jinja2.FileSystemBytecodeCache(str(_folder(self.cache / "templates")))
+            env.bytecode_cache = template_cache(self.cache / "templates")
         return env
 
     @event_priority(50)  # before other plugins see the markdown: they get plain HTML blocks
@@ -206,6 +232,24 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.staged:
             self.staged.discard()
             self.staged = None
+        if isinstance(error, OSError):  # MkDocs' own writes (pages, theme files) into the staging folder
+            log.error(disk.explain(error, "writing the site").removeprefix("scalecore: "))
+            raise Abort("Aborted with a disk error.")
+
+    def _warn_about_outside_corpora(self):
+        """A corpus folder (or its text) that links outside the site's folder and corpora_dir is
+        baked and published like any other: say where it really comes from."""
+        inside = [self.root.resolve(), (self.root / self.config.corpora_dir).resolve()]
+        for name, corpus in self.corpora.items():
+            folder = Path(corpus.path)
+            for path in (folder, folder / "text.txt", folder / "corpus.toml"):
+                target = path.resolve()
+                if path.is_symlink() or path == folder:
+                    if not any(target == top or top in target.parents for top in inside):
+                        log.warning(f"the corpus {name!r} ({path}) links to {target}, outside "
+                                    f"{self.root}: that text is baked and published with this site. If that is "
+                                    "not meant, copy the corpus into corpora_dir instead of linking it.")
+                        break
 
     def on_shutdown(self):
         if self.staged:  # strict-mode abort after on_post_build: keep the previous site
@@ -225,11 +269,6 @@ def _default_source_date_epoch(root: Path) -> None:
     except (OSError, subprocess.SubprocessError):
         stamp = ""
     os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01
-
-
-def _folder(path: Path) -> Path:
-    path.mkdir(parents=True, exist_ok=True)
-    return path
 
 
 def _write_if_changed(path: Path, text: str) -> None:

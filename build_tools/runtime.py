@@ -11,6 +11,7 @@ from pathlib import Path
 
 from mkdocs.exceptions import PluginError
 
+import scalecore
 from build_tools.wheel import build_wheel
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
@@ -24,8 +25,11 @@ class Runtime:
     manifest: dict[str, str]  # manifest key -> site path
 
 
-def pyodide_folder(root: Path) -> Path:
-    return root / "build_tools" / "node_modules" / "pyodide"
+def pyodide_folder(root: Path | None = None) -> Path:
+    """Pyodide, from the plugin's own npm packages (whichever site is being built)."""
+    from build_tools.assets import NODE_MODULES
+
+    return NODE_MODULES / "pyodide"
 
 
 def collect(root: Path, cache: Path) -> Runtime:
@@ -38,7 +42,7 @@ def collect(root: Path, cache: Path) -> Runtime:
             "or set 'live: false' for the scalecore plugin in mkdocs.yml."
         )
     files = {f"{PYODIDE_SITE}/{name}": folder / name for name in PYODIDE_FILES}
-    wheel = build_wheel(root / "scalecore", cache / "wheel")
+    wheel = build_wheel(Path(scalecore.__file__).parent, cache / "wheel")
     files[f"{WHEEL_SITE}/{wheel.name}"] = wheel
     return Runtime(files=files, manifest={"core_wheel": f"{WHEEL_SITE}/{wheel.name}",
                                           "pyodide": f"{PYODIDE_SITE}/pyodide.mjs"})

@@ -42,6 +42,7 @@ import argparse
 import ast
 import base64
 import hashlib
+import io
 import os
 import re
 import sys
@@ -199,22 +200,29 @@ def build_wheel(source_dir: Path, out_dir: Path) -> Path:
     entries.append((f"{dist_info}/RECORD", ("\n".join(record_lines) + "\n").encode("utf-8")))
 
     out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     target = out_dir / f"{DIST_NAME}-{version}-{WHEEL_TAG}.whl"
     stamp = zip_timestamp()
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, data in entries:
+            info = zipfile.ZipInfo(name, date_time=stamp)
+            info.compress_type = COMPRESSION
+            info.create_system = 3  # Unix, whatever the build machine
+            info.external_attr = FILE_MODE
+            archive.writestr(info, data, compress_type=COMPRESSION, compresslevel=COMPRESS_LEVEL)
+    wheel = buffer.getvalue()
+    try:
+        if target.read_bytes() == wheel:
+            return target  # unchanged: nothing written (a read-only cache is fine)
+    except OSError:
+        pass
 
     # Write beside the target and rename, so a reader never sees half a wheel.
+    out_dir.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=".wheel-", suffix=".tmp", dir=out_dir)
-    os.close(fd)
     try:
-        with zipfile.ZipFile(tmp_name, "w") as archive:
-            for name, data in entries:
-                info = zipfile.ZipInfo(name, date_time=stamp)
-                info.compress_type = COMPRESSION
-                info.create_system = 3  # Unix, whatever the build machine
-                info.external_attr = FILE_MODE
-                archive.writestr(info, data, compress_type=COMPRESSION,
-                                 compresslevel=COMPRESS_LEVEL)
+        with os.fdopen(fd, "wb") as stream:
+            stream.write(wheel)
         os.chmod(tmp_name, 0o644)
         os.replace(tmp_name, target)
     except BaseException:

@@ -109,6 +109,8 @@ TEXT_FILE = "text.txt"
 METADATA_FILE = "corpus.toml"
 
 _NAME = re.compile(r"[a-z0-9-]+")
+# Control characters other than tab and line ends: in a text they are damage, not words.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _REQUIRED_KEYS = ("title", "source", "licence", "extraction")
 _OPTIONAL_KEYS = ("description",)
 _COUNT_KEYS = ("sentences", "tokens", "vocabulary")
@@ -480,6 +482,19 @@ def _read_text(path: pathlib.Path, data: bytes) -> tuple[tuple[str, ...], ...]:
             None,
             "the text is empty.",
             "write the corpus text in this file, one sentence per line.",
+        )
+    control = _CONTROL.search(text)
+    if control:
+        number = text.count("\n", 0, control.start()) + 1
+        column = control.start() - (text.rfind("\n", 0, control.start()) + 1) + 1
+        code = ord(control[0])
+        raise CorpusError(
+            path,
+            number,
+            f"line {number}, column {column} holds the control character U+{code:04X}"
+            f"{' (NUL)' if code == 0 else ''}, which is not text: it would split the word around it.",
+            "remove it (for example: tr -d '\\000-\\010\\013\\014\\016-\\037' < text.txt > clean.txt); "
+            "a file full of them is not a text file.",
         )
     if len(text) > MAX_LINE_LENGTH:  # cheap test first: only a long text can hold a long line
         for number, line in enumerate(text.split("\n"), start=1):

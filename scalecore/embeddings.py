@@ -203,20 +203,39 @@ def cached_embeddings(
     recipe: str = DEFAULT_RECIPE,
     vocabulary_size: int = VOCABULARY_SIZE,
     window: int = WINDOW,
+    on_damage=None,
 ) -> EmbeddingTable:
-    """The table from the cache, or learned and stored there (atomically: a killed build never
-    leaves a half-written file that a later build would trust)."""
+    """The table from the cache, or learned and stored there.
+
+    The file is written atomically (a killed build never leaves half of it) and carries the
+    sha256 of its own content, checked on every read: a changed digit is a damaged entry, which
+    is relearned (and reported to ``on_damage(message)`` when given), never used.
+    """
     check_recipe(recipe)
     key = cache_key(corpus, d_model, recipe, vocabulary_size, window)
     path = Path(cache_dir) / "embeddings" / f"{corpus.name}-{key[:24]}.json"
     if path.exists():
-        try:
-            return EmbeddingTable.from_json(json.loads(path.read_text(encoding="utf-8")))
-        except (ValueError, KeyError, struct.error):
-            pass  # a damaged entry is relearned and replaced
+        table = _read_checked(path)
+        if table is not None:
+            return table
+        if on_damage is not None:
+            on_damage(f"the cached embedding table {path.name} is damaged; it will be learned again.")
     table = learn_embeddings(corpus, d_model, recipe, vocabulary_size, window)
-    write_atomically(path, json.dumps(table.to_json(), sort_keys=True))
+    body = json.dumps(table.to_json(), sort_keys=True)
+    write_atomically(path, json.dumps({"sha256": hashlib.sha256(body.encode()).hexdigest(), "table": table.to_json()},
+                                      sort_keys=True))
     return table
+
+
+def _read_checked(path: Path) -> "EmbeddingTable | None":
+    try:
+        wrapper = json.loads(path.read_text(encoding="utf-8"))
+        body = json.dumps(wrapper["table"], sort_keys=True)
+        if hashlib.sha256(body.encode()).hexdigest() != wrapper["sha256"]:
+            return None
+        return EmbeddingTable.from_json(wrapper["table"])
+    except (OSError, ValueError, KeyError, TypeError, struct.error):
+        return None
 
 
 def write_atomically(path: Path, text: str) -> None:

@@ -57,6 +57,24 @@ def unknown_corpus_name(folder):
         f"that exist there (small, tiny), or create {folder}/corpora/nope/ with a text.txt and a corpus.toml."))
 
 
+def upper_case_corpus_name(folder):
+    """A name the loader would reject is never suggested: the likely typo is."""
+    set_option(folder, "corpora: [tiny, small]", "corpora: [Tiny, small]")
+    return plugin_option(folder, "corpora", (
+        f"{yml(folder, 'corpora:')}: no corpus named 'Tiny' in {folder}/corpora. Fix: did you mean 'tiny'? "
+        "The corpora there are: small, tiny."))
+
+
+def unknown_corpus_under_a_relative_folder(folder):
+    """The fix names a real path a reader can create, with no '..' in it."""
+    add_option(folder, "corpora_dir: docs/../corpora")
+    set_option(folder, "corpora: [tiny, small]", "corpora: [tiny, Extra_Texts]")
+    return plugin_option(folder, "corpora", (
+        f"{yml(folder, 'corpora:')}: no corpus named 'Extra_Texts' in {folder}/corpora. Fix: corpus names use "
+        "lower-case letters, digits and '-' only; list one of small, tiny, or create "
+        f"{folder}/corpora/extra-texts/ with a text.txt and a corpus.toml and list 'extra-texts'."))
+
+
 def negative_seed(folder):
     set_option(folder, "seeds: [0]", "seeds: [0, -1]")
     return plugin_option(folder, "seeds", (
@@ -251,6 +269,15 @@ def corpus_huge_line(folder):
             "breaks (or the file is not text)."]
 
 
+def corpus_nul_byte(folder):
+    text = folder / "corpora" / "tiny" / "text.txt"
+    text.write_bytes(text.read_bytes().replace(b"The sun rose", b"The s\x00un rose", 1))
+    return [f"scalecore: {folder}/corpora/tiny/text.txt:2: line 2, column 6 holds the control character U+0000 "
+            "(NUL), which is not text: it would split the word around it. Fix: remove it (for example: "
+            "tr -d '\\000-\\010\\013\\014\\016-\\037' < text.txt > clean.txt); a file full of them is not a "
+            "text file."]
+
+
 def front_matter_bad_audience(folder):
     page = folder / "docs" / "lesson.md"
     page.write_text("---\ncode: T1.demo\ntitle: A lesson\ndescription: A lesson on guards.\n"
@@ -283,13 +310,13 @@ class Case:
 
 
 CASES = [Case(f) for f in (
-    unknown_corpus_name, negative_seed, text_seed, repeated_seed, zero_d_k, unknown_recipe, unknown_option,
+    unknown_corpus_name, upper_case_corpus_name, unknown_corpus_under_a_relative_folder, negative_seed, text_seed, repeated_seed, zero_d_k, unknown_recipe, unknown_option,
     missing_corpora_folder, sentence_without_words, shared_word_missing_from_a_corpus,
     missing_text, empty_text, text_not_utf8, text_without_sentence, missing_metadata, metadata_not_toml,
     metadata_misspelt_key, counts_out_of_date, bad_corpus_folder_name,
     block_unknown_corpus, block_bad_guard, block_seed_not_baked, block_bad_yaml, block_unknown_kind,
     block_unclosed, block_unknown_option, block_after_front_matter, corpus_huge_line,
-    front_matter_bad_audience, quote_unknown_path, block_stray_closing_line,
+    front_matter_bad_audience, quote_unknown_path, block_stray_closing_line, corpus_nul_byte,
 )]
 
 
@@ -342,7 +369,7 @@ def test_a_bad_input_fails_with_its_message_and_changes_nothing(case, outcomes):
     assert result.errors == outcome.expected, result.describe()
     assert "Aborted with a" in result.stdout, result.describe()
     assert _snapshot(outcome.folder) == outcome.before, "the failed build changed the previous site or the cache"
-    assert not (outcome.folder / ".site.partial").exists()
+    assert not list(outcome.folder.glob(".site.partial*"))
 
 
 def test_there_are_enough_cases():

@@ -119,6 +119,20 @@ def test_a_damaged_cache_entry_is_relearned(make_corpus, tmp_path):
     assert cached_embeddings(corpus, 4, tmp_path / "cache") == table
 
 
+def test_a_cache_entry_with_one_changed_digit_is_reported_and_relearned(make_corpus, tmp_path):
+    corpus = make_corpus("demo", TEXT)
+    table = cached_embeddings(corpus, 4, tmp_path / "cache")
+    [entry] = (tmp_path / "cache" / "embeddings").iterdir()
+    text = entry.read_text()
+    assert '"the"' in text
+    entry.write_text(text.replace('"the"', '"thy"', 1))  # still valid JSON, one word changed
+    reports = []
+    assert cached_embeddings(corpus, 4, tmp_path / "cache", on_damage=reports.append) == table
+    assert reports == [f"the cached embedding table {entry.name} is damaged; it will be learned again."]
+    assert cached_embeddings(corpus, 4, tmp_path / "cache", on_damage=reports.append) == table
+    assert len(reports) == 1, "the relearned entry is trusted again"
+
+
 BLOCK_NUMPY = """
 import sys
 class Block:

@@ -98,8 +98,9 @@ _environment.filters["num"] = lambda value, spec=".3g": format(value, spec)
 def use_template_cache(folder) -> None:
     """Keep the panels' compiled templates in ``folder`` across builds (jinja2 checks each
     template's source, so an edited template is compiled again)."""
-    Path(folder).mkdir(parents=True, exist_ok=True)
-    _environment.bytecode_cache = jinja2.FileSystemBytecodeCache(str(folder))
+    from build_tools.cache import template_cache
+
+    _environment.bytecode_cache = template_cache(Path(folder))
 
 
 def slug(text: str) -> str:

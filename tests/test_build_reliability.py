@@ -1,0 +1,273 @@
+"""Nothing lost, nothing forged: builds at once, a cache that cannot lie, disks that fail, builds
+that are killed, and inputs that used to be accepted without a word.
+
+Every build is a real ``mkdocs build`` in a subprocess, in a copy of the fixture site after one
+clean build (``cold``). Disk faults are injected by tests/faults.py (see why there).
+"""
+
+import fcntl
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from build_tools.processes import process_is_gone
+from sites import CACHE, Build, build, build_command, copy_site, edit, environment, tree
+
+FAULTS = Path(__file__).resolve().parent / "faults.py"
+UNITS = "api/attention/scale-guards"
+
+
+def succeeded(result: Build) -> Build:
+    assert result.returncode == 0, result.describe()
+    assert "Traceback" not in result.stderr
+    return result
+
+
+def failed_plainly(result: Build) -> Build:
+    """Exit 1, one ERROR line from us, no traceback."""
+    assert result.returncode == 1, result.describe()
+    assert "Traceback" not in result.stderr + result.stdout, result.describe()
+    return result
+
+
+@pytest.fixture(scope="module")
+def cold(tmp_path_factory):
+    folder = copy_site(tmp_path_factory.mktemp("cold") / "base")
+    succeeded(build(folder))
+    return folder, tree(folder / "site")
+
+
+@pytest.fixture
+def site(cold, tmp_path):
+    """A copy of the cold build (sources, site and cache)."""
+    return copy_site(tmp_path / "base", source=cold[0])
+
+
+def with_faults(folder: Path, *options: str, env=None) -> Build:
+    done = subprocess.run([sys.executable, str(FAULTS), *options, "--"], cwd=folder, env=env or environment(),
+                          capture_output=True, text=True, timeout=600)
+    return Build(done.returncode, done.stdout, done.stderr)
+
+
+def unit_entries(folder: Path) -> list[Path]:
+    return sorted(p for p in (folder / CACHE / "bake").iterdir() if not p.name.startswith(("lessons-", ".")))
+
+
+# --------------------------------------------------------------------------------------------
+# Two builds at once
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_build_while_another_holds_the_site_stops_naming_it_and_changes_nothing(cold, site):
+    with open(site / ".site.lock", "a+") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        lock.seek(0)
+        lock.truncate()
+        lock.write("4242\n")
+        lock.flush()
+        result = failed_plainly(build(site))
+    assert result.errors == [
+        f"scalecore: another build is writing {site / 'site'} (pid 4242); nothing was changed. Fix: wait for it "
+        "to finish and build again, or build into another folder (mkdocs build -d DIR)."
+    ], result.describe()
+    assert tree(site / "site") == cold[1]
+    assert not list(site.glob(".site.partial*"))
+
+
+def test_two_builds_at_once_leave_one_complete_site(cold, site):
+    (site / "docs" / "index.md").write_text("# Home\n\nBuilt twice at once.\n", encoding="utf-8")
+    processes = [subprocess.Popen(build_command(), cwd=site, env=environment(), stdout=subprocess.PIPE,
+                                  stderr=subprocess.PIPE, text=True) for _ in range(2)]
+    results = []
+    for process in processes:
+        out, err = process.communicate(timeout=600)
+        results.append(Build(process.returncode, out, err))
+    for result in results:
+        assert "Traceback" not in result.stderr, result.describe()
+        if result.returncode:
+            assert any("another build is writing" in line for line in result.errors), result.describe()
+    assert any(result.returncode == 0 for result in results)
+    clean = copy_site(site.parent.parent / "clean" / "base", source=site)
+    succeeded(build(clean))
+    assert tree(site / "site") == tree(clean / "site"), "the published site is not one complete build"
+    assert not list(site.glob(".site.partial*")) and not list(site.glob(".site.previous*"))
+
+
+# --------------------------------------------------------------------------------------------
+# A cache that cannot lie
+# --------------------------------------------------------------------------------------------
+
+
+def _change_a_digit(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    match = re.search(r'"mean_row_max":(\d)\.(\d)', text)
+    digit = match[2]
+    other = "9" if digit != "9" else "1"
+    path.write_text(text[: match.start(2)] + other + text[match.end(2):], encoding="utf-8")
+    json.loads(path.read_text(encoding="utf-8"))  # still valid JSON: only the number lies
+
+
+TAMPERING = {
+    "one digit": lambda entry: _change_a_digit(entry / "none.json"),
+    "invalid json": lambda entry: (entry / "init.json").write_bytes(b"\xff\xfe{not json"),
+    "broken data.js": lambda entry: (entry / "data.js").write_text("(globalThis.scalecoreData", encoding="utf-8"),
+    "a missing figure": lambda entry: (entry / "scale.svg").unlink(),
+    "no record": lambda entry: (entry / ".entry.json").unlink(),
+}
+
+
+@pytest.mark.parametrize("how", TAMPERING)
+def test_a_tampered_cache_entry_is_reported_and_baked_again(cold, site, how):
+    entry = unit_entries(site)[0]
+    TAMPERING[how](entry)
+    result = succeeded(build(site))
+    reports = [line for line in result.lines("INFO") if "cache:" in line]
+    assert len(reports) == 1 and reports[0].startswith(f"scalecore: cache: the entry {entry.name} is damaged ("), \
+        result.describe()
+    assert reports[0].endswith("); it will be rebuilt."), reports
+    assert tree(site / "site") == cold[1], "the site must show the true numbers"
+    succeeded_again = succeeded(build(site))
+    assert not [line for line in succeeded_again.lines("INFO") if "cache:" in line]
+
+
+def test_the_site_shows_the_true_number_after_a_digit_was_changed_in_the_cache(cold, site):
+    entry = unit_entries(site)[0]
+    before = (entry / "none.json").read_text(encoding="utf-8")
+    _change_a_digit(entry / "none.json")
+    succeeded(build(site))
+    corpus, seed = json.loads(before)["corpus"], json.loads(before)["seed"]
+    assert (site / "site" / UNITS / corpus / str(seed) / "none.json").read_text(encoding="utf-8") == before
+
+
+def test_a_tampered_corpus_record_and_embedding_table_are_rebuilt(cold, site):
+    [record] = [p for p in (site / CACHE / "corpora").iterdir() if p.name.startswith("tiny-")]
+    record.write_text(record.read_text(encoding="utf-8").replace('"sentences": ', '"sentences": 1'), encoding="utf-8")
+    [table] = [p for p in (site / CACHE / "embeddings").iterdir() if p.name.startswith("tiny-")]
+    table.write_text(table.read_text(encoding="utf-8").replace('"the"', '"thy"', 1), encoding="utf-8")
+    result = succeeded(build(site))
+    reports = [line for line in result.lines("INFO") if "cache:" in line]
+    assert reports == [f"scalecore: cache: the record {record.name} is damaged; it will be rebuilt.",
+                       f"scalecore: cache: the cached embedding table {table.name} is damaged; it will be learned again."]
+    assert tree(site / "site") == cold[1]
+
+
+# --------------------------------------------------------------------------------------------
+# Disks that fail
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_read_only_cache_with_nothing_to_rebuild_builds(cold, site):
+    result = succeeded(with_faults(site, "--read-only", str(site / CACHE)))
+    assert tree(site / "site") == cold[1]
+
+
+def test_a_full_disk_while_baking_is_one_line_and_leaves_no_temporary_folder(cold, site):
+    edit(site / "mkdocs.yml", "seeds: [0]", "seeds: [0, 1]")  # two new units to bake
+    result = failed_plainly(with_faults(site, "--full", str(site / CACHE / "bake")))
+    [error] = result.errors
+    assert error.startswith(f"scalecore: no space left on the device holding {site / CACHE / 'bake'}/"), error
+    assert f"while writing the cache ({site / CACHE})" in error and "Fix: free some space there" in error, error
+    assert tree(site / "site") == cold[1]
+    assert not list((site / CACHE / "bake").glob(".tmp-*"))
+
+
+def test_a_full_disk_while_writing_pages_is_one_line_and_keeps_the_previous_site(cold, site):
+    (site / "docs" / "index.md").write_text("# Home\n\nA new line.\n", encoding="utf-8")
+    staging = site / f".site.partial-"  # the prefix: every build stages into its own folder
+    result = failed_plainly(with_faults(site, "--full", f"{staging}*"))
+    [error] = result.errors[-1:]
+    assert re.match(rf"scalecore: no space left on the device holding {re.escape(str(staging))}\d+/", error), \
+        result.describe()
+    assert "while writing the site" in error
+    assert tree(site / "site") == cold[1]
+    assert not list(site.glob(".site.partial*"))
+
+
+def test_a_disk_too_small_for_a_second_copy_of_the_site_stops_before_writing_it(cold, site, tmp_path):
+    patch = tmp_path / "tiny_disk.py"  # shutil.disk_usage says 1 MB free
+    patch.write_text("import collections, shutil\n"
+                     "Usage = collections.namedtuple('Usage', 'total used free')\n"
+                     "shutil.disk_usage = lambda path: Usage(10 << 20, 9 << 20, 1 << 20)\n", encoding="utf-8")
+    env = environment(PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-c", "import tiny_disk, sys; from mkdocs.__main__ import cli; "
+                             "sys.argv = ['mkdocs', 'build']; cli()"], cwd=site, env=env, capture_output=True,
+                            text=True, timeout=600)
+    outcome = failed_plainly(Build(result.returncode, result.stdout, result.stderr))
+    [error] = outcome.errors
+    assert re.match(r"scalecore: no space left on the device holding .*\.site\.partial-\d+ while staging the new "
+                    r"site \([\d,]+ MB needed, 1 MB free\)\. Fix: ", error), error
+    assert tree(site / "site") == cold[1]
+    assert not list(site.glob(".site.partial*"))
+
+
+# --------------------------------------------------------------------------------------------
+# A killed build
+# --------------------------------------------------------------------------------------------
+
+
+def _children(pid: int) -> set[int]:
+    found = set()
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        found.update(int(child) for child in (task / "children").read_text().split())
+    return found
+
+
+def test_killing_the_build_kills_its_bake_workers(site):
+    edit(site / "mkdocs.yml", "seeds: [0]", "seeds: [0, 1, 2, 3, 4, 5]\n      workers: 2")
+    process = subprocess.Popen(build_command(), cwd=site, env=environment(), stdout=subprocess.DEVNULL,
+                               stderr=subprocess.PIPE, text=True)
+    workers = set()
+    try:
+        for line in process.stderr:
+            if re.search(r"scalecore: bake: \d+ units of 8 guard sets; \d+ from the cache, [1-9]", line):
+                deadline = time.monotonic() + 30
+                while len(workers) < 2 and time.monotonic() < deadline:
+                    workers = _children(process.pid)
+                    time.sleep(0.02)
+                break
+        assert len(workers) == 2, f"expected two bake workers, saw {workers}"
+        process.send_signal(signal.SIGKILL)  # the build alone: no clean-up code runs
+        process.wait(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+        process.stderr.close()
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and not all(process_is_gone(str(pid)) for pid in workers):
+        time.sleep(0.05)
+    assert all(process_is_gone(str(pid)) for pid in workers), "bake workers outlived the killed build"
+
+
+# --------------------------------------------------------------------------------------------
+# Inputs that used to pass without a word
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_corpus_linked_from_outside_the_site_is_named_in_a_warning(cold, site, tmp_path):
+    outside = tmp_path / "elsewhere" / "small"
+    outside.parent.mkdir(parents=True)
+    (site / "corpora" / "small").rename(outside)
+    (site / "corpora" / "small").symlink_to(outside, target_is_directory=True)
+    result = build(site)
+    assert result.lines("WARNING")[:1] == [
+        f"scalecore: the corpus 'small' ({site / 'corpora' / 'small'}) links to {outside}, outside {site}: that "
+        "text is baked and published with this site. If that is not meant, copy the corpus into corpora_dir "
+        "instead of linking it."], result.describe()
+
+
+def test_math_without_katex_is_an_error_not_raw_tex(cold, site, tmp_path):
+    edit(site / "mkdocs.yml", "  - pymdownx.superfences", "  - pymdownx.superfences\n  - pymdownx.arithmatex:\n"
+                                                          "      generic: true")
+    result = failed_plainly(with_faults(site, "--set", f"build_tools.assets:NODE_MODULES={tmp_path / 'none'}"))
+    assert result.errors == [
+        f"scalecore: the pages use math (pymdownx.arithmatex), but KaTeX is missing from "
+        f"{tmp_path / 'none' / 'katex' / 'dist'}, so every formula would show as raw TeX. Fix: run "
+        "'npm ci --prefix build_tools' (bash build_tools/dev.sh build does it)."], result.describe()
+    assert tree(site / "site") == cold[1]
