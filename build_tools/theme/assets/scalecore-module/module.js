@@ -6,6 +6,10 @@
  *
  * Everything is kept in this browser's localStorage (keys "scalecore.audience",
  * "scalecore.selfchecks.<code>", "scalecore.notes.<code>") and nothing is sent anywhere.
+ * A note is never lost without the reader being told: notes open in two tabs follow each other
+ * (storage events), and when both tabs changed them the reader chooses which text to keep (or
+ * both, merged); a save the browser refuses (storage full, or not allowed) is reported, with
+ * an export at hand, until a later save succeeds; a file that is not UTF-8 text is not imported.
  * A classic script, no framework, no modules: it works from file:// too. Under Material's
  * instant navigation the page body is swapped without a reload, so it runs again on every page
  * through window.document$; it does nothing on pages without a module header. The reader's
@@ -27,6 +31,21 @@
     }
   }
 
+  // Why the browser refused a write: "full" (this site's share of storage is used up) or
+  // "denied" (no local storage here: blocked by a setting, a sandbox, a private mode...).
+  function refusal(error) {
+    var name = error && error.name;
+    var code = error && error.code;
+    return name === "QuotaExceededError" || name === "NS_ERROR_DOM_QUOTA_REACHED" || code === 22 ||
+      code === 1014 ? "full" : "denied";
+  }
+
+  var REFUSALS = {
+    full: "this browser\u2019s storage for this site is full",
+    denied: "this browser does not allow local storage here"
+  };
+
+  // Null once kept, else why not ("full" or "denied").
   function save(key, value) {
     try {
       if (value === null) {
@@ -34,9 +53,9 @@
       } else {
         window.localStorage.setItem(PREFIX + key, value);
       }
-      return true;
+      return null;
     } catch (error) {
-      return false;
+      return refusal(error);
     }
   }
 
@@ -72,6 +91,7 @@
     }
     var inputs = group.querySelectorAll('input[name="scalecore-audience"]');
     var status = group.querySelector("[data-scalecore-audience-status]");
+    var problem = group.querySelector("[data-scalecore-audience-problem]");
 
     function apply(value) {
       var shown = 0;
@@ -111,8 +131,12 @@
     each(inputs, function (input) {
       input.addEventListener("change", function () {
         if (input.checked) {
-          save("audience", input.value);
+          var refused = save("audience", input.value);
           apply(input.value);
+          if (problem) {
+            problem.textContent = refused ? "This choice applies to this page only: it could not be kept " +
+              "for the next pages, because " + REFUSALS[refused] + "." : "";
+          }
         }
       });
     });
@@ -199,30 +223,261 @@
 
   /* ---------------------------------------------------------------- notes */
 
+  // The text of a file if it is text: UTF-8 (or UTF-16 with its byte order mark), without the
+  // control characters that only binary files hold; null otherwise.
+  function decodeText(buffer) {
+    var bytes = new Uint8Array(buffer);
+    var encoding = "utf-8";
+    if (bytes[0] === 0xff && bytes[1] === 0xfe) {
+      encoding = "utf-16le";
+    } else if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+      encoding = "utf-16be";
+    }
+    var text;
+    try {
+      text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
+    } catch (error) {
+      return null; // not valid in that encoding (or no TextDecoder): not text we can read
+    }
+    return /[\u0000-\u0008\u000b\u000e-\u001f\ufffe\uffff]/.test(text) ? null : text;
+  }
+
+  // Two texts in one that loses no line of either: the lines both start and end with, and
+  // between them this tab's lines, then the other tab's.
+  function merge(mine, theirs) {
+    if (!mine.trim() || theirs.indexOf(mine) >= 0) {
+      return theirs;
+    }
+    if (!theirs.trim() || mine.indexOf(theirs) >= 0) {
+      return mine;
+    }
+    var a = mine.split("\n");
+    var b = theirs.split("\n");
+    var start = 0;
+    while (start < a.length && start < b.length && a[start] === b[start]) {
+      start += 1;
+    }
+    var end = 0;
+    while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) {
+      end += 1;
+    }
+    return a.slice(0, a.length - end).concat(b.slice(start, b.length - end), a.slice(a.length - end)).join("\n");
+  }
+
+  // The notes on screen. Instant navigation swaps pages without a reload, so the window's
+  // listeners are added once and always speak to the notes of the page shown now.
+  var shownNotes = null;
+  var listening = false;
+
+  function listen() {
+    if (listening) {
+      return;
+    }
+    listening = true;
+    function live() {
+      return shownNotes && document.body.contains(shownNotes.section) ? shownNotes : null;
+    }
+    window.addEventListener("storage", function (event) {
+      var notes = live();
+      if (notes) {
+        notes.storageChanged(event);
+      }
+    });
+    // A tab back from the back-forward cache, or shown again, may have missed storage events.
+    function recheck() {
+      var notes = live();
+      if (notes && !document.hidden) {
+        notes.recheck();
+      }
+    }
+    window.addEventListener("pageshow", recheck);
+    document.addEventListener("visibilitychange", recheck);
+    window.addEventListener("beforeunload", function (event) {
+      var notes = live();
+      if (notes && notes.unsaved()) { // the browser asks the reader before the text is lost
+        event.preventDefault();
+        event.returnValue = "";
+      }
+    });
+  }
+
   function setUpNotes(section, code, title) {
+    shownNotes = null;
     if (!section) {
       return;
     }
     var key = "notes." + code;
+    var storageKey = PREFIX + key;
     var area = section.querySelector("[data-scalecore-notes-text]");
     var status = section.querySelector("[data-scalecore-notes-status]");
     var file = section.querySelector("[data-scalecore-notes-file]");
+    var box = section.querySelector("[data-scalecore-notes-alert]");
+    var alertText = section.querySelector("[data-scalecore-notes-alert-text]");
+    var alertExport = section.querySelector("[data-scalecore-notes-alert-export]");
+    var choice = section.querySelector("[data-scalecore-notes-conflict]");
+    var otherSlot = section.querySelector("[data-scalecore-notes-other-slot]");
+    var otherArea = null; // added while the reader chooses, so the page has one notes textbox otherwise
     var heading = "# My notes on " + title + " (" + code + ")\n";
     var fileName = "scalecore-notes-" + code.replace(/[^A-Za-z0-9._-]+/g, "-") + ".md";
+
+    var base = "";        // the text this tab last read from storage or wrote to it
+    var unsaved = false;  // the text on screen is not in storage (a save failed, or a choice waits)
+    var other = null;     // while the reader chooses: the other tab's text
+    var refused = null;   // while saves fail: why ("full" or "denied")
 
     function say(message) {
       status.textContent = message;
     }
 
-    area.value = load(key) || "";
-    area.addEventListener("input", function () {
-      if (!save(key, area.value)) {
-        say("Your notes could not be saved: this browser does not allow local storage here. " +
-            "Export them to keep them.");
+    // What storage holds for these notes now ("" for nothing); undefined if it cannot be read.
+    function stored() {
+      try {
+        var value = window.localStorage.getItem(storageKey);
+        return value === null ? "" : value;
+      } catch (error) {
+        return undefined;
       }
-    });
+    }
 
-    section.querySelector("[data-scalecore-notes-export]").addEventListener("click", function () {
+    function render() {
+      var message = "";
+      if (other !== null) {
+        message = "These notes changed in another tab while you wrote here. Keep which? " +
+          "Nothing is saved until you choose.";
+      } else if (refused) {
+        message = "Your notes could not be saved: " + REFUSALS[refused] + ". Export them to keep a copy" +
+          (refused === "full" ? "; they are saved again as soon as there is room." : ".");
+      }
+      if (alertText.textContent !== message) { // the same words again are not announced again
+        alertText.textContent = message;
+      }
+      box.setAttribute("data-scalecore-state", other !== null ? "conflict" : refused || "none");
+      choice.hidden = other === null;
+      if (other === null && otherArea) {
+        otherArea.remove();
+        otherArea = null;
+      }
+      alertExport.hidden = other !== null || !refused;
+    }
+
+    function commit(text) {
+      var why = save(key, text);
+      if (why) {
+        unsaved = true;
+        if (refused !== why) {
+          refused = why;
+          render();
+        }
+        return false;
+      }
+      base = text;
+      unsaved = false;
+      if (refused) {
+        refused = null;
+        render();
+        say("Saved: your notes are kept in this browser again.");
+      }
+      return true;
+    }
+
+    function showOther(theirs) {
+      if (!otherArea) {
+        otherArea = document.createElement("textarea");
+        otherArea.id = "scalecore-notes-other";
+        otherArea.className = "scalecore-notes__text scalecore-notes__other";
+        otherArea.rows = 5;
+        otherArea.readOnly = true;
+        otherSlot.appendChild(otherArea);
+      }
+      otherArea.value = theirs;
+    }
+
+    function ask(theirs) {
+      other = theirs;
+      showOther(theirs);
+      unsaved = true;
+      say("");
+      render();
+    }
+
+    // Keep what is on screen, unless another tab saved since this one last did (its storage
+    // event may not have arrived yet): then the reader chooses.
+    function keep() {
+      if (other !== null) {
+        unsaved = true;
+        return false;
+      }
+      var now = stored();
+      if (now !== undefined && now !== base && now !== area.value) {
+        ask(now);
+        return false;
+      }
+      return commit(area.value);
+    }
+
+    // Another tab wrote ``now``.
+    function otherTabWrote(now) {
+      if (now === undefined) {
+        return;
+      }
+      if (other !== null) { // still choosing: show the other tab's latest text
+        if (now === area.value) {
+          other = null;
+          base = now;
+          unsaved = false;
+          render();
+          say("Both tabs now hold the same text.");
+        } else {
+          other = now;
+          showOther(now);
+        }
+        return;
+      }
+      if (now === area.value) {
+        base = now;
+        if (unsaved) {
+          unsaved = false;
+          refused = null;
+          render();
+        }
+        return;
+      }
+      if (now === base) {
+        return;
+      }
+      if (!unsaved && area.value === base) { // nothing of this tab's own is lost: follow it
+        var focused = document.activeElement === area;
+        var start = area.selectionStart;
+        var end = area.selectionEnd;
+        area.value = now;
+        base = now;
+        if (focused) {
+          area.setSelectionRange(Math.min(start, now.length), Math.min(end, now.length));
+        }
+        say("Updated: these notes were changed in another tab.");
+        return;
+      }
+      ask(now);
+    }
+
+    function resolve(which) {
+      if (other === null) {
+        return;
+      }
+      var theirs = other;
+      var text = which === "mine" ? area.value : which === "other" ? theirs : merge(area.value, theirs);
+      other = null;
+      area.value = text;
+      render();
+      area.focus();
+      if (commit(text)) {
+        say(which === "mine" ? "Kept this tab's text; the other tab's text was replaced." :
+          which === "other" ? "Kept the other tab's text; this tab's text was replaced." :
+          "Kept both: this tab's lines first, then the other tab's.");
+      }
+    }
+
+    function exportNotes() {
       var text = heading + "\n" + area.value;
       var url = URL.createObjectURL(new Blob([text], { type: "text/markdown;charset=utf-8" }));
       var link = document.createElement("a");
@@ -236,7 +491,24 @@
         URL.revokeObjectURL(url);
       }, 10000);
       say("Exported as " + fileName + ".");
+    }
+
+    var first = stored();
+    base = first === undefined ? "" : first;
+    area.value = base;
+    if (first === undefined) {
+      refused = "denied";
+    }
+    render();
+
+    area.addEventListener("input", keep);
+    each(section.querySelectorAll("[data-scalecore-notes-keep]"), function (button) {
+      button.addEventListener("click", function () {
+        resolve(button.getAttribute("data-scalecore-notes-keep"));
+      });
     });
+    section.querySelector("[data-scalecore-notes-export]").addEventListener("click", exportNotes);
+    alertExport.addEventListener("click", exportNotes);
 
     section.querySelector("[data-scalecore-notes-import]").addEventListener("click", function () {
       file.value = "";
@@ -247,13 +519,22 @@
       if (!chosen) {
         return;
       }
+      if (other !== null) {
+        say("Choose which text to keep first; nothing was imported.");
+        return;
+      }
       if (chosen.size > NOTES_LIMIT * 4) {
         say(chosen.name + " is too large for notes (over 1 MB); nothing was imported.");
         return;
       }
       var reader = new FileReader();
       reader.onload = function () {
-        var text = String(reader.result).replace(/^\ufeff/, "").replace(/\r\n?/g, "\n");
+        var text = decodeText(reader.result);
+        if (text === null) {
+          say(chosen.name + " is not a UTF-8 text file (such as a .md file); nothing was imported.");
+          return;
+        }
+        text = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n");
         if (text.indexOf(heading) === 0) { // our own export: its heading is not part of the notes
           text = text.slice(heading.length).replace(/^\n/, "");
         }
@@ -267,14 +548,42 @@
           return;
         }
         area.value = text;
-        var kept = save(key, text);
-        say("Imported " + chosen.name + "." + (kept ? "" : " It could not be saved in this browser."));
+        keep();
+        say("Imported " + chosen.name + ".");
       };
       reader.onerror = function () {
         say(chosen.name + " could not be read; nothing was imported.");
       };
-      reader.readAsText(chosen);
+      reader.readAsArrayBuffer(chosen);
     });
+
+    shownNotes = {
+      section: section,
+      unsaved: function () {
+        return unsaved;
+      },
+      storageChanged: function (event) {
+        try {
+          if (event.storageArea && event.storageArea !== window.localStorage) {
+            return; // sessionStorage
+          }
+        } catch (error) {
+          return;
+        }
+        if (event.key === storageKey || event.key === null) { // null: another tab cleared storage
+          otherTabWrote(event.key === null ? stored() : event.newValue === null ? "" : event.newValue);
+        } else if (refused === "full" && other === null) {
+          keep(); // another key changed: there may be room now
+        }
+      },
+      recheck: function () {
+        var now = stored();
+        if (now !== base) {
+          otherTabWrote(now);
+        }
+      }
+    };
+    listen();
     section.hidden = false;
   }
 
