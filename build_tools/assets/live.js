@@ -35,6 +35,19 @@ function runtimeConfig(manifest) {
   };
 }
 
+/* The worker speaks to the page only through a MessageChannel port handed over with the init
+   message; the worker keeps its end out of Python's reach (worker-sandbox.js). Anything on the
+   worker's own channel (self.postMessage, which console code can call) is not the site's and is
+   ignored. Returns the page's end, which also carries the requests. */
+function privateChannel(worker, init, onMessage, onBroken) {
+  const { port1, port2 } = new MessageChannel();
+  port1.onmessage = (event) => onMessage(event.data);
+  port1.onmessageerror = onBroken;
+  worker.onmessage = null;
+  worker.postMessage({ ...init, port: port2 }, [port2]);
+  return port1;
+}
+
 class LiveClient {
   constructor(config) {
     this.config = config;
@@ -60,14 +73,16 @@ class LiveClient {
       this.settleReady = { resolve, reject };
     });
     this.readyPromise.catch(() => {}); // reported to whoever awaits ready(); never "unhandled"
-    worker.onmessage = (event) => this.receive(worker, event.data, started);
     worker.onerror = (event) => {
       event.preventDefault();
+      // After ready, only Python runs there: an error event then is not the site's message.
+      if (worker === this.worker && this.progress.stage === "ready") return;
       this.fail(worker, new Error("the Python worker failed" + (event.message ? ": " + event.message : "") +
         (event.filename ? " (" + event.filename + ":" + event.lineno + ")" : "")));
     };
-    worker.onmessageerror = () => this.fail(worker, new Error("the Python worker sent a message the page cannot read"));
-    worker.postMessage({ type: "init", payload: { ...this.config, interrupt: this.interrupt ? this.interrupt.buffer : null } });
+    this.port = privateChannel(worker, { type: "init", payload: { ...this.config, interrupt: this.interrupt ? this.interrupt.buffer : null } },
+      (message) => this.receive(worker, message, started),
+      () => this.fail(worker, new Error("the Python worker sent a message the page cannot read")));
     this.emit(this.progress);
   }
 
@@ -142,12 +157,13 @@ class LiveClient {
      output as it comes. */
   async call(type, payload, { onStream } = {}) {
     const worker = this.worker;
+    const port = this.port;
     await this.readyPromise;
     if (worker !== this.worker) throw new StoppedError("stopped: Python was restarted");
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onStream });
-      worker.postMessage({ id, type, payload });
+      port.postMessage({ id, type, payload });
     });
   }
 
@@ -182,6 +198,7 @@ class LiveClient {
     const old = this.worker;
     this.worker = null;
     old.terminate();
+    this.port.close();
     const error = new StoppedError("stopped: Python was restarted");
     this.settleReady.reject(error);
     for (const call of this.pending.values()) call.reject(error);

@@ -13,6 +13,12 @@
 //
 // Messages run one at a time, in order. Nothing here fetches from another host: Pyodide's
 // files come from the site, and the wheel's sha256 is checked before it is unpacked.
+//
+// The console's box (worker-sandbox.js): all messages travel over a MessageChannel port the page
+// sends with init, out of Python's reach, and once Pyodide has loaded, confine() limits what
+// Python can reach to the site's own origin.
+
+import { confine, connectPage } from "./worker-sandbox.js";
 
 let pyodide = null;
 let ready = null;
@@ -21,7 +27,7 @@ let queue = Promise.resolve();
 let streamId = null;
 const sessions = new Map(); // console session -> its globals (a PyProxy dict)
 
-const post = (message) => self.postMessage(message);
+const post = connectPage(receive); // the page ignores self.postMessage: console code can call it
 const isPythonError = (error) => error && (error.type !== undefined || error.constructor?.name === "PythonError");
 
 // A SystemExit or KeyboardInterrupt under runPythonAsync rejects the awaited promise and can
@@ -36,8 +42,8 @@ self.addEventListener("unhandledrejection", (event) => {
   if (isPythonError(event.reason)) event.preventDefault();
 });
 
-self.onmessage = (event) => {
-  const { id, type, payload } = event.data || {};
+function receive(data) {
+  const { id, type, payload } = data || {};
   if (type === "init") {
     if (!ready) {
       ready = start(payload);
@@ -47,7 +53,7 @@ self.onmessage = (event) => {
     return;
   }
   queue = queue.then(() => handle(id, type, payload));
-};
+}
 
 async function handle(id, type, payload) {
   try {
@@ -86,6 +92,7 @@ async function start(config) {
   } finally {
     downloads.restore();
   }
+  confine(); // before any other Python runs: the console's box (worker-sandbox.js)
   timings.pyodideMs = performance.now() - t0;
   if (interrupt) pyodide.setInterruptBuffer(interrupt);
   pyodide.setStdin({ error: true }); // input() has no keyboard here: a clear EOFError
