@@ -72,7 +72,7 @@ const TypeError_ = TypeError;
 
 // The worker's own origin is the site's (the page loads worker.js from the site).
 const ORIGIN = G.location.origin;
-const SOCKET_ORIGIN = "ws" + ORIGIN.slice(4); // http://host -> ws://host, https://host -> wss://host
+const SOCKET_ORIGIN = "ws" + ORIGIN.slice(4); // "http:" becomes "ws:", "https:" becomes "wss:"
 const BASE = G.location.href;
 
 class BlockedError extends Error_ {
