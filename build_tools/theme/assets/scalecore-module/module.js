@@ -366,6 +366,7 @@
         unsaved = true;
         if (refused !== why) {
           refused = why;
+          say(""); // what it said before is old news next to this
           render();
         }
         return false;
