@@ -118,7 +118,7 @@ def verbose_build(config_file: Path, site_dir: Path) -> tuple[float, float]:
     seconds = time.perf_counter() - started
     if done.returncode != 0:
         raise SystemExit(f"build failed ({config_file.name}):\n{done.stdout}\n{done.stderr}")
-    bake = re.search(r"scalecore: bake: \d+ combinations ready in ([0-9.]+) s", done.stderr)
+    bake = re.search(r"scalecore: bake: \d+ points ready in ([0-9.]+) s", done.stderr)
     if not bake:
         raise SystemExit(f"no bake line in the log of {config_file.name}:\n{done.stderr}")
     return seconds, float(bake.group(1))

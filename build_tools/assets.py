@@ -23,13 +23,13 @@ def katex_folder(root: Path | None = None) -> Path:
     return NODE_MODULES / "katex" / "dist"
 
 
-def collect(root: Path) -> dict[str, Path]:
+def collect(root: Path, math: bool = True) -> dict[str, Path]:
     """Site path -> source file. KaTeX ships its fonts in three formats; woff2 is enough for every
     browser we support, and it is the first the stylesheet lists, so the others are never asked."""
     files = {f"{OWN_SITE}/{path.relative_to(OWN).as_posix()}": path
              for path in sorted(OWN.rglob("*")) if path.is_file() and not path.name.startswith(".")}
     katex = katex_folder(root)
-    if katex.is_dir():
+    if math and katex.is_dir():
         files.update({f"{KATEX_SITE}/{name}": katex / name for name in KATEX_FILES})
         files.update({f"{KATEX_SITE}/fonts/{font.name}": font for font in sorted((katex / "fonts").glob("*.woff2"))})
     return files
@@ -41,8 +41,9 @@ def register(config, root: Path) -> None:
     Math is typeset by KaTeX, copied from its npm package: a site that uses math
     (pymdownx.arithmatex) without the package would show raw TeX, so that is an error.
     """
-    katex = katex_folder(root).is_dir()
-    if not katex and "pymdownx.arithmatex" in config.markdown_extensions:
+    math = "pymdownx.arithmatex" in config.markdown_extensions
+    katex = math and katex_folder(root).is_dir()
+    if math and not katex:
         raise PluginError(
             f"scalecore: the pages use math (pymdownx.arithmatex), but KaTeX is missing from {katex_folder(root)}, "
             "so every formula would show as raw TeX. Fix: run 'npm ci --prefix build_tools' "

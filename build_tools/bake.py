@@ -1,43 +1,39 @@
-"""The bake: every corpus x seed x guard set computed once at build time, cached by content.
+"""The bake: every point of every kind's grid, computed once at build time and cached by content.
 
-A *unit* is one (corpus, seed): its 8 guard sets share the input X, so they are computed together
-and written together as 8 JSON files, 8 SVG figures and one ``data.js`` (the same data for pages
-opened from file://, where fetch is blocked but a classic script tag still loads).
+A kind's points are baked in *groups*, the points that travel in one ``data.js`` (see
+build_tools/kind.py): a group is one cache entry (build_tools/cache.py) holding each point's JSON,
+its figures and the ``data.js`` (the same data for pages opened from file://, where fetch is
+blocked but a classic script tag still loads). An entry's key hashes only what shapes its files:
+the kind's folder, the compute function's module and the modules of its package it imports, the
+group's parameters and the content of the site files it reads (a corpus's embedding table). So a
+new core module re-bakes nothing, and a changed corpus re-bakes only its own groups.
 
-Each unit's files live in the cache under a key that hashes everything they depend on: the
-embedding table's identity, the tokens, the seed, d_k and the code (every module of the core and
-of the bake). A unit is written to a temporary folder and renamed into place, so a build killed
-halfway leaves either a complete unit or a temporary folder that the next build removes, and every
-unit is checked against the hashes recorded when it was written before it is used (see
-build_tools/cache.py): the cache can always be trusted. Units run in parallel, one process per
-core; the workers die with the build.
+Before anything is computed the build counts each kind's points; after the first group it
+projects the bytes. Above the budget it stops, naming the block that asked for the kind. Groups
+run in parallel, one process per core; the workers die with the build.
 """
 
+import ast
 import hashlib
+import importlib.util
 import json
 import os
+import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from importlib.metadata import version
 from pathlib import Path
 
-from importlib.metadata import version
-
-import scalecore
 from build_tools import cache
+from build_tools.kind import Grid, Kind, Site
 from build_tools.processes import die_with_parent
-from scalecore.embeddings import EmbeddingTable
-from scalecore.experiment import report, run_all
-from scalecore.guards import all_guard_sets
-from scalecore.softmax import jacobian_norm, softmax, softmax_jacobian
-from scalecore.variance import dot_product_samples, histogram, summary
 
-SCALE_GUARDS = "api/attention/scale-guards"
-VARIANCE = "api/attention/variance"
-SOFTMAX = "api/attention/softmax"
 EMBEDDINGS = "api/embeddings"
-SCHEMA = "scalecore/{}/1"
-GUARD_SET_NAMES = tuple(str(g) for g in all_guard_sets())
+
+
+class BakeError(Exception):
+    """A kind whose points cannot be baked: ``str()`` names the kind, the point and the fix."""
 
 
 def dumps(data) -> str:
@@ -50,193 +46,253 @@ def data_script(key: str, data) -> str:
     return f"(globalThis.scalecoreData=globalThis.scalecoreData||{{}})[{json.dumps(key)}]={dumps(data)};\n"
 
 
-def code_version() -> str:
-    """A hash of the code that produces baked files (the core, the bake, the figures): change any of
-    it and every unit re-bakes; the rest of the plugin can change without a re-bake."""
-    digest = hashlib.sha256(version("matplotlib").encode())  # metadata only: no slow import
+def data_key(kind: str, group: str) -> str:
+    """The key of a group's data in ``globalThis.scalecoreData``: ``<kind>/<group>`` or ``<kind>``."""
+    return f"{kind}/{group}" if group else kind
+
+
+# ------------------------------------------------------------------------------ what a kind is made of
+
+
+def _module_file(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec and spec.origin and spec.origin.endswith(".py") else None
+
+
+def module_closure(module: str) -> list[Path]:
+    """The source files of ``module`` and of every module of the same top-level package it
+    imports, directly or not: what a compute function's results can depend on."""
+    top = module.split(".")[0]
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = _module_file(name)
+        if path is None:
+            continue
+        seen[name] = path
+        for node in ast.walk(ast.parse(path.read_bytes())):
+            if isinstance(node, ast.Import):
+                todo += [alias.name for alias in node.names if alias.name.split(".")[0] == top]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == top:
+                todo.append(node.module)
+                todo += [f"{node.module}.{alias.name}" for alias in node.names]
+    return [seen[name] for name in sorted(seen)]
+
+
+def code_version(kind: type[Kind]) -> str:
+    """A hash of the code that shapes a kind's baked files: its Python and schema (its template
+    and browser view do not), its compute closure, the bake and the figures (and matplotlib's
+    version: figures are its output)."""
+    digest = hashlib.sha256(version("matplotlib").encode())
     here = Path(__file__).parent
-    sources = sorted(Path(scalecore.__file__).parent.glob("*.py")) + [here / "bake.py", here / "figures.py"]
+    sources = sorted(p for p in kind.folder.rglob("*")
+                     if p.suffix == ".py" or p.name == "schema.json" if "__pycache__" not in p.parts)
+    sources += module_closure(kind.compute.partition(":")[0]) + [here / "bake.py", here / "figures.py"]
     for path in sources:
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 
 
-@dataclass(frozen=True)
-class Unit:
-    """One corpus and one seed: the 8 guard sets baked together."""
-
-    corpus: str
-    seed: int
-
-    @property
-    def folder(self) -> str:
-        return f"{SCALE_GUARDS}/{self.corpus}/{self.seed}"
-
-    @property
-    def data_key(self) -> str:
-        return f"scale-guards/{self.corpus}/{self.seed}"
+# ------------------------------------------------------------------------------ the worker
 
 
-def table_id(table: EmbeddingTable) -> str:
-    """A hash of the table's content: the vocabulary and every vector, bit for bit."""
-    return hashlib.sha256(dumps(table.to_json()).encode()).hexdigest()
+def bake_group(job: dict) -> str:
+    """Compute one group's points and write them into a cache entry (runs in a worker)."""
+    from build_tools.registry import compute_function, load_kind
+    from scalecore import sitedata
+
+    kind = load_kind(Path(job["folder"]))
+    function = compute_function(kind)
+    inputs = job["inputs"]
+    sitedata.use(lambda site_path: Path(inputs[site_path]).read_text(encoding="utf-8"))
+    validator = _validator(kind)
+    instance = kind()
+    together = {}
+    with cache.writing(Path(job["target"])) as folder:
+        for point, params, inner in job["points"]:
+            result = _compute(kind, function, point, params)
+            if validator is not None:
+                _check_schema(kind, validator, point, result)
+            together[inner] = result
+            (folder / f"{inner}.json").parent.mkdir(parents=True, exist_ok=True)
+            (folder / f"{inner}.json").write_text(dumps(result), encoding="utf-8")
+            beside = Path(inner).parent
+            for name, data in instance.figures(result, point).items():
+                (folder / beside / name).write_bytes(data)
+        (folder / "data.js").write_text(data_script(job["data_key"], together), encoding="utf-8")
+    return job["target"]
 
 
-def unit_key(unit: Unit, table_hash: str, tokens: list[str], d_k: int, code: str) -> str:
-    parts = [code, table_hash, " ".join(tokens), str(unit.seed), str(d_k)]
-    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:32]
+def _compute(kind, function, point, params):
+    try:
+        result = function(**params)
+        dumps(result)
+        return result
+    except Exception as error:
+        raise BakeError(f"the kind {kind.name!r} ({kind.folder / 'kind.py'}): {kind.compute}(...) failed for the point "
+                        f"{_shown(point)}: {type(error).__name__}: {error}. Fix: correct the function, or leave that "
+                        "value out of the kind's grid.") from None
 
 
-def combination(table: EmbeddingTable, tokens, sentence: str, result, vocabulary_size: int) -> dict:
-    """One baked combination: what a panel needs, and the settings that produced it."""
-    shown = report(result, tokens, table)
-    settings = dict(shown["settings"], vocabulary_size=vocabulary_size)
-    return {
-        "schema": SCHEMA.format("scale-guards-combination"),
-        "corpus": table.corpus,
-        "seed": result.seed,
-        "guards": str(result.guards),
-        "sentence": sentence,
-        "tokens": shown["tokens"],
-        "scores": shown["scores"],
-        "weights": shown["weights"],
-        "measures": shown["measures"],
-        "settings": settings,
-    }
+def _validator(kind):
+    path = kind.folder / "schema.json"
+    if not path.is_file():
+        return None
+    import jsonschema
+
+    return jsonschema.Draft202012Validator(json.loads(path.read_text(encoding="utf-8")))
 
 
-def bake_unit(job: dict) -> str:
-    """Compute and write one unit into a cache entry (a worker)."""
-    from build_tools.figures import heatmap_svg
+def _check_schema(kind, validator, point, result):
+    error = next(iter(sorted(validator.iter_errors(result), key=lambda e: list(e.absolute_path))), None)
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path)) or "(the top)"
+        raise BakeError(f"the kind {kind.name!r}: the result of {kind.compute} for the point {_shown(point)} does not "
+                        f"match {kind.folder / 'schema.json'} at {where}: {error.message}. Fix: make the function "
+                        "return what the schema describes, or update the schema.")
 
-    target = Path(job["target"])
-    table = EmbeddingTable.from_json(job["table"])
-    tokens, seed = job["tokens"], job["seed"]
-    everything = {}
-    with cache.writing(target) as folder:
-        for guards, result in run_all(table, tokens, seed, job["d_k"]).items():
-            data = combination(table, tokens, job["sentence"], result, job["vocabulary_size"])
-            everything[guards] = data
-            (folder / f"{guards}.json").write_text(dumps(data), encoding="utf-8")
-            title = f"{table.corpus}, seed {seed}, guards: {guards}"
-            (folder / f"{guards}.svg").write_bytes(heatmap_svg(tokens, data["weights"], data["measures"], title))
-        (folder / "data.js").write_text(data_script(job["data_key"], everything), encoding="utf-8")
-    return str(target)
+
+def _shown(point: dict) -> str:
+    return "{" + ", ".join(f"{key}: {value}" for key, value in point.items()) + "}" if point else "(its only point)"
+
+
+# ------------------------------------------------------------------------------ the build's side
 
 
 @dataclass
-class BakeReport:
-    files: dict[str, Path]  # site path -> file in the cache
-    units: int
-    cached: int
-    seconds: float
+class KindBake:
+    """One kind's baked grid: its files and, for the manifest, every point and group."""
+
+    grid: Grid
+    files: dict[str, Path] = field(default_factory=dict)  # site path -> file in the cache
+    points: dict[str, dict] = field(default_factory=dict)  # path -> {point, params, json, figures}
+    groups: dict[str, str] = field(default_factory=dict)  # group -> site path of its data.js
+    entries: dict[str, Path] = field(default_factory=dict)  # site folder of a group -> its cache entry
+    cached: int = 0
+    computed: int = 0
 
 
-def bake_grid(corpora: list[str], seeds: list[int], tables: dict[str, EmbeddingTable], tokens: list[str],
-              sentence: str, d_k: int, vocabulary_size: int, cache_dir: Path, workers: int, log) -> BakeReport:
-    """Every (corpus, seed) unit from the cache, baking only the missing ones, in parallel."""
+@dataclass(frozen=True)
+class Budget:
+    points: int  # most points one kind may bake
+    megabytes: float  # most bytes one kind may bake (projected from its first group)
+
+
+def bake_kinds(kinds: dict[str, type[Kind]], site: Site, sites: dict[str, Site], inputs: dict[str, Path],
+               cache_dir: Path, workers: int, budget: Budget, used_at: dict[str, str], log) -> dict[str, KindBake]:
+    """Every point of every kind that bakes, from the cache or computed now, in parallel.
+
+    ``sites``: each kind's view of the site (with its own settings); ``inputs``: the site files a
+    computation may read (site path -> file); ``used_at``: kind -> "page:line" of a block that uses
+    it (for the budget's message).
+    """
     started = time.monotonic()
     root = Path(cache_dir) / "bake"
     root.mkdir(parents=True, exist_ok=True)
     cache.remove_abandoned(root)
-    code = code_version()
-    jobs, files, cached = [], {}, 0
-    table_hashes = {corpus: table_id(tables[corpus]) for corpus in corpora}
-    for corpus in corpora:
-        for seed in seeds:
-            unit = Unit(corpus, seed)
-            target = root / unit_key(unit, table_hashes[corpus], tokens, d_k, code)
-            for name in [f"{g}.{ext}" for g in GUARD_SET_NAMES for ext in ("json", "svg")] + ["data.js"]:
-                files[f"{unit.folder}/{name}"] = target / name
-            if cache.usable(target, log):
-                cached += 1
-                continue
-            jobs.append(dict(target=str(target), table=tables[corpus].to_json(), tokens=tokens, seed=seed,
-                             d_k=d_k, sentence=sentence, vocabulary_size=vocabulary_size, data_key=unit.data_key))
-    total = len(corpora) * len(seeds)
-    log.info(f"bake: {total} units of 8 guard sets; {cached} from the cache, {len(jobs)} to compute")
-    if jobs:
-        _run(jobs, workers, total, cached, started, log)
-    return BakeReport(files=files, units=total, cached=cached, seconds=time.monotonic() - started)
+    baked, jobs = {}, []
+    input_hashes = {path: cache.sha256_file(file) for path, file in inputs.items()}
+    for name, kind in kinds.items():
+        grid = kind().grid(sites[name])
+        if grid is None:
+            continue
+        _check_count(name, grid, budget, used_at)
+        bake, kind_jobs = _plan(kind, grid, sites[name], inputs, input_hashes, root, log)
+        baked[name] = bake
+        jobs += [(name, job) for job in kind_jobs]
+    total = sum(len(b.groups) for b in baked.values())
+    kinds = f"{len(baked)} kind" + ("s" if len(baked) != 1 else "")
+    log.info(f"bake: {total} groups of {sum(b.grid.size for b in baked.values())} points in {kinds}; "
+             f"{total - len(jobs)} from the cache, {len(jobs)} to compute")
+    firsts = {name: job for name, job in reversed(jobs)}  # each kind's first group, baked first
+    for name, job in firsts.items():
+        bake_group(job)
+        try:
+            _check_bytes(name, baked[name], Path(job["target"]), len(job["points"]), budget, used_at)
+        except BakeError:
+            shutil.rmtree(job["target"], ignore_errors=True)  # over budget: the cache keeps nothing of it
+            raise
+    rest = [job for name, job in jobs if job is not firsts[name]]
+    _run(rest, workers, started, log, done=len(firsts), total=len(jobs))
+    for name, bake in baked.items():
+        for folder, target in bake.entries.items():
+            bake.files.update(_entry_files(target, folder))
+        bake.computed = sum(1 for kind, _ in jobs if kind == name)
+        bake.cached = len(bake.groups) - bake.computed
+    return baked
 
 
-def _run(jobs, workers, total, cached, started, log):
-    done = cached
+def _check_count(name: str, grid: Grid, budget: Budget, used_at: dict) -> None:
+    if grid.size <= budget.points:
+        return
+    sizes = " x ".join(f"{len(values)} {axis}" for axis, values in grid.axes.items())
+    raise BakeError(f"{used_at.get(name, 'mkdocs.yml')}: /// {name} would bake {sizes} = {grid.size:,} points, over the "
+                    f"budget of {budget.points:,} points per kind. Fix: bake fewer values (fewer corpora or seeds in "
+                    "mkdocs.yml, or the kind's own settings), or raise the plugin option bake_budget_points.")
+
+
+def _check_bytes(name: str, bake: KindBake, first: Path, points: int, budget: Budget, used_at: dict) -> None:
+    size = sum(p.stat().st_size for p in first.rglob("*") if p.is_file())
+    projected = size / max(points, 1) * bake.grid.size / 1e6
+    if projected > budget.megabytes:
+        raise BakeError(f"{used_at.get(name, 'mkdocs.yml')}: /// {name} would bake about {projected:,.0f} MB "
+                        f"({bake.grid.size:,} points of about {size / max(points, 1) / 1e3:,.0f} kB), over the budget "
+                        f"of {budget.megabytes:,.0f} MB per kind. Fix: bake fewer values, or raise the plugin option "
+                        "bake_budget_megabytes.")
+
+
+def _plan(kind, grid, site, inputs, input_hashes, root, log) -> tuple[KindBake, list[dict]]:
+    """Each group's cache entry: found and intact, or a job that bakes it."""
+    code = code_version(kind)
+    bake, groups = KindBake(grid), {}
+    for point in grid.points():
+        groups.setdefault(grid.group(point), []).append(point)
+    jobs = []
+    for group, points in groups.items():
+        params = [grid.params(point) for point in points]
+        reads = sorted({path for point in points for path in kind().inputs(point, site)})
+        missing = [path for path in reads if path not in inputs]
+        if missing:
+            raise BakeError(f"the kind {kind.name!r} reads {missing[0]}, which this site does not have. "
+                            "Fix: list only points whose inputs exist (a configured corpus).")
+        key = hashlib.sha256("\0".join([code, dumps(params), *(f"{p}={input_hashes[p]}" for p in reads)]).encode())
+        target = root / f"{kind.name}-{key.hexdigest()[:32]}"
+        folder = f"api/{kind.name}/{group}".rstrip("/")
+        for point, point_params in zip(points, params):
+            inner = grid.inner(point)
+            bake.points[grid.path(point)] = {"point": point, "params": point_params, "json": f"{folder}/{inner}.json"}
+        bake.groups[group] = f"{folder}/data.js"
+        bake.entries[folder] = target
+        if not cache.usable(target, log):
+            jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group),
+                             inputs={path: str(inputs[path]) for path in reads},
+                             points=[(point, p, grid.inner(point)) for point, p in zip(points, params)]))
+    return bake, jobs
+
+
+def _entry_files(target: Path, folder: str) -> dict[str, Path]:
+    return {f"{folder}/{path.relative_to(target).as_posix()}": path
+            for path in sorted(target.rglob("*")) if path.is_file() and path.name != cache.RECORD}
+
+
+def _run(jobs, workers, started, log, done, total):
+    if not jobs:
+        return
     if workers == 1 or len(jobs) == 1:
-        results = map(bake_unit, jobs)
-        pool = None
+        results, pool = map(bake_group, jobs), None
     else:
         pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),))
-        results = pool.map(bake_unit, jobs)
+        results = pool.map(bake_group, jobs)
     try:
         for _ in results:
             done += 1
-            log.info(f"bake: {done}/{total} units ({done * 8}/{total * 8} combinations), "
-                     f"{time.monotonic() - started:.1f} s")
+            log.info(f"bake: {done}/{total} groups, {time.monotonic() - started:.1f} s")
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
-
-
-def variance_data(dims: list[int], samples: int, seed: int = 0, bins: int = 40) -> dict:
-    """q . k samples summarised for each d: raw and divided by sqrt(d), with histograms.
-
-    The raw histogram spans +-4 sqrt(d) (its own scale, to show the shape) and also a fixed
-    +-4 range is given for the scaled one, so the reader sees both the growth and its cure.
-    """
-    rows = []
-    for d in dims:
-        raw = dot_product_samples(d, samples, seed)
-        scaled = [value / d ** 0.5 for value in raw]
-        reach = 4.0 * d ** 0.5
-        rows.append({
-            "d": d,
-            "raw": dict(summary(raw), low=-reach, high=reach, counts=histogram(raw, bins, -reach, reach)),
-            "scaled": dict(summary(scaled), low=-4.0, high=4.0, counts=histogram(scaled, bins, -4.0, 4.0)),
-        })
-    return {"schema": SCHEMA.format("variance"), "samples": samples, "seed": seed, "bins": bins, "dims": rows}
-
-
-def softmax_data() -> dict:
-    """The worked examples of the saturation lesson, computed by the core (never typed in)."""
-    examples = []
-    for scores in ([1.0, 2.0, 3.0], [1.0, 5.0, 10.0], [10.0, 50.0, 100.0]):
-        weights = softmax(scores)
-        examples.append({"scores": scores, "weights": weights, "jacobian": softmax_jacobian(weights),
-                         "gradient": jacobian_norm(weights)})
-    sweep = []
-    for step in range(0, 41):
-        factor = 0.25 * step  # scores [1, 2, 3] multiplied by 0 ... 10
-        weights = softmax([factor * s for s in (1.0, 2.0, 3.0)])
-        sweep.append({"factor": factor, "weights": weights, "gradient": jacobian_norm(weights)})
-    return {"schema": SCHEMA.format("softmax"), "examples": examples, "sweep": sweep}
-
-
-def bake_lessons(dims: list[int], samples: int, cache_dir: Path, log) -> dict[str, Path]:
-    """The variance and softmax lessons' data and figures, cached like a unit."""
-    key = hashlib.sha256(f"{code_version()}\0{dims}\0{samples}".encode()).hexdigest()[:32]
-    target = Path(cache_dir) / "bake" / f"lessons-{key}"
-    names = ["index.json", "index.js"] + [f"d-{d}.svg" for d in dims]
-    files = {f"{VARIANCE}/{name}": target / "variance" / name for name in names}
-    files.update({f"{SOFTMAX}/{name}": target / "softmax" / name for name in ("index.json", "index.js")})
-    if cache.usable(target, log):
-        return files
-    from build_tools.figures import histogram_svg  # matplotlib: imported only when baking
-
-    with cache.writing(target) as folder:
-        (folder / "variance").mkdir()
-        (folder / "softmax").mkdir()
-        variance = variance_data(dims, samples)
-        (folder / "variance" / "index.json").write_text(dumps(variance), encoding="utf-8")
-        (folder / "variance" / "index.js").write_text(data_script("variance", variance), encoding="utf-8")
-        for row in variance["dims"]:
-            raw = row["raw"]
-            width = (raw["high"] - raw["low"]) / len(raw["counts"])
-            edges = [raw["low"] + i * width for i in range(len(raw["counts"]) + 1)]
-            title = f"q . k for d = {row['d']}: variance {raw['variance']:.3g}"
-            svg = histogram_svg(edges, raw["counts"], title, "q . k")
-            (folder / "variance" / f"d-{row['d']}.svg").write_bytes(svg)
-        data = softmax_data()
-        (folder / "softmax" / "index.json").write_text(dumps(data), encoding="utf-8")
-        (folder / "softmax" / "index.js").write_text(data_script("softmax", data), encoding="utf-8")
-    return files

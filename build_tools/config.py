@@ -51,9 +51,17 @@ class ScalecoreConfig(base.Config):
     cache_dir = c.Type(str, default=".cache/scalecore")
     # Processes for the bake; 0 means one per core.
     workers = Bounded(0, 64, default=0)
-    # The variance lesson: dimensions of q and k to sample, and samples per dimension.
-    variance_dims = c.ListOfItems(Bounded(1, 4096), default=[3, 10, 30, 100, 300, 1000])
-    variance_samples = Bounded(100, 100000, default=4000)
+    # Each kind's own settings, by kind name (e.g. kinds: {variance: {samples: 2000}}); a kind's
+    # Settings class in its kind.py says what it takes.
+    kinds = c.Type(dict, default={})
+    # The site's own kinds: one folder each, relative to mkdocs.yml.
+    kinds_dir = c.Type(str, default="kinds")
+    # The site's own Python packages that kinds compute with (folders relative to mkdocs.yml):
+    # each ships in the browser as a hash-pinned wheel, like the core.
+    packages = c.ListOfItems(c.Type(str), default=[])
+    # The most a kind may bake: points, and megabytes projected from its first group.
+    bake_budget_points = Bounded(1, 10_000_000, default=20_000)
+    bake_budget_megabytes = c.Type((int, float), default=200)
     # Ship the self-hosted Pyodide and the core wheel for live mode and the console.
     live = c.Type(bool, default=True)
 
@@ -75,7 +83,7 @@ class ScalecoreConfig(base.Config):
 
     def _check_values(self):
         """What each option's type cannot say: no repeats, at least one seed, folders that exist."""
-        for key in ("corpora", "seeds", "variance_dims"):
+        for key in ("corpora", "seeds"):
             repeated = list(dict.fromkeys(v for v in self[key] if self[key].count(v) > 1))
             if repeated:
                 listed = ", ".join(repr(v) for v in repeated)
@@ -143,8 +151,12 @@ def _fix(key: str, option) -> str:
                 f"e.g. {key}: [{', '.join(map(str, option.default[:3]))}].")
     if isinstance(option, c.Choice):
         return f"write one of {', '.join(option.choices)}, e.g. {key}: {option.default}."
-    if inner is not option:
+    if inner is not option and key == "corpora":
         return f"write a list of corpus names (sub-folders of corpora_dir), e.g. {key}: [demo, kjv]."
+    if inner is not option:
+        return f"write a list of texts, e.g. {key}: [mypackage]."
+    if option.default == {}:
+        return f"write a mapping of kind names to their settings, e.g. {key}: {{variance: {{samples: 2000}}}}."
     if option.default in (True, False):
         return f"write true or false, e.g. {key}: {str(option.default).lower()}."
     return f'write a text in quotes, e.g. {key}: "{option.default}".'

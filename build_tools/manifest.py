@@ -1,23 +1,25 @@
-"""The static API's manifest: the one file clients read to find every other file.
+"""The static API's manifest, ``api/index.json``: the one file clients read to find every other.
 
-Every URL in it is relative to the manifest itself (``new URL(url, manifestUrl)`` in a browser),
-so the site works under any subpath, and every file carries its sha256.
+It lists the runtime (Pyodide and the wheels live mode installs), the corpora with their embedding
+tables, and every kind the site uses: its panel script, its schema, its grid (axes, which of them
+live mode may set freely), every baked point with the parameters that produced it, and every file
+with its sha256. Every URL is relative to the manifest itself (``new URL(url, manifestUrl)`` in a
+browser), so the site works under any subpath. Clients never build a path by hand.
 """
 
 import hashlib
 from pathlib import Path
 
-from build_tools.bake import GUARD_SET_NAMES, SCALE_GUARDS, SCHEMA, Unit
-
-MANIFEST = f"{SCALE_GUARDS}/index.json"
-MANIFEST_SCRIPT = f"{SCALE_GUARDS}/index.js"
+MANIFEST = "api/index.json"
+MANIFEST_SCRIPT = "api/index.js"  # the same data as a classic script, for pages opened from disk
+SCHEMA = "scalecore/site-manifest/2"
 
 
 def sha256_file(path: Path) -> str:
     return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
-def relative(site_path: str, start: str = SCALE_GUARDS) -> str:
+def relative(site_path: str, start: str = "api") -> str:
     """A site path as a URL relative to the folder ``start`` (both relative to the site root)."""
     here, there = start.split("/"), site_path.split("/")
     common = 0
@@ -30,27 +32,34 @@ def entry(site_path: str, files: dict[str, Path]) -> dict:
     return {"url": relative(site_path), "sha256": sha256_file(files[site_path])}
 
 
-def build_manifest(*, version, settings, sentence, tokens, corpora, seeds, files, runtime, variance_dims) -> dict:
-    """``corpora``: name -> dict(title, counts, embeddings site path); ``files``: site path -> file."""
-    combinations = {}
-    for corpus in corpora:
-        for seed in seeds:
-            unit = Unit(corpus, seed)
-            for guards in GUARD_SET_NAMES:
-                combinations[f"{corpus}/{seed}/{guards}"] = {
-                    "json": entry(f"{unit.folder}/{guards}.json", files),
-                    "svg": entry(f"{unit.folder}/{guards}.svg", files),
-                }
+def kind_entry(kind, bake, served: dict[str, str], files: dict[str, Path]) -> dict:
+    """One kind in the manifest. ``served``: role ('script', 'style', 'schema') -> site path."""
+    described = {"label": kind.label, **{role: entry(path, files) for role, path in sorted(served.items())}}
+    if bake is None:
+        return described
+    prefix = f"api/{kind.name}/"
+    described.update({
+        "compute": kind.compute,
+        "axes": {axis: list(values) for axis, values in bake.grid.axes.items()},
+        "script_axes": list(bake.grid.script_axes),
+        "live_axes": list(bake.grid.live_axes),
+        "points": {path: {"params": point["params"], "json": point["json"].removeprefix(prefix)}
+                   for path, point in bake.points.items()},
+        "scripts": {group: entry(path, files) for group, path in bake.groups.items()},
+        "files": {path.removeprefix(prefix): entry(path, files) for path in sorted(bake.files)},
+    })
+    return described
+
+
+def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files, runtime, kinds) -> dict:
+    """``corpora``: name -> dict(title, counts, embeddings site path); ``files``: site path -> file;
+    ``runtime``: key -> site path; ``kinds``: name -> (Kind, KindBake or None, served files)."""
     return {
-        "schema": SCHEMA.format("scale-guards-manifest"),
+        "schema": SCHEMA,
         "version": version,
-        "d_model": settings["d_model"],
-        "d_k": settings["d_k"],
-        "recipe": settings["recipe"],
-        "vocabulary_size": settings["vocabulary_size"],
+        "settings": settings,
         "sentence": sentence,
         "tokens": list(tokens),
-        "guard_sets": list(GUARD_SET_NAMES),
         "seeds": list(seeds),
         "corpora": [
             {
@@ -60,15 +69,9 @@ def build_manifest(*, version, settings, sentence, tokens, corpora, seeds, files
                 "tokens": info["counts"]["tokens"],
                 "vocabulary": info["counts"]["vocabulary"],
                 "embeddings": entry(info["embeddings"], files),
-                "scripts": {str(seed): entry(f"{Unit(name, seed).folder}/data.js", files) for seed in seeds},
             }
             for name, info in corpora.items()
         ],
-        "combinations": combinations,
-        "lessons": {
-            "variance": entry("api/attention/variance/index.json", files),
-            "variance_figures": {str(d): entry(f"api/attention/variance/d-{d}.svg", files) for d in variance_dims},
-            "softmax": entry("api/attention/softmax/index.json", files),
-        },
         "runtime": {key: entry(path, files) for key, path in runtime.items()},
+        "kinds": {name: kind_entry(kind, bake, served, files) for name, (kind, bake, served) in sorted(kinds.items())},
     }

@@ -1,8 +1,8 @@
 """The Scalecore MkDocs plugin: hooks only. The work lives in the modules they call.
 
     on_startup     which command runs (only ``build`` stages the site)
-    on_config      load and check the corpora; stage the site folder
-    on_pre_build   learn embeddings, bake the grid and the lessons, build the core wheel
+    on_config      load and check the corpora and the kinds; stage the site folder
+    on_pre_build   learn embeddings, bake the grid of every kind the pages use, build the wheels
     on_files       add every baked and runtime file to the site
     on_page_markdown  expand the authors' panel blocks
     on_post_build  swap the staged site into place
@@ -12,6 +12,8 @@ import json
 import logging
 import os
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 from mkdocs.exceptions import Abort, PluginError
@@ -19,12 +21,13 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, disk, runtime
+from build_tools import assets, bake, disk, registry, runtime, site_kinds
 from build_tools.cache import template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
 from build_tools.config import ScalecoreConfig
 from build_tools.corpora import load_for_build
+from build_tools.kind import Site
 from build_tools.module_meta import check_module_meta
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, build_manifest
 from build_tools.site_swap import StagedSite, WarningCounter
@@ -64,6 +67,18 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         except (CorpusError, ValueError) as error:
             raise PluginError(f"scalecore: {error}") from None
         self._warn_about_outside_corpora()
+        self.packages = [(self.root / folder).resolve() for folder in self.config.packages]
+        for package in self.packages:
+            if not (package / "__init__.py").is_file():
+                raise PluginError(f"scalecore: {self.config.where('packages')}: {package} is not a Python package "
+                                  "(no __init__.py). Fix: list the folder of the package your kinds compute with.")
+            if str(package.parent) not in sys.path:
+                sys.path.insert(0, str(package.parent))
+        try:
+            self.kinds = registry.discover(self.root / self.config.kinds_dir)
+            self.kind_settings = site_kinds.settings(self.kinds, self.config.kinds, self.config.where)
+        except (registry.KindError, ValueError) as error:
+            raise PluginError(f"scalecore: {error}") from None
         assets.register(config, self.root)
         use_template_cache(self.cache / "templates")
         if self.command == "build" and not self.staged:
@@ -76,7 +91,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if not self.config.enabled:
             return
         try:
-            self._prepare()
+            self._prepare(config)
         except OSError as error:
             raise PluginError(disk.explain(error, f"writing the cache ({self.cache})")) from None
         if self.staged:
@@ -90,7 +105,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         ours = sum(path.stat().st_size for path in self.files.values())
         return max(disk.folder_bytes(self.staged.final), ours + sum(len(t.encode()) for t in self.contents.values()))
 
-    def _prepare(self):
+    def _prepare(self, config):
         def damaged(message):
             log.info(f"cache: {message}")
 
@@ -100,10 +115,11 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             for name, corpus in self.corpora.items()
         }
         self._check_shared_sentence()
-        self.files = self._bake()
-        self.files.update(self._embedding_tables())
-        self.files.update(assets.collect(self.root))
-        live = runtime.collect(self.root, self.cache) if self.config.live else runtime.Runtime({}, {})
+        self.tables_files = self._embedding_tables()
+        self.files = self._bake(config)
+        self.files.update(self.tables_files)
+        self.files.update(assets.collect(self.root, "pymdownx.arithmatex" in config.markdown_extensions))
+        live = runtime.collect(self.root, self.cache, self.packages) if self.config.live else runtime.Runtime({}, {})
         self.files.update(live.files)
         self.quotes = self._quote_tree()
         self.manifest = self._manifest(live)
@@ -112,20 +128,43 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             MANIFEST_SCRIPT: bake.data_script("manifest", self.manifest),
         }
 
-    def _bake(self) -> dict[str, Path]:
-        """The grid and the lessons, from the cache or baked now: site path -> file."""
+    def _site(self, name: str | None = None) -> Site:
+        return Site(
+            corpora=tuple(self.corpora), titles={n: c.title for n, c in self.corpora.items()},
+            seeds=tuple(self.config.seeds),
+            settings=dict(d_model=self.config.d_model, d_k=self.config.d_k, sentence=self.config.sentence,
+                          tokens=tuple(self.tokens), vocabulary_size=self.config.vocabulary_size,
+                          recipe=self.config.recipe),
+            options=self.kind_settings.get(name, {}) if name else {},
+        )
+
+    def _bake(self, config) -> dict[str, Path]:
+        """Every kind the pages use or quote, from the cache or baked now: site path -> file."""
+        self.used_at, quoted = site_kinds.usage(Path(config.docs_dir), self.kinds)
+        self.used = {name: self.kinds[name] for name in sorted(set(self.used_at) | quoted)}
+        sites = {name: self._site(name) for name in self.used}
         workers = self.config.workers or os.cpu_count() or 1
-        grid = bake.bake_grid(list(self.corpora), self.config.seeds, self.tables, self.tokens,
-                              self.config.sentence, self.config.d_k, self.config.vocabulary_size,
-                              self.cache, workers, log)
-        log.info(f"bake: {grid.units * 8} combinations ready in {grid.seconds:.1f} s "
-                 f"({grid.cached}/{grid.units} units from the cache)")
-        files = dict(grid.files)
-        files.update(bake.bake_lessons(self.config.variance_dims, self.config.variance_samples, self.cache, log))
+        budget = bake.Budget(self.config.bake_budget_points, self.config.bake_budget_megabytes)
+        started = time.monotonic()
+        try:
+            self.baked = bake.bake_kinds(self.used, self._site(), sites, self.tables_files, self.cache, workers, budget,
+                                         self.used_at, log)
+        except (bake.BakeError, registry.KindError) as error:
+            raise PluginError(f"scalecore: {error}") from None
+        computed = sum(b.computed for b in self.baked.values())
+        log.info(f"bake: {sum(b.grid.size for b in self.baked.values())} points ready in "
+                 f"{time.monotonic() - started:.1f} s ({computed} groups computed)")
+        files = {}
+        self.served = {}
+        for name, kind in self.used.items():
+            self.served[name] = {role: path for role, (path, _) in site_kinds.served(kind).items()}
+            files.update({path: source for path, source in site_kinds.served(kind).values()})
+            if name in self.baked:
+                files.update(self.baked[name].files)
         return files
 
     def _embedding_tables(self) -> dict[str, Path]:
-        """Each corpus's table in its compact form, for live mode."""
+        """Each corpus's table in its compact form: what the bake and live mode read."""
         files = {}
         for name, table in self.tables.items():
             path = self.cache / "site" / f"{bake.EMBEDDINGS}/{name}.json"
@@ -141,23 +180,22 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             sentence=self.config.sentence, tokens=self.tokens, seeds=self.config.seeds,
             corpora={name: {"title": c.title, "counts": c.counts(), "embeddings": f"{bake.EMBEDDINGS}/{name}.json"}
                      for name, c in self.corpora.items()},
-            files=self.files, runtime=live.manifest, variance_dims=self.config.variance_dims,
+            files=self.files, runtime=live.manifest,
+            kinds={name: (kind, self.baked.get(name), self.served[name]) for name, kind in self.used.items()},
         )
 
     def read_baked(self, site_path: str):
         return json.loads(self.files[site_path].read_text(encoding="utf-8"))
 
     def _quote_tree(self):
-        combinations = {
-            (corpus, seed, guards): self.read_baked(f"{bake.Unit(corpus, seed).folder}/{guards}.json")["measures"]
-            for corpus in self.corpora for seed in self.config.seeds for guards in bake.GUARD_SET_NAMES
-        }
-        return namespace(combinations, self.config.seeds,
-                         {name: c.counts() for name, c in self.corpora.items()},
-                         self.read_baked(f"{bake.SOFTMAX}/index.json"), self.read_baked(f"{bake.VARIANCE}/index.json"),
+        trees = {}
+        for name, baked in self.baked.items():
+            results = {path: self.read_baked(point["json"]) for path, point in baked.points.items()}
+            trees[name] = self.used[name]().quotes(results, baked.grid, self._site(name))
+        return namespace(trees, {name: c.counts() for name, c in self.corpora.items()},
                          settings=dict(d_model=self.config.d_model, d_k=self.config.d_k, sqrt_d_k=self.config.d_k ** 0.5,
                                        vocabulary_size=self.config.vocabulary_size, tokens=len(self.tokens),
-                                       seeds=len(self.config.seeds), variance_samples=self.config.variance_samples))
+                                       seeds=len(self.config.seeds)))
 
     def _check_shared_sentence(self):
         missing = {name: table.unknown_words(self.tokens) for name, table in self.tables.items()}
@@ -204,24 +242,17 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         except ValueError as error:
             raise PluginError(f"scalecore: {error}") from None
         context = PageContext(
-            page=where, site_root="../" * page.url.count("/") or "./", grid=self._grid(), read_baked=self.read_baked,
-            line_offset=offset, markdown_extensions=config.markdown_extensions,
+            page=where, site_root="../" * page.url.count("/") or "./", kinds=self.kinds,
+            sites={name: self._site(name) for name in self.kinds},
+            read_baked=self.read_baked, line_offset=offset, markdown_extensions=config.markdown_extensions,
             markdown_config=config.mdx_configs,
+            scripts={name: self.served.get(name, {}) for name in self.kinds},
         )
         try:
             markdown = expand_quotes(markdown, self.quotes, where, offset)
             return expand_blocks(markdown, context)
         except (BlockError, QuoteError) as error:
             raise PluginError(f"scalecore: {error}") from None
-
-    def _grid(self):
-        from build_tools.blocks import Grid
-
-        return Grid(
-            corpora=tuple(self.corpora), titles={n: c.title for n, c in self.corpora.items()},
-            seeds=tuple(self.config.seeds), guard_sets=bake.GUARD_SET_NAMES, tokens=tuple(self.tokens),
-            d_model=self.config.d_model, d_k=self.config.d_k, variance_dims=tuple(self.config.variance_dims),
-        )
 
     def on_post_build(self, config):
         if self.staged and not (config.strict and self.warnings.count):

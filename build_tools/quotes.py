@@ -1,15 +1,14 @@
-"""Numbers in prose come from the bake: ``{{ baked: kjv/0/init+scale/mean_row_max | .3f }}``.
+"""Numbers in prose come from the bake: ``{{ baked: <kind>/<point path>/<key> | .3f }}``.
 
 Authors never type a measured number: they quote it by its path in the baked data, and the build
 replaces the quote with the value, so text and panels cannot disagree, and a changed corpus
-changes the text. The paths:
+changes the text. A path starts with a kind's name and goes on as that kind lays out its points
+(its ``quotes``: by default the points by their path, then the keys of the point's JSON); two
+more trees hold the site's own facts:
 
-    <corpus>/<seed>/<guards>/<measure>      one baked combination's measure
-    <corpus>/mean/<guards>/<measure>         the mean over the baked seeds
+    <kind>/...                                          a baked value of any kind the site uses
     corpus/<corpus>/<sentences|tokens|vocabulary>
-    softmax/<example>/<weights|gradient>[/<index>]    the saturation lesson's worked examples
-    variance/<d>/<raw|scaled>/<variance|std|mean>
-    settings/<d_model|d_k|sqrt_d_k|vocabulary_size|tokens|seeds|variance_samples>
+    settings/<d_model|d_k|sqrt_d_k|vocabulary_size|tokens|seeds|...>
 
 The format after ``|`` is a Python format spec (``.3f``, ``.2g``, ``,``); the default is ``.3g``.
 """
@@ -24,21 +23,9 @@ class QuoteError(Exception):
     """A quote that does not resolve: reported with the page and line."""
 
 
-def namespace(combinations: dict, seeds: list[int], corpora: dict, softmax: dict, variance: dict,
-              settings: dict | None = None) -> dict:
-    """The tree quotes walk. ``combinations``: (corpus, seed, guards) -> measures dict."""
-    tree: dict = {"corpus": corpora, "softmax": softmax["examples"], "settings": settings or {},
-                  "variance": {str(row["d"]): row for row in variance["dims"]}}
-    for (corpus, seed, guards), measures in combinations.items():
-        tree.setdefault(corpus, {}).setdefault(str(seed), {})[guards] = measures
-    for corpus in {key[0] for key in combinations}:
-        guard_sets = tree[corpus][str(seeds[0])]
-        tree[corpus]["mean"] = {
-            guards: {name: sum(tree[corpus][str(s)][guards][name] for s in seeds) / len(seeds)
-                     for name in guard_sets[guards]}
-            for guards in guard_sets
-        }
-    return tree
+def namespace(kinds: dict, corpora: dict, settings: dict) -> dict:
+    """The tree quotes walk: each kind's quote tree under its name, and the site's facts."""
+    return {**kinds, "corpus": corpora, "settings": settings}
 
 
 def resolve(tree, path: str):
@@ -91,8 +78,8 @@ def _expand_line(text: str, tree: dict, page: str, line: int) -> str:
             value = resolve(tree, path)
             return format(value, spec)
         except QuoteError as error:
-            raise QuoteError(f"{page}:{line}: {match[0]}: {error}. Fix: quote a path such as "
-                             "kjv/0/init+scale/mean_row_max (see the authoring guide).") from None
+            raise QuoteError(f"{page}:{line}: {match[0]}: {error}. Fix: quote a path that starts with one of "
+                             f"{', '.join(tree)} (see the authoring guide).") from None
         except ValueError as error:
             raise QuoteError(f"{page}:{line}: {match[0]}: bad format {spec!r} ({error}). "
                              "Fix: use a Python format spec such as .3f, .2g or ,") from None

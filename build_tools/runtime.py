@@ -32,7 +32,8 @@ def pyodide_folder(root: Path | None = None) -> Path:
     return NODE_MODULES / "pyodide"
 
 
-def collect(root: Path, cache: Path) -> Runtime:
+def collect(root: Path, cache: Path, packages: list[Path] = ()) -> Runtime:
+    """Pyodide's files, the core's wheel and a wheel of each of the site's own packages."""
     folder = pyodide_folder(root)
     missing = [name for name in PYODIDE_FILES if not (folder / name).is_file()]
     if missing:
@@ -42,7 +43,10 @@ def collect(root: Path, cache: Path) -> Runtime:
             "or set 'live: false' for the scalecore plugin in mkdocs.yml."
         )
     files = {f"{PYODIDE_SITE}/{name}": folder / name for name in PYODIDE_FILES}
-    wheel = build_wheel(Path(scalecore.__file__).parent, cache / "wheel")
-    files[f"{WHEEL_SITE}/{wheel.name}"] = wheel
-    return Runtime(files=files, manifest={"core_wheel": f"{WHEEL_SITE}/{wheel.name}",
-                                          "pyodide": f"{PYODIDE_SITE}/pyodide.mjs"})
+    manifest = {"pyodide": f"{PYODIDE_SITE}/pyodide.mjs"}
+    for key, package in [("core_wheel", Path(scalecore.__file__).parent)] + [
+            (f"wheel_{p.name}", p) for p in packages]:
+        wheel = build_wheel(package, cache / "wheel")
+        files[f"{WHEEL_SITE}/{wheel.name}"] = wheel
+        manifest[key] = f"{WHEEL_SITE}/{wheel.name}"
+    return Runtime(files=files, manifest=manifest)

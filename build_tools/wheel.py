@@ -189,23 +189,24 @@ def build_wheel(source_dir: Path, out_dir: Path) -> Path:
     files = package_files(package_dir)
     top_level = package_dir.name
     version = read_version(package_dir)
-    dist_info = f"{DIST_NAME}-{version}.dist-info"
+    name = top_level  # a site's own package ships under its own name, the same way
+    dist_info = f"{name}-{version}.dist-info"
 
     entries = list(files)
-    entries.append((f"{dist_info}/METADATA", _metadata(DIST_NAME, version)))
+    entries.append((f"{dist_info}/METADATA", _metadata(name, version)))
     entries.append((f"{dist_info}/WHEEL", _wheel_file()))
     entries.append((f"{dist_info}/top_level.txt", f"{top_level}\n".encode("utf-8")))
-    record_lines = [f"{name},{_record_hash(data)},{len(data)}" for name, data in entries]
+    record_lines = [f"{entry},{_record_hash(data)},{len(data)}" for entry, data in entries]
     record_lines.append(f"{dist_info}/RECORD,,")
     entries.append((f"{dist_info}/RECORD", ("\n".join(record_lines) + "\n").encode("utf-8")))
 
     out_dir = Path(out_dir)
-    target = out_dir / f"{DIST_NAME}-{version}-{WHEEL_TAG}.whl"
+    target = out_dir / f"{name}-{version}-{WHEEL_TAG}.whl"
     stamp = zip_timestamp()
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        for name, data in entries:
-            info = zipfile.ZipInfo(name, date_time=stamp)
+        for entry, data in entries:
+            info = zipfile.ZipInfo(entry, date_time=stamp)
             info.compress_type = COMPRESSION
             info.create_system = 3  # Unix, whatever the build machine
             info.external_attr = FILE_MODE

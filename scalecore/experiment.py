@@ -50,6 +50,34 @@ def run_all(table: EmbeddingTable, tokens: list[str], seed: int, d_k: int) -> di
     return {str(guards): attend(x, guards, seed, d_k) for guards in all_guard_sets()}
 
 
+def combination(corpus: str, seed: int, guards: str, sentence: str, d_k: int, vocabulary_size: int) -> dict:
+    """One baked combination of the guards lesson: what a panel shows, and what produced it.
+
+    The same function bakes ``api/scale-guards/<corpus>/<seed>/<guards>.json`` at build time and
+    recomputes it live in the browser (any sentence, seed or d_k): the table comes from the site.
+    """
+    from scalecore import sitedata
+
+    table = sitedata.embeddings(corpus)
+    tokens = sentence_tokens(sentence)
+    unknown = table.unknown_words(tokens)
+    if unknown:
+        raise ValueError(f"not in the {corpus} vocabulary ({len(table.vocabulary)} words): {', '.join(unknown)}")
+    shown = report(run(table, tokens, int(seed), GuardSet.parse(guards), int(d_k)), tokens, table)
+    return {
+        "schema": "scalecore/scale-guards-combination/1",
+        "corpus": corpus,
+        "seed": int(seed),
+        "guards": shown["settings"]["guards"],
+        "sentence": sentence,
+        "tokens": shown["tokens"],
+        "scores": shown["scores"],
+        "weights": shown["weights"],
+        "measures": shown["measures"],
+        "settings": dict(shown["settings"], vocabulary_size=vocabulary_size),
+    }
+
+
 def report(result: HeadResult, tokens: list[str], table: EmbeddingTable) -> dict:
     """Every intermediate of a head as JSON-ready data: the 'show your work' view.
 

@@ -52,3 +52,18 @@ def jacobian_norm(weights: Vector) -> float:
 def entropy(weights: Vector) -> float:
     """Shannon entropy in nats: log(T) for even attention over T tokens, 0 for a one-hot row."""
     return -math.fsum(p * math.log(p) for p in weights if p > 0.0)
+
+
+def saturation_lesson(examples: list[list[float]], factors: list[float], base: list[float]) -> dict:
+    """The worked examples of the saturation lesson, and a sweep of ``base`` multiplied by each
+    factor: the weights go one-hot and the gradient that reaches the scores goes to 0."""
+    rows = []
+    for scores in examples:
+        weights = softmax(scores)
+        rows.append({"scores": scores, "weights": weights, "jacobian": softmax_jacobian(weights),
+                     "gradient": jacobian_norm(weights)})
+    sweep = []
+    for factor in factors:
+        weights = softmax([factor * s for s in base])
+        sweep.append({"factor": factor, "weights": weights, "gradient": jacobian_norm(weights)})
+    return {"schema": "scalecore/softmax/1", "examples": rows, "sweep": sweep}

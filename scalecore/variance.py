@@ -45,3 +45,25 @@ def histogram(samples: list[float], bins: int, low: float, high: float) -> list[
         index = min(bins - 1, max(0, math.floor((value - low) / width)))
         counts[index] += 1
     return counts
+
+
+def lesson(dims: list[int], samples: int, seed: int = 0, bins: int = 40) -> dict:
+    """q . k sampled for each d, raw and divided by sqrt(d), summarised with histograms.
+
+    The raw histogram spans +-4 sqrt(d) (its own scale, to show the shape); the scaled one a
+    fixed +-4, so the reader sees both the growth and its cure. The variance panel bakes this
+    for its dimensions and computes it live, with the same function, for any other d.
+    """
+    rows = []
+    for d in dims:
+        d = int(d)
+        raw = dot_product_samples(d, int(samples), int(seed))
+        scaled = [value / d ** 0.5 for value in raw]
+        reach = 4.0 * d ** 0.5
+        rows.append({
+            "d": d,
+            "raw": dict(summary(raw), low=-reach, high=reach, counts=histogram(raw, bins, -reach, reach)),
+            "scaled": dict(summary(scaled), low=-4.0, high=4.0, counts=histogram(scaled, bins, -4.0, 4.0)),
+        })
+    return {"schema": "scalecore/variance/1", "samples": int(samples), "seed": int(seed), "bins": int(bins),
+            "dims": rows}

@@ -18,6 +18,7 @@ the test.
 from __future__ import annotations
 
 import functools
+import json
 import os
 import socket
 import subprocess
@@ -74,10 +75,23 @@ def docs_pages(docs: Path = REPO / "docs") -> list[str]:
     return sorted(path.relative_to(docs).with_suffix(".html").as_posix() for path in docs.rglob("*.md"))
 
 
+def site_manifest(site: Path) -> dict:
+    """The site manifest of a built site (api/index.json); its URLs are relative to api/."""
+    return json.loads((site / "api" / "index.json").read_text(encoding="utf-8"))
+
+
+def baked(site: Path, kind: str, point: str) -> dict:
+    """A kind's baked point ("kjv/0/none", "index"), found through the site's own manifest (never
+    a path built by hand)."""
+    entry = site_manifest(site)["kinds"][kind]
+    return json.loads((site / "api" / entry["files"][entry["points"][point]["json"]]["url"])
+                      .read_text(encoding="utf-8"))
+
+
 def module_page(site: Path) -> str:
-    """The lesson page: the page of the built site with every kind of panel (found by the panels
-    it holds, not by its name)."""
-    kinds = ("scale-guards", "variance", "softmax", "console", "self-check")
+    """The lesson page: the page of the built site with every kind of panel the manifest lists
+    (found by the panels it holds, not by its name)."""
+    kinds = tuple(site_manifest(site)["kinds"])
     for page in site_pages(site):
         html = (site / page).read_text(encoding="utf-8")
         if all(f'data-scalecore-kind="{kind}"' in html for kind in kinds):

@@ -74,11 +74,12 @@ def run_harness(request: dict, timeout: float = TIMEOUT_S) -> subprocess.Complet
 
 
 def run_in_pyodide(code: str, wheel: Path, *, sha256: str | None = None,
-                   timeout: float = TIMEOUT_S) -> dict:
+                   timeout: float = TIMEOUT_S, mount: Path | None = None) -> dict:
     """Run ``code`` under Pyodide in Node with ``wheel`` unpacked; return the harness's answer.
 
     The Python variable ``result`` comes back (through ``json.dumps``) as ``answer["result"]``.
-    ``sha256`` defaults to the wheel's real digest. Raises AssertionError, with the error and
+    ``sha256`` defaults to the wheel's real digest. ``mount``, a host folder (a built site, say),
+    is readable inside at ``/mnt/site``. Raises AssertionError, with the error and
     the process's stderr, when the harness reports an error or exits non-zero.
     """
     request = {
@@ -86,6 +87,8 @@ def run_in_pyodide(code: str, wheel: Path, *, sha256: str | None = None,
         "sha256": sha256 if sha256 is not None else sha256_of(wheel),
         "code": code,
     }
+    if mount is not None:
+        request["mount"] = str(Path(mount).resolve())
     process = run_harness(request, timeout=timeout)
     lines = process.stdout.strip().splitlines()
     try:

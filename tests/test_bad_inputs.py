@@ -287,10 +287,10 @@ def front_matter_bad_audience(folder):
 
 
 def quote_unknown_path(folder):
-    lesson(folder, "Without the guards:", "Without the guards ({{ baked: tiny/9/none/mean_row_max }}):")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: {{ baked: tiny/9/none/mean_row_max }}: no value '9' under "
-                        "tiny; accepted here: 0, mean. Fix: quote a path such as kjv/0/init+scale/mean_row_max "
-                        "(see the authoring guide)."]
+    lesson(folder, "Without the guards:", "Without the guards ({{ baked: scale-guards/tiny/9/none/mean_row_max }}):")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: {{ baked: scale-guards/tiny/9/none/mean_row_max }}: no value "
+                        "'9' under scale-guards/tiny; accepted here: 0, mean. Fix: quote a path that starts with one "
+                        "of scale-guards, corpus, settings (see the authoring guide)."]
 
 
 def block_stray_closing_line(folder):

@@ -10,21 +10,22 @@ from html.parser import HTMLParser
 import markdown
 import pytest
 
-from build_tools.blocks import KINDS, BlockError, Grid, PageContext, expand_blocks, line_offset
+from build_tools.blocks import BlockError, PageContext, expand_blocks, line_offset
+from build_tools.kind import Site
+from build_tools.registry import discover
+
+KINDS = discover()
 
 PAGE = "docs/lessons/guards.md"
-KINDS_LIST = "console, scale-guards, self-check, softmax, variance"
-GUARD_SETS = ("none", "norm", "init", "scale", "norm+init", "norm+scale", "init+scale", "norm+init+scale")
-GRID = Grid(
+KINDS_LIST = ", ".join(KINDS)  # the registry's kinds: the tests name none of them by list
+VARIANCE_DIMS = (3, 10, 30)
+SITE = Site(
     corpora=("demo", "wordnet", "kjv"),
     titles={"demo": "Demo corpus", "wordnet": "WordNet glosses", "kjv": "King James Bible"},
     seeds=(0, 1, 2),
-    guard_sets=GUARD_SETS,
-    tokens=("the", "old", "man"),
-    d_model=32,
-    d_k=16,
-    variance_dims=(3, 10, 30),
+    settings=dict(d_model=32, d_k=16, tokens=("the", "old", "man")),
 )
+SITES = {name: SITE for name in KINDS} | {"variance": Site(**{**SITE.__dict__, "options": {"dims": VARIANCE_DIMS}})}
 # What the synthetic combination files hold, so tests can find the values in the HTML.
 MEASURES = dict(input_spread=12.5, score_spread=40.25, mean_row_max=0.875, mean_entropy=0.3125,
                 gradient=0.0625, saturated_share=0.5)
@@ -32,11 +33,11 @@ MEASURES = dict(input_spread=12.5, score_spread=40.25, mean_row_max=0.875, mean_
 
 def read_baked(path: str) -> dict:
     read_baked.calls.append(path)
-    if path == "api/attention/variance/index.json":
+    if path == "api/variance/index.json":
         return {"samples": 400, "dims": [
             {"d": d, "raw": {"mean": 0.0, "variance": 1.02 * d, "std": (1.02 * d) ** 0.5},
-             "scaled": {"mean": 0.0, "variance": 1.02, "std": 1.02 ** 0.5}} for d in GRID.variance_dims]}
-    match = re.fullmatch(r"api/attention/scale-guards/([a-z0-9-]+)/(\d+)/([a-z+]+)\.json", path)
+             "scaled": {"mean": 0.0, "variance": 1.02, "std": 1.02 ** 0.5}} for d in VARIANCE_DIMS]}
+    match = re.fullmatch(r"api/scale-guards/([a-z0-9-]+)/(\d+)/([a-z+]+)\.json", path)
     if not match:
         raise FileNotFoundError(path)
     return {
@@ -52,7 +53,7 @@ read_baked.calls = []
 
 
 def context(**changes) -> PageContext:
-    values = dict(page=PAGE, site_root="../../", grid=GRID, read_baked=read_baked)
+    values = dict(page=PAGE, site_root="../../", kinds=KINDS, sites=SITES, read_baked=read_baked)
     values.update(changes)
     return PageContext(**values)
 
@@ -106,20 +107,20 @@ def test_scale_guards_panel_root_fallback_and_scripts():
     parsed = Panels(html)
     (root,) = parsed.panels()
     assert root["data-scalecore-kind"] == "scale-guards"
-    assert root["data-scalecore-manifest"] == "../../api/attention/scale-guards/index.json"
+    assert root["data-scalecore-manifest"] == "../../api/index.json"
     assert root["data-scalecore-root"] == "../../"
     assert json.loads(root["data-scalecore-options"]) == {
         "title": None, "corpus": ["kjv", "demo"], "seed": 1, "guards": "init+scale",
         "show": ["heatmap", "measures", "table"], "locked": []}
     # the no-JS view is the first corpus's baked figure, with alt text that says what it shows
     (image,) = parsed.find("img")
-    assert image["src"] == "../../api/attention/scale-guards/kjv/1/init+scale.svg"
+    assert image["src"] == "../../api/scale-guards/kjv/1/init+scale.svg"
     assert "King James Bible (kjv), seed 1, guards init+scale" in image["alt"]
     assert "the old man" in image["alt"] and "0.88 of its attention" in image["alt"]
-    assert "api/attention/scale-guards/kjv/1/init+scale.json" in read_baked.calls
+    assert "api/scale-guards/kjv/1/init+scale.json" in read_baked.calls
     # one classic script per corpus the panel offers, at the initial seed, relative to the page
     assert [s["src"] for s in parsed.find("script")] == [
-        "../../api/attention/scale-guards/kjv/1/data.js", "../../api/attention/scale-guards/demo/1/data.js"]
+        "../../api/scale-guards/kjv/1/data.js", "../../api/scale-guards/demo/1/data.js"]
     assert all("defer" in s for s in parsed.find("script"))
     assert parsed.find("div", class_="scalecore-controls")[0] == {"class": "scalecore-controls", "hidden": None}
     assert parsed.find("div", class_="scalecore-live-region")[0]["aria-live"] == "polite"
@@ -163,13 +164,13 @@ def test_variance_panel():
     parsed = Panels(html)
     (options,) = options_of(html)
     assert options == {"title": None, "dims": [3, 30], "d": 30, "show": ["histogram", "table"]}
-    assert [i["src"] for i in parsed.find("img")] == ["./api/attention/variance/d-3.svg",
-                                                      "./api/attention/variance/d-30.svg"]
+    assert [i["src"] for i in parsed.find("img")] == ["./api/variance/d-3.svg",
+                                                      "./api/variance/d-30.svg"]
     assert "d = 30 entries" in parsed.find("img")[1]["alt"] and "variance 30.6" in parsed.find("img")[1]["alt"]
-    assert [s["src"] for s in parsed.find("script")] == ["./api/attention/variance/index.js"]
+    assert [s["src"] for s in parsed.find("script")] == ["./api/variance/data.js"]
     assert ('<tr data-scalecore-d="30" class="scalecore-initial"><th scope="row">30</th>'
             '<td>30.6</td><td>1.02</td>') in html
-    assert parsed.panels()[0]["data-scalecore-manifest"] == "./api/attention/scale-guards/index.json"
+    assert parsed.panels()[0]["data-scalecore-manifest"] == "./api/index.json"
 
 
 def test_softmax_panel_is_computed_by_the_core():
@@ -180,7 +181,7 @@ def test_softmax_panel_is_computed_by_the_core():
     # softmax([2, 2, 4]) = [0.106507, 0.106507, 0.786986]
     assert '<tr><th scope="row">3</th><td>2</td><td>4</td><td>0.787</td></tr>' in html
     assert 'class="scalecore-jacobian"' in html
-    assert [s["src"] for s in Panels(html).find("script")] == ["../../api/attention/softmax/index.js"]
+    assert [s["src"] for s in Panels(html).find("script")] == ["../../api/softmax/data.js"]
 
 
 def test_softmax_without_jacobian_table():
@@ -299,8 +300,11 @@ def test_line_offset_counts_front_matter():
     assert line_offset("# No front matter\n", "# No front matter\n") == 0
 
 
-def test_registry_has_the_five_kinds():
-    assert sorted(KINDS) == KINDS_LIST.split(", ")
+def test_the_registry_finds_every_built_in_kind_folder():
+    from build_tools.registry import BUILT_IN
+
+    assert list(KINDS) == sorted(p.name for p in BUILT_IN.iterdir() if p.is_dir() and not p.name.startswith("_"))
+    assert all(KINDS[name].folder == BUILT_IN / name for name in KINDS)
 
 
 # --- errors: exact messages ---------------------------------------------------------------------
@@ -372,13 +376,6 @@ def test_bad_guard_set():
     assert error(block("scale-guards", "guards: [init]")) == (
         f"{PAGE}:2: /// scale-guards: option 'guards': expected a guard set such as 'init+scale', "
         "got [\"init\"] (a list)")
-
-
-def test_guard_set_not_in_the_grid():
-    grid = Grid(**{**GRID.__dict__, "guard_sets": ("none", "init+scale")})
-    assert error(block("scale-guards", "guards: norm"), grid=grid) == (
-        f"{PAGE}:2: /// scale-guards: option 'guards': 'norm' is not a baked guard set; "
-        "the baked guard sets are: none, init+scale")
 
 
 def test_variance_dims_not_in_the_grid():
@@ -480,8 +477,8 @@ def test_missing_baked_file_is_a_block_error():
         raise FileNotFoundError(f"no such file: {path}")
 
     assert error(block("variance"), read_baked=missing) == (
-        f"{PAGE}:1: /// variance: cannot read the baked file api/attention/variance/index.json "
-        "(no such file: api/attention/variance/index.json); is the bake up to date?")
+        f"{PAGE}:1: /// variance: cannot read the baked file api/variance/index.json "
+        "(no such file: api/variance/index.json); is the bake up to date?")
 
 
 def test_errors_use_line_offset_everywhere():

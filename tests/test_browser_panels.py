@@ -33,7 +33,7 @@ sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Pyt
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
-API = "api/attention/scale-guards"
+API = "api"  # the site manifest, api/index.json; its URLs are relative to it
 HYDRATED = "document.querySelectorAll('.scalecore-panel[data-scalecore-hydrated=\"true\"]').length"
 PYODIDE_TIMEOUT_MS = 90_000  # a cold start takes ~4 s here; this only catches a hang
 
@@ -185,10 +185,14 @@ def _hydrated(page, count: int | None = None) -> None:
     page.wait_for_function(f"{HYDRATED} >= {total}", timeout=15_000)
 
 
+def _point(site: Path, kind: str, path: str) -> dict:
+    """A kind's baked point, found through the site's own manifest (never a path built by hand)."""
+    entry = json.loads((site / API / "index.json").read_text(encoding="utf-8"))["kinds"][kind]
+    return json.loads((site / API / entry["files"][entry["points"][path]["json"]]["url"]).read_text(encoding="utf-8"))
+
+
 def _baked(site: Path, corpus: str, seed: int, guards: str) -> dict:
-    manifest = json.loads((site / API / "index.json").read_text(encoding="utf-8"))
-    entry = manifest["combinations"][f"{corpus}/{seed}/{guards}"]["json"]
-    return json.loads((site / API / entry["url"]).read_text(encoding="utf-8"))
+    return _point(site, "scale-guards", f"{corpus}/{seed}/{guards}")
 
 
 def _close(a, b, tolerance=1e-9) -> bool:
@@ -291,7 +295,7 @@ def test_variance_and_softmax_panels_follow_their_controls(open_page, base, buil
     slider.focus()
     page.keyboard.press("End")
     assert variance.get_attribute("data-scalecore-d") == "1000"
-    lesson = json.loads((built_site / "api/attention/variance/index.json").read_text())
+    lesson = _point(built_site, "variance", "index")
     raw = next(row for row in lesson["dims"] if row["d"] == 1000)["raw"]["variance"]
     assert variance.locator("[data-measure=raw]").text_content() == page.evaluate("v => scalecore.util.fmt(v)", raw)
     assert variance.locator(".scalecore-bar").count() > 0
@@ -305,7 +309,7 @@ def test_variance_and_softmax_panels_follow_their_controls(open_page, base, buil
     assert float(softmax.evaluate("root => root.scalecorePanel.state(8).gradient")) < at_one / 20
     assert gradient.text_content() != ""
     # The slider's JavaScript softmax agrees with the core's baked sweep.
-    sweep = json.loads((built_site / "api/attention/softmax/index.json").read_text())["sweep"]
+    sweep = _point(built_site, "softmax", "index")["sweep"]
     for point in sweep:
         got = softmax.evaluate("(root, f) => root.scalecorePanel.state(f)", point["factor"])
         assert _close(got["gradient"], point["gradient"], 1e-12)
@@ -397,7 +401,8 @@ def test_live_mode_reproduces_the_baked_numbers_and_names_unknown_words(open_pag
                            timeout=PYODIDE_TIMEOUT_MS)
     assert panel.locator(".scalecore-badge").text_content() == "live"
     live = panel.evaluate("root => root.scalecorePanel.live.results")
-    assert sorted(live) == sorted(json.loads((built_site / API / "index.json").read_text())["guard_sets"])
+    manifest = json.loads((built_site / API / "index.json").read_text())
+    assert sorted(live) == sorted(manifest["kinds"]["scale-guards"]["axes"]["guards"])
     for guards, result in live.items():
         baked = _baked(built_site, corpus, 0, guards)
         assert result["tokens"] == baked["tokens"]

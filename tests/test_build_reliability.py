@@ -21,7 +21,7 @@ from build_tools.processes import process_is_gone
 from sites import CACHE, Build, build, build_command, copy_site, edit, environment, tree
 
 FAULTS = Path(__file__).resolve().parent / "faults.py"
-UNITS = "api/attention/scale-guards"
+UNITS = "api/scale-guards"
 
 
 def succeeded(result: Build) -> Build:
@@ -57,7 +57,7 @@ def with_faults(folder: Path, *options: str, env=None) -> Build:
 
 
 def unit_entries(folder: Path) -> list[Path]:
-    return sorted(p for p in (folder / CACHE / "bake").iterdir() if not p.name.startswith(("lessons-", ".")))
+    return sorted(p for p in (folder / CACHE / "bake").iterdir() if p.name.startswith("scale-guards-"))
 
 
 # --------------------------------------------------------------------------------------------
@@ -226,7 +226,7 @@ def test_killing_the_build_kills_its_bake_workers(site):
     workers = set()
     try:
         for line in process.stderr:
-            if re.search(r"scalecore: bake: \d+ units of 8 guard sets; \d+ from the cache, [1-9]", line):
+            if re.search(r"scalecore: bake: \d+ groups of \d+ points in \d+ kinds?; \d+ from the cache, [1-9]", line):
                 deadline = time.monotonic() + 30
                 while len(workers) < 2 and time.monotonic() < deadline:
                     workers = _children(process.pid)

@@ -30,7 +30,7 @@ IMG = '<img src=x onerror="window.pwned=2">'
 HOSTILE = SCRIPT + IMG
 SENTENCE = "the old man <script>alert(1)</script> looked at the <b>sun</b>"
 WORD = re.compile(r"[a-z]+(?:['-][a-z]+)*")
-API = "api/attention/scale-guards"
+API = "api"  # the manifest, api/index.json; its URLs are relative to it
 CONSOLE_HTML = "<img src=x onerror=window.pwned=1>"
 
 
@@ -156,8 +156,11 @@ def test_the_manifest_and_combinations_hold_plain_tokens(hostile_site):
                                   "b"]
     (corpus,) = manifest["corpora"]
     assert corpus["title"] == f"{HOSTILE} corpus"  # data, as the author wrote it: pages show it as text
-    for entry in manifest["combinations"].values():
-        combination = json.loads((hostile_site / API / entry["json"]["url"]).read_text(encoding="utf-8"))
+    kind = manifest["kinds"]["scale-guards"]
+    assert kind["points"]
+    for point in kind["points"].values():
+        entry = kind["files"][point["json"]]
+        combination = json.loads((hostile_site / API / entry["url"]).read_text(encoding="utf-8"))
         assert combination["tokens"] == manifest["tokens"]
         assert all(WORD.fullmatch(token) for token in combination["tokens"])
     table = json.loads((hostile_site / API / corpus["embeddings"]["url"]).read_text(encoding="utf-8"))

@@ -38,7 +38,7 @@ DOCS = REPO / "docs"
 MODULE_SOURCE = DOCS / "modules" / "softmax-range.md"
 MODULE_PAGE = "modules/softmax-range.html"
 THEME = REPO / "build_tools" / "theme"
-API = "api/attention/scale-guards"
+API = "api"  # the site manifest, api/index.json; its URLs are relative to it
 
 
 # --------------------------------------------------------------------------------------------
@@ -110,7 +110,9 @@ def find_in_order(text: str, values: list[str]) -> list[str]:
 
 class Baked:
     """Values of quote paths, read from a built site's static API the way any client would:
-    through the manifest, with every URL relative to it, and every file's sha256 checked."""
+    through the manifest (api/index.json), with every URL relative to it, and every file's sha256
+    checked. A quote starts with a kind's name (or corpus/, settings/); a kind without a layout of
+    its own here is walked the default way: its points by their path, then the point's JSON."""
 
     def __init__(self, site: Path):
         self.folder = Path(site) / API
@@ -123,14 +125,14 @@ class Baked:
         return json.loads(data)
 
     @functools.lru_cache(maxsize=None)
+    def point(self, kind: str, path: str) -> dict:
+        entry = self.manifest["kinds"][kind]
+        return self.read(entry["files"][entry["points"][path]["json"]])
+
     def measures(self, corpus: str, seed: int, guards: str) -> dict:
-        combination = self.read(self.manifest["combinations"][f"{corpus}/{seed}/{guards}"]["json"])
+        combination = self.point("scale-guards", f"{corpus}/{seed}/{guards}")
         assert (combination["corpus"], combination["seed"], combination["guards"]) == (corpus, seed, guards)
         return combination["measures"]
-
-    @functools.lru_cache(maxsize=None)
-    def lesson(self, name: str) -> dict:
-        return self.read(self.manifest["lessons"][name])
 
     def value(self, path: str):
         parts = path.split("/")
@@ -140,21 +142,32 @@ class Baked:
             (entry,) = [corpus for corpus in manifest["corpora"] if corpus["name"] == name]
             return entry[key]
         if parts[0] == "settings":
-            return {"d_model": manifest["d_model"], "d_k": manifest["d_k"], "sqrt_d_k": manifest["d_k"] ** 0.5,
-                    "vocabulary_size": manifest["vocabulary_size"], "tokens": len(manifest["tokens"]),
-                    "seeds": len(manifest["seeds"]),
-                    "variance_samples": self.lesson("variance")["samples"]}[parts[1]]
-        if parts[0] == "softmax":
-            node = self.lesson("softmax")["examples"][int(parts[1])][parts[2]]
-            return node[int(parts[3])] if len(parts) > 3 else node
-        if parts[0] == "variance":
-            (row,) = [row for row in self.lesson("variance")["dims"] if row["d"] == int(parts[1])]
-            return row[parts[2]][parts[3]]
-        corpus, seed, guards, measure = parts
-        if seed == "mean":
-            seeds = manifest["seeds"]
-            return sum(self.measures(corpus, s, guards)[measure] for s in seeds) / len(seeds)
-        return self.measures(corpus, int(seed), guards)[measure]
+            settings = manifest["settings"]
+            return {"d_model": settings["d_model"], "d_k": settings["d_k"], "sqrt_d_k": settings["d_k"] ** 0.5,
+                    "vocabulary_size": settings["vocabulary_size"], "tokens": len(manifest["tokens"]),
+                    "seeds": len(manifest["seeds"])}[parts[1]]
+        kind, *rest = parts
+        assert kind in manifest["kinds"], f"{path}: {kind!r} is not a kind of this site"
+        if kind == "softmax":
+            node = self.point("softmax", "index")["examples"][int(rest[0])][rest[1]]
+            return node[int(rest[2])] if len(rest) > 2 else node
+        if kind == "variance":
+            (row,) = [row for row in self.point("variance", "index")["dims"] if row["d"] == int(rest[0])]
+            return row[rest[1]][rest[2]]
+        if kind == "scale-guards":
+            corpus, seed, guards, measure = rest
+            if seed == "mean":
+                seeds = manifest["seeds"]
+                return sum(self.measures(corpus, s, guards)[measure] for s in seeds) / len(seeds)
+            return self.measures(corpus, int(seed), guards)[measure]
+        points = manifest["kinds"][kind]["points"]
+        for cut in range(len(rest), 0, -1):  # the default: the longest point path, then its JSON
+            if "/".join(rest[:cut]) in points:
+                node = self.point(kind, "/".join(rest[:cut]))
+                for part in rest[cut:]:
+                    node = node[int(part)] if isinstance(node, list) else node[part]
+                return node
+        raise AssertionError(f"{path}: no point of {kind} is quoted")
 
 
 # --------------------------------------------------------------------------------------------
@@ -166,7 +179,9 @@ def test_the_module_page_quotes_its_numbers():
     found = quotes(MODULE_SOURCE.read_text(encoding="utf-8"))
     assert len(found) >= 60, f"the module page quotes {len(found)} numbers; expected its tables and prose"
     kinds = {path.split("/")[0] for _, path, _ in found}
-    assert {"corpus", "demo", "kjv", "softmax", "variance"} <= kinds
+    assert {"corpus", "scale-guards", "softmax", "variance"} <= kinds
+    corpora = {path.split("/")[1] for _, path, _ in found if path.startswith("scale-guards/")}
+    assert {"demo", "kjv"} <= corpora
 
 
 @pytest.mark.parametrize("source", sorted(path.relative_to(DOCS).as_posix() for path in DOCS.rglob("*.md")
@@ -207,7 +222,8 @@ next: Encoder Block
 # Fixture Module
 
 The tiny corpus has {{ baked: corpus/tiny/tokens | , }} tokens. Without guards its input spread is
-{{ baked: tiny/0/none/input_spread | .6f }} and its score spread {{ baked: tiny/0/none/score_spread | .6f }}.
+{{ baked: scale-guards/tiny/0/none/input_spread | .6f }} and its score spread
+{{ baked: scale-guards/tiny/0/none/score_spread | .6f }}.
 
 !!! guest "In plain words"
     A side note for guests.
@@ -243,7 +259,7 @@ def test_a_changed_corpus_changes_the_quoted_numbers(fixture_site, tmp_path):
     tokens, input_spread, score_spread = _numbers(site)
     baked = Baked(site)
     assert tokens == baked.value("corpus/tiny/tokens")
-    assert input_spread == format(baked.value("tiny/0/none/input_spread"), ".6f")
+    assert input_spread == format(baked.value("scale-guards/tiny/0/none/input_spread"), ".6f")
 
     corpus = folder / "corpora" / "tiny"
     toml = (corpus / "corpus.toml").read_text(encoding="utf-8")
@@ -258,7 +274,7 @@ def test_a_changed_corpus_changes_the_quoted_numbers(fixture_site, tmp_path):
     assert new_input_spread != input_spread and new_score_spread != score_spread
     baked = Baked(site)
     assert (new_tokens, new_input_spread) == (baked.value("corpus/tiny/tokens"),
-                                              format(baked.value("tiny/0/none/input_spread"), ".6f"))
+                                              format(baked.value("scale-guards/tiny/0/none/input_spread"), ".6f"))
 
 
 def test_module_header_cards_link_only_to_pages_that_exist(fixture_site):

@@ -10,7 +10,6 @@ Served: live mode runs to a live result, with every request on the reader's own 
 
 from __future__ import annotations
 
-import json
 import math
 import subprocess
 import sys
@@ -19,11 +18,11 @@ import zipfile
 import pytest
 
 pytest.register_assert_rewrite("browser")
-from browser import PYODIDE_TIMEOUT_MS, REPO, module_page, python_http_server, site_pages, wait_hydrated  # noqa: E402
+from browser import PYODIDE_TIMEOUT_MS, REPO, baked, module_page, python_http_server, site_pages, wait_hydrated  # noqa: E402
 
 
 FOLDER = "my scalecore"  # what a reader might call it: not "site", and with a space
-API = "api/attention/scale-guards"
+API = "api"  # the site manifest, api/index.json (and its script twin, api/index.js)
 
 
 @pytest.fixture(scope="module")
@@ -46,9 +45,7 @@ def bundle(built_site, tmp_path_factory):
 
 def _baked(folder, corpus: str, seed: int, guards: str) -> dict:
     """A combination, found through the bundle's own manifest (never a path built by hand)."""
-    manifest = json.loads((folder / API / "index.json").read_text(encoding="utf-8"))
-    entry = manifest["combinations"][f"{corpus}/{seed}/{guards}"]["json"]
-    return json.loads((folder / API / entry["url"]).read_text(encoding="utf-8"))
+    return baked(folder, "scale-guards", f"{corpus}/{seed}/{guards}")
 
 
 def _shows(page, panel, baked: dict) -> None:

@@ -16,11 +16,11 @@ import pytest
 
 from sites import CACHE, build, build_command, copy_site, edit, environment, stamps, tree
 
-UNITS = "api/attention/scale-guards"
+UNITS = "api/scale-guards"
 
 
 def bake_line(build_result) -> str:
-    lines = [line for line in build_result.lines("INFO") if re.match(r"scalecore: bake: \d+ units", line)]
+    lines = [line for line in build_result.lines("INFO") if re.match(r"scalecore: bake: \d+ groups of", line)]
     assert len(lines) == 1, build_result.describe()
     return lines[0]
 
@@ -36,7 +36,7 @@ def cold(tmp_path_factory):
     """The fixture site after one clean build: (folder, its site tree)."""
     folder = copy_site(tmp_path_factory.mktemp("cold") / "base")
     result = succeeded(build(folder))
-    assert bake_line(result) == "scalecore: bake: 2 units of 8 guard sets; 0 from the cache, 2 to compute"
+    assert bake_line(result) == "scalecore: bake: 2 groups of 16 points in 1 kind; 0 from the cache, 2 to compute"
     return folder, tree(folder / "site")
 
 
@@ -59,7 +59,7 @@ def test_two_clean_builds_in_different_folders_are_byte_identical(tmp_path, sour
         assert not list(folder.glob(".site.partial*"))
         sites.append(tree(folder / "site"))
     assert sites[0] == sites[1]
-    assert f"{UNITS}/index.json" in sites[0] and f"{UNITS}/small/0/norm+init+scale.svg" in sites[0]
+    assert "api/index.json" in sites[0] and f"{UNITS}/small/0/norm+init+scale.svg" in sites[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -71,7 +71,7 @@ def test_a_second_build_with_nothing_changed_bakes_nothing(cold, tmp_path):
     folder = from_cold(cold, tmp_path)
     before = stamps(folder / CACHE)
     result = succeeded(build(folder))
-    assert bake_line(result) == "scalecore: bake: 2 units of 8 guard sets; 2 from the cache, 0 to compute"
+    assert bake_line(result) == "scalecore: bake: 2 groups of 16 points in 1 kind; 2 from the cache, 0 to compute"
     assert stamps(folder / CACHE) == before  # not one cache file or folder written
     assert tree(folder / "site") == cold[1]
 
@@ -88,7 +88,7 @@ def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
          "sentences = 7\ntokens = 70\nvocabulary = 31")
 
     result = succeeded(build(folder))
-    assert bake_line(result) == "scalecore: bake: 2 units of 8 guard sets; 1 from the cache, 1 to compute"
+    assert bake_line(result) == "scalecore: bake: 2 groups of 16 points in 1 kind; 1 from the cache, 1 to compute"
     new_units = {p.name for p in bake.iterdir()} - units_before
     assert len(new_units) == 1
     new_unit = new_units.pop()
@@ -105,7 +105,7 @@ def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
     site = tree(folder / "site")
     old = cold[1]
     for path in old:
-        if path.startswith((f"{UNITS}/tiny/", "api/attention/variance/", "api/embeddings/tiny.json")):
+        if path.startswith((f"{UNITS}/tiny/", "api/variance/", "api/embeddings/tiny.json")):
             assert site[path] == old[path], path
     assert site[f"{UNITS}/small/0/none.json"] != old[f"{UNITS}/small/0/none.json"]
     assert site["api/embeddings/small.json"] != old["api/embeddings/small.json"]
@@ -128,7 +128,7 @@ def test_a_build_killed_mid_bake_is_harmless(cold, tmp_path):
     try:
         for line in process.stderr:
             seen.append(line)
-            if re.search(r"scalecore: bake: 3/8 units", line):
+            if re.search(r"scalecore: bake: 3/6 groups", line):
                 os.killpg(process.pid, signal.SIGKILL)  # the build and its bake workers
                 break
         else:
@@ -148,7 +148,7 @@ def test_a_build_killed_mid_bake_is_harmless(cold, tmp_path):
     time.sleep(0.2)  # let the orphaned workers' deaths be noticed
 
     result = succeeded(build(folder))
-    assert re.fullmatch(r"scalecore: bake: 8 units of 8 guard sets; [3-7] from the cache, [1-5] to compute",
+    assert re.fullmatch(r"scalecore: bake: 8 groups of 64 points in 1 kind; [3-7] from the cache, [1-5] to compute",
                         bake_line(result)), bake_line(result)
     assert not list(bake.glob(".tmp-*")), "a temporary folder survived the next build"
 

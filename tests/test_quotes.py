@@ -1,38 +1,51 @@
 import pytest
 
+from build_tools.kind import Site
 from build_tools.quotes import QuoteError, expand_quotes, namespace
+from build_tools.registry import discover
 
+KINDS = discover()
+SITE = Site(corpora=("kjv",), titles={}, seeds=(0, 1), settings={})
 MEASURES = {"mean_row_max": 0.5, "input_spread": 2.0}
+# Each kind lays out its own quote tree from its baked points (here synthetic ones).
+GUARDS = {"kjv/0/init+scale": {"measures": dict(MEASURES)},
+          "kjv/1/init+scale": {"measures": {"mean_row_max": 0.7, "input_spread": 4.0}}}
+GUARDS |= {f"kjv/{seed}/{g}": {"measures": {"mean_row_max": 0.0, "input_spread": 0.0}} for seed in (0, 1)
+           for g in ("none", "norm", "init", "scale", "norm+init", "norm+scale", "norm+init+scale")}
 TREE = namespace(
-    {("kjv", 0, "init+scale"): dict(MEASURES), ("kjv", 1, "init+scale"): {"mean_row_max": 0.7, "input_spread": 4.0}},
-    [0, 1],
+    {
+        "scale-guards": KINDS["scale-guards"]().quotes(GUARDS, None, SITE),
+        "softmax": KINDS["softmax"]().quotes({"index": {"examples": [{"scores": [1, 2, 3], "weights": [
+            0.09003057317038046, 0.24472847105479764, 0.6652409557748219], "gradient": 0.4}]}}, None, SITE),
+        "variance": KINDS["variance"]().quotes({"index": {"dims": [
+            {"d": 3, "raw": {"variance": 2.97}, "scaled": {"variance": 0.99}}]}}, None, SITE),
+    },
     {"kjv": {"sentences": 33695, "tokens": 789633, "vocabulary": 12771}},
-    {"examples": [{"scores": [1, 2, 3], "weights": [0.09003057317038046, 0.24472847105479764, 0.6652409557748219], "gradient": 0.4}]},
-    {"dims": [{"d": 3, "raw": {"variance": 2.97}, "scaled": {"variance": 0.99}}]},
+    {},
 )
 
 
 def test_a_quote_becomes_the_baked_value_in_the_given_format():
-    text = "Row-max {{ baked: kjv/0/init+scale/mean_row_max | .2f }} of {{baked:corpus/kjv/tokens|,}} tokens."
+    text = "Row-max {{ baked: scale-guards/kjv/0/init+scale/mean_row_max | .2f }} of {{baked:corpus/kjv/tokens|,}} tokens."
     assert expand_quotes(text, TREE, "docs/a.md") == "Row-max 0.50 of 789,633 tokens."
 
 
 def test_the_default_format_and_the_mean_over_seeds():
-    assert expand_quotes("{{ baked: kjv/mean/init+scale/mean_row_max }}", TREE, "p") == "0.6"
+    assert expand_quotes("{{ baked: scale-guards/kjv/mean/init+scale/mean_row_max }}", TREE, "p") == "0.6"
     assert expand_quotes("{{ baked: softmax/0/weights/2 | .4f }}", TREE, "p") == "0.6652"
 
 
 def test_quotes_in_code_are_left_as_written():
-    text = "```\n{{ baked: kjv/0/init+scale/mean_row_max }}\n```\n`{{ baked: nope }}` and {{ baked: variance/3/raw/variance }}"
-    assert expand_quotes(text, TREE, "p") == "```\n{{ baked: kjv/0/init+scale/mean_row_max }}\n```\n`{{ baked: nope }}` and 2.97"
+    text = "```\n{{ baked: scale-guards/kjv/0/init+scale/mean_row_max }}\n```\n`{{ baked: nope }}` and {{ baked: variance/3/raw/variance }}"
+    assert expand_quotes(text, TREE, "p") == "```\n{{ baked: scale-guards/kjv/0/init+scale/mean_row_max }}\n```\n`{{ baked: nope }}` and 2.97"
 
 
 def test_an_unknown_path_names_page_line_and_what_is_accepted():
     with pytest.raises(QuoteError) as error:
-        expand_quotes("intro\n\nsee {{ baked: kjv/9/init+scale/mean_row_max }}", TREE, "docs/a.md", line_offset=4)
+        expand_quotes("intro\n\nsee {{ baked: scale-guards/kjv/9/init+scale/mean_row_max }}", TREE, "docs/a.md", line_offset=4)
     assert str(error.value) == (
-        "docs/a.md:7: {{ baked: kjv/9/init+scale/mean_row_max }}: no value '9' under kjv; "
-        "accepted here: 0, 1, mean. Fix: quote a path such as kjv/0/init+scale/mean_row_max (see the authoring guide)."
+        "docs/a.md:7: {{ baked: scale-guards/kjv/9/init+scale/mean_row_max }}: no value '9' under scale-guards/kjv; "
+        "accepted here: 0, 1, mean. Fix: quote a path that starts with one of scale-guards, softmax, variance, corpus, settings (see the authoring guide)."
     )
 
 

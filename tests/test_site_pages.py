@@ -23,8 +23,10 @@ import pytest
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 # Attributes that hold a URL the browser loads or follows. data-scalecore-manifest is the URL our
-# panels fetch the manifest from: a wrong one breaks every panel on the page.
-URL_ATTRIBUTES = {"href", "src", "poster", "data-scalecore-manifest"}
+# panels fetch the manifest from (data-scalecore-manifest-script its script twin, for file://), and
+# data-scalecore-script the kind's panel script: a wrong one breaks every panel on the page.
+URL_ATTRIBUTES = {"href", "src", "poster", "data-scalecore-manifest", "data-scalecore-manifest-script",
+                  "data-scalecore-script"}
 EXTERNAL = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")  # http:, https:, mailto:, data:, blob:...
 
 
@@ -239,3 +241,29 @@ def test_the_link_checker_catches_what_it_should(tmp_path):
         "<a href='../out.html'>", "<script src='s.js'>"]
     images = parse(tmp_path / "a.html").find_all("img")
     assert images and not images[0].attrs["alt"].strip()
+
+
+def test_every_panel_names_its_kinds_script_from_the_manifest(site, html_pages):
+    """Each panel root carries data-scalecore-script: the panel script of its kind, the very file
+    the manifest lists for that kind (assets/scalecore/kinds/<kind>/panel.js)."""
+    import json
+
+    manifest = json.loads((site / "api" / "index.json").read_text(encoding="utf-8"))
+    scripts = {name: (site / "api" / kind["script"]["url"]).resolve() for name, kind in manifest["kinds"].items()}
+    assert all(path == (site / "assets/scalecore/kinds" / name / "panel.js").resolve() and path.is_file()
+               for name, path in scripts.items()), scripts
+    seen, problems = set(), []
+    for page in html_pages:
+        where = page.relative_to(site).as_posix()
+        for node in parse(page).walk():
+            kind = node.attrs.get("data-scalecore-kind")
+            if kind is None:
+                continue
+            seen.add(kind)
+            script = node.attrs.get("data-scalecore-script")
+            if kind not in scripts:
+                problems.append(f"{where}:{node.line}: kind {kind!r} is not in the manifest")
+            elif not script or (page.parent / unquote(script)).resolve() != scripts[kind]:
+                problems.append(f"{where}:{node.line}: {kind} panel names the script {script!r}")
+    assert seen == set(scripts), f"kinds on the pages {sorted(seen)} != kinds in the manifest {sorted(scripts)}"
+    assert not problems, "\n".join(problems)

@@ -28,7 +28,7 @@ from build_tools.config import ScalecoreConfig
 from sites import REPO, build, environment
 
 SCHEMAS = REPO / "build_tools" / "schemas"
-API = "api/attention/scale-guards"
+API = "api"
 GUARD_SETS = ["none", "norm", "init", "scale", "norm+init", "norm+scale", "init+scale", "norm+init+scale"]
 
 
@@ -67,27 +67,32 @@ def manifest(site) -> dict:
     return json.loads((site / API / "index.json").read_text(encoding="utf-8"))
 
 
-def _validator(name: str) -> Draft202012Validator:
-    schema = json.loads((SCHEMAS / f"{name}.schema.json").read_text(encoding="utf-8"))
+def _validator(name: str, site: Path | None = None) -> Draft202012Validator:
+    """A site-level schema by name (build_tools/schemas/<name>.schema.json), or a kind's, served
+    by the site at api/<kind>/schema.json (name "kind:<kind>")."""
+    if name.startswith("kind:"):
+        path = site / API / name.removeprefix("kind:") / "schema.json"
+    else:
+        path = SCHEMAS / f"{name}.schema.json"
+    schema = json.loads(path.read_text(encoding="utf-8"))
     Draft202012Validator.check_schema(schema)
     return Draft202012Validator(schema)
 
 
-# Which schema each JSON file of the API follows; a JSON file under api/ that matches none is an
-# error (a new kind of file needs its schema).
-SCHEMA_OF = [
-    (f"{API}/index.json", "manifest"),
-    (f"{API}/*/*/*.json", "combination"),
-    ("api/embeddings/*.json", "embeddings"),
-    ("api/attention/variance/index.json", "variance"),
-    ("api/attention/softmax/index.json", "softmax"),
-]
-
-
-def _schema_for(site_path: str) -> str | None:
-    for pattern, name in SCHEMA_OF:
-        if fnmatch.fnmatchcase(site_path, pattern) and site_path.count("/") == pattern.count("/"):
-            return name
+def _schema_for(site_path: str, manifest: dict) -> str | None:
+    """Which schema a JSON file of the API follows: the manifest, an embedding table, or a point
+    of a kind the manifest lists (the kind's own schema). None: a file no schema covers."""
+    if site_path == f"{API}/index.json":
+        return "manifest"
+    if fnmatch.fnmatchcase(site_path, "api/embeddings/*.json"):
+        return "embeddings"
+    for name, kind in manifest["kinds"].items():
+        prefix = f"{API}/{name}/"
+        if site_path == f"{prefix}schema.json":
+            return "json-schema"
+        if site_path.startswith(prefix) and "schema" in kind and \
+                site_path.removeprefix(prefix) in {p["json"] for p in kind.get("points", {}).values()}:
+            return f"kind:{name}"
     return None
 
 
@@ -96,59 +101,77 @@ def _schema_for(site_path: str) -> str | None:
 # --------------------------------------------------------------------------------------------
 
 
-def test_the_schemas_are_valid_draft_2020_12():
+def test_the_schemas_are_valid_draft_2020_12(site, manifest):
     names = sorted(path.name for path in SCHEMAS.glob("*.schema.json"))
-    assert names == ["combination.schema.json", "embeddings.schema.json", "manifest.schema.json",
-                     "softmax.schema.json", "variance.schema.json"]
+    assert names == ["embeddings.schema.json", "manifest.schema.json"]
     for name in names:
         _validator(name.removesuffix(".schema.json"))
+    for name, kind in manifest["kinds"].items():
+        if "schema" in kind:
+            _validator(f"kind:{name}", site)
 
 
-def test_every_baked_json_validates_against_its_schema(site):
-    validators = {name: _validator(name) for _, name in SCHEMA_OF}
+def test_every_baked_json_validates_against_its_schema(site, manifest):
     checked, problems = {}, []
+    validators = {}
     for path in sorted((site / "api").rglob("*.json")):
         site_path = path.relative_to(site).as_posix()
-        name = _schema_for(site_path)
+        name = _schema_for(site_path, manifest)
         if name is None:
-            problems.append(f"{site_path}: no schema in build_tools/schemas covers this file")
+            problems.append(f"{site_path}: no schema covers this file")
             continue
+        if name == "json-schema":
+            continue  # checked by test_the_schemas_are_valid_draft_2020_12
+        validator = validators.setdefault(name, _validator(name, site))
         data = json.loads(path.read_text(encoding="utf-8"))
-        for error in validators[name].iter_errors(data):
+        for error in validator.iter_errors(data):
             where = "/".join(map(str, error.absolute_path))
             problems.append(f"{site_path} ({name}): at '{where}': {error.message[:300]}")
         checked[name] = checked.get(name, 0) + 1
     assert not problems, "\n".join(problems[:40])
-    assert set(checked) == {name for _, name in SCHEMA_OF}, checked
+    with_schema = {f"kind:{name}" for name, kind in manifest["kinds"].items() if "schema" in kind and "points" in kind}
+    assert set(checked) == {"manifest", "embeddings"} | with_schema, checked
+
+
+def _kind(manifest, name):
+    return manifest["kinds"][name]
+
+
+def _point(site, manifest, kind, path):
+    entry = _kind(manifest, kind)
+    return _json(site / API / entry["files"][entry["points"][path]["json"]]["url"])
 
 
 def test_a_schema_rejects_what_it_should(manifest, site):
     """The schemas are strict: an unknown key, a bad guard name or a missing measure fails."""
-    combination = _validator("combination")
-    first = f"{manifest['corpora'][0]['name']}/{manifest['seeds'][0]}/none"
-    data = json.loads((site / API / manifest["combinations"][first]["json"]["url"]).read_text(encoding="utf-8"))
+    combination = _validator("kind:scale-guards", site)
+    data = _point(site, manifest, "scale-guards", f"{manifest['corpora'][0]['name']}/{manifest['seeds'][0]}/none")
     assert combination.is_valid(data)
     assert not combination.is_valid(dict(data, extra=1))
     assert not combination.is_valid(dict(data, guards="scale+norm"))
     assert not combination.is_valid(dict(data, measures={k: v for k, v in data["measures"].items() if k != "gradient"}))
     assert not combination.is_valid(dict(data, weights=[[1.5] * len(data["tokens"])] * len(data["tokens"])))
     wrong_url = json.loads(json.dumps(manifest))
-    wrong_url["lessons"]["softmax"]["url"] = "/api/attention/softmax/index.json"
+    wrong_url["corpora"][0]["embeddings"]["url"] = "/api/embeddings/demo.json"
     assert not _validator("manifest").is_valid(wrong_url)
 
 
 def test_the_variance_figures_are_those_of_the_lesson_data(site, manifest):
-    variance = json.loads((site / "api/attention/variance/index.json").read_text(encoding="utf-8"))
-    assert list(manifest["lessons"]["variance_figures"]) == [str(row["d"]) for row in variance["dims"]]
+    variance = _point(site, manifest, "variance", "index")
+    figures = sorted(name for name in _kind(manifest, "variance")["files"] if name.endswith(".svg"))
+    assert figures == sorted(f"d-{row['d']}.svg" for row in variance["dims"])
 
 
 def test_combinations_are_t_by_t_and_agree_with_the_manifest(site, manifest):
     tokens = manifest["tokens"]
     size = len(tokens)
-    for key, entry in manifest["combinations"].items():
+    for key, point in _kind(manifest, "scale-guards")["points"].items():
         corpus, seed, guards = key.split("/")
-        data = json.loads((site / API / entry["json"]["url"]).read_text(encoding="utf-8"))
+        data = _point(site, manifest, "scale-guards", key)
         assert (data["corpus"], data["seed"], data["guards"]) == (corpus, int(seed), guards), key
+        assert point["params"] == dict(corpus=corpus, seed=int(seed), guards=guards, sentence=manifest["sentence"],
+                                       d_k=manifest["settings"]["d_k"],
+                                       vocabulary_size=manifest["settings"]["vocabulary_size"]), key
         assert data["tokens"] == tokens and data["sentence"] == manifest["sentence"], key
         for name in ("scores", "weights"):
             assert len(data[name]) == size and all(len(row) == size for row in data[name]), f"{key}: {name} not T x T"
@@ -157,15 +180,15 @@ def test_combinations_are_t_by_t_and_agree_with_the_manifest(site, manifest):
         settings = data["settings"]
         assert (settings["corpus"], settings["seed"], settings["guards"]) == (corpus, int(seed), guards), key
         for name in ("d_model", "d_k", "recipe", "vocabulary_size"):
-            assert settings[name] == manifest[name], f"{key}: settings.{name}"
+            assert settings[name] == manifest["settings"][name], f"{key}: settings.{name}"
 
 
 def test_embedding_tables_hold_vocabulary_times_d_model_floats(site, manifest):
     for corpus in manifest["corpora"]:
         table = json.loads((site / API / corpus["embeddings"]["url"]).read_text(encoding="utf-8"))
         assert table["corpus"] == corpus["name"]
-        assert (table["d_model"], table["recipe"]) == (manifest["d_model"], manifest["recipe"])
-        assert len(table["vocabulary"]) <= manifest["vocabulary_size"]
+        assert (table["d_model"], table["recipe"]) == (manifest["settings"]["d_model"], manifest["settings"]["recipe"])
+        assert len(table["vocabulary"]) <= manifest["settings"]["vocabulary_size"]
         raw = base64.b64decode(table["vectors"], validate=True)
         assert len(raw) == 4 * len(table["vocabulary"]) * table["d_model"], corpus["name"]
         assert all(map(lambda v: v == v, struct.unpack(f"<{len(raw) // 4}f", raw))), "NaN in the vectors"
@@ -183,16 +206,21 @@ def test_the_manifest_lists_the_whole_grid_of_mkdocs_yml(site, manifest):
     if options.get("corpora"):
         assert names == options["corpora"]
     assert manifest["seeds"] == options.get("seeds", dict(ScalecoreConfig._schema)["seeds"].default)
-    assert manifest["guard_sets"] == GUARD_SETS
+    kind = _kind(manifest, "scale-guards")
+    assert kind["axes"] == {"corpus": names, "seed": manifest["seeds"], "guards": GUARD_SETS}
     expected = {f"{c}/{s}/{g}" for c in names for s in manifest["seeds"] for g in GUARD_SETS}
-    assert set(manifest["combinations"]) == expected
-    for corpus in manifest["corpora"]:
-        assert sorted(corpus["scripts"]) == sorted(str(seed) for seed in manifest["seeds"])
-    # ... and the site holds exactly those units, no more.
-    on_disk = {p.relative_to(site / API).as_posix() for p in (site / API).glob("*/*/*") if p.is_file()}
-    listed = {f"{key}.{ext}" for key in expected for ext in ("json", "svg")}
-    listed |= {f"{c}/{s}/data.js" for c in names for s in manifest["seeds"]}
-    assert on_disk == listed
+    assert set(kind["points"]) == expected
+    assert sorted(kind["scripts"]) == sorted(f"{c}/{s}" for c in names for s in manifest["seeds"])
+
+
+def test_every_kind_holds_exactly_the_files_the_manifest_lists(site, manifest):
+    for name, kind in manifest["kinds"].items():
+        if "files" not in kind:
+            continue
+        folder = site / API / name
+        on_disk = {p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()} - {"schema.json"}
+        assert on_disk == set(kind["files"]), name
+        assert {p["json"] for p in kind["points"].values()} <= set(kind["files"]), name
 
 
 def _file_entries(node, where=""):
@@ -210,11 +238,11 @@ def _file_entries(node, where=""):
 
 def test_every_manifest_url_is_relative_resolves_inside_the_site_and_has_its_sha256(site, manifest):
     entries = list(_file_entries(manifest))
-    runtime_entries = 2 if manifest["runtime"] else 0
-    per_corpus = 1 + len(manifest["seeds"])
-    lessons = 2 + len(manifest["lessons"]["variance_figures"])
-    assert len(entries) == 2 * len(manifest["combinations"]) + per_corpus * len(manifest["corpora"]) + lessons \
-        + runtime_entries
+    expected = len(manifest["runtime"]) + len(manifest["corpora"])
+    for kind in manifest["kinds"].values():
+        expected += sum(1 for role in ("script", "style", "schema") if role in kind)
+        expected += len(kind.get("scripts", {})) + len(kind.get("files", {}))
+    assert len(entries) == expected
     root = site.resolve()
     base = (site / API).resolve()
     for where, entry in entries:
@@ -229,17 +257,16 @@ def test_every_manifest_url_is_relative_resolves_inside_the_site_and_has_its_sha
 
 def test_the_manifest_script_and_data_scripts_carry_the_json(site, manifest):
     assert _script_data(site / API / "index.js") == ("manifest", manifest)
-    for lesson in ("variance", "softmax"):
-        folder = site / "api" / "attention" / lesson
-        assert _script_data(folder / "index.js") == (lesson, _json(folder / "index.json"))
-    for corpus in manifest["corpora"]:
-        for seed, entry in corpus["scripts"].items():
+    for name, kind in manifest["kinds"].items():
+        for group, entry in kind.get("scripts", {}).items():
             key, data = _script_data(site / API / entry["url"])
-            assert key == f"scale-guards/{corpus['name']}/{seed}"
-            assert sorted(data) == sorted(GUARD_SETS)
-            for guards in GUARD_SETS:
-                url = manifest["combinations"][f"{corpus['name']}/{seed}/{guards}"]["json"]["url"]
-                assert data[guards] == _json(site / API / url), f"{key}/{guards}"
+            assert key == (f"{name}/{group}" if group else name)
+            inside = {path: point for path, point in kind["points"].items()
+                      if not group or path.startswith(group + "/")}
+            assert len(data) == len(inside), key
+            for path, point in inside.items():
+                inner = path.removeprefix(group + "/") if group else path
+                assert data[inner] == _json(site / API / kind["files"][point["json"]]["url"]), f"{key}/{inner}"
 
 
 _SCRIPT = re.compile(

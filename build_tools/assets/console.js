@@ -16,16 +16,7 @@ const timings = S.timings;
 
 const MAX_OUTPUT = 200000; // characters kept in the output; older ones are dropped
 const HISTORY_SIZE = 50;
-const DEFAULT_CODE = [
-  "from scalecore.experiment import run, sentence_tokens",
-  "from scalecore.guards import GuardSet",
-  "",
-  'table = load_table("demo")  # this site\'s embeddings for the demo corpus',
-  'tokens = sentence_tokens("the old man looked at the light of the sun")',
-  'for guards in ("none", "norm+init+scale"):',
-  "    result = run(table, tokens, seed=0, guards=GuardSet.parse(guards), d_k=16)",
-  "    print(guards, round(result.measures.score_spread, 3), round(result.measures.gradient, 4))",
-].join("\n");
+
 
 export function mountConsole(root, context) {
   return u.manifestOf(root).then((manifest) => new Console(root, context.options || {}, manifest));
@@ -48,7 +39,7 @@ class Console {
   build(options) {
     const box = u.controls(this.root);
     box.replaceChildren();
-    const initial = typeof options.code === "string" && options.code.trim() ? options.code : this.fallbackCode() || DEFAULT_CODE;
+    const initial = typeof options.code === "string" && options.code.trim() ? options.code : this.fallbackCode();
     const editorId = u.nextId("scalecore-editor");
     const helpId = u.nextId("scalecore-help");
     const rows = Math.max(3, Math.min(40, Number(options.height) || initial.split("\n").length + 1));

@@ -5,7 +5,7 @@
 //   const live = await import(".../live.js");
 //   const client = live.connect(manifest, {onProgress});   // starts the worker if needed
 //   await client.ready();
-//   const answer = await client.call("scale-guards", {corpus, sentence, seed, d_k});
+//   const results = await client.compute(kind, [params, ...]);   // the kind's compute function
 //   await client.stop();   // interrupt (cross-origin isolated pages) or restart the worker
 //
 // Timings for benchmarks go to window.scalecoreTimings: liveReadyMs (worker start to Python
@@ -23,16 +23,16 @@ function runtimeConfig(manifest) {
     throw new Error("this site was built without the Python runtime (the plugin's option live: false), " +
       "so live mode and the console are not available");
   }
-  const absolute = (url) => new URL(url, manifest.url).href;
-  const embeddings = {};
-  for (const corpus of data.corpora) {
-    embeddings[corpus.name] = { url: absolute(corpus.embeddings.url), sha256: corpus.embeddings.sha256 };
-  }
-  return {
-    pyodide: absolute(data.runtime.pyodide.url),
-    wheel: { url: absolute(data.runtime.core_wheel.url), sha256: data.runtime.core_wheel.sha256 },
-    embeddings,
-  };
+  const absolute = (entry) => ({ url: new URL(entry.url, manifest.url).href, sha256: entry.sha256 });
+  // The core first, then the site's own packages (runtime keys wheel_<package>).
+  const wheels = [absolute(data.runtime.core_wheel)].concat(Object.keys(data.runtime).sort()
+    .filter((key) => key.indexOf("wheel_") === 0).map((key) => absolute(data.runtime[key])));
+  // The site files Python may read: the corpora's embedding tables.
+  const files = {};
+  for (const corpus of data.corpora) files["api/embeddings/" + corpus.name + ".json"] = absolute(corpus.embeddings);
+  const computes = {};
+  for (const [name, kind] of Object.entries(data.kinds || {})) if (kind.compute) computes[name] = kind.compute;
+  return { pyodide: absolute(data.runtime.pyodide).url, wheels, files, computes };
 }
 
 /* The worker speaks to the page only through a MessageChannel port handed over with the init
@@ -155,6 +155,11 @@ class LiveClient {
 
   /* Send one request; resolves with the worker's result. onStream(stream, text) gets console
      output as it comes. */
+  /* A kind's compute function on each parameter set, in Python: resolves with the results. */
+  compute(kind, points) {
+    return this.call("compute", { kind, points });
+  }
+
   async call(type, payload, { onStream } = {}) {
     const worker = this.worker;
     const port = this.port;

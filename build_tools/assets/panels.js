@@ -4,11 +4,11 @@
  * scripts and fetch(), but still run classic scripts and load data through <script src> tags.
  * So everything a baked panel needs works from file://:
  *
- *   panels.js         this file: shared helpers, hydration on every page (Material's instant
- *                     navigation swaps pages without reloading), self-checks
- *   scale-guards.js   the guards panel   } classic scripts too, loaded here only when a page
- *   variance.js       the variance panel } has such a panel; each registers its kind on
- *   softmax.js        the softmax panel  } globalThis.scalecore
+ *   panels.js         this file: the panel base (shared helpers, hydration on every page: Material's
+ *                     instant navigation swaps pages without reloading)
+ *   <kind>/panel.js   each kind's view, a classic script too, loaded only when a page has such a
+ *                     panel (its root names it: data-scalecore-script); it registers its kind
+ *                     on globalThis.scalecore.kinds
  *
  * Live mode and the console need Python (Pyodide, in a module Web Worker); their code (live.js,
  * console.js, worker.js) is imported with import() only when the reader asks for it, and only
@@ -19,7 +19,6 @@
 
   if (globalThis.scalecore && globalThis.scalecore.started) return; // loaded twice: keep the first
 
-  var KIND_SCRIPTS = { "scale-guards": "scale-guards.js", variance: "variance.js", softmax: "softmax.js" };
   var SERVE_COMMAND = "python3 -m http.server -d site 8000";
   var SERVE_URL = "http://127.0.0.1:8000/";
 
@@ -321,66 +320,13 @@
     if (note) note.remove();
   }
 
-  /* ---------------------------------------------------------------- self-checks */
-
-  /* The block renders a <details>; remember that the reader revealed the answer. */
-  function storageKey(root) {
-    return "scalecore:revealed:" + (root.getAttribute("data-scalecore-id") || root.id || "");
-  }
-
-  S.kinds["self-check"] = {
-    hydrate: function (root) {
-      var details = root.matches("details") ? root : root.querySelector("details");
-      if (!details) return;
-      var key = storageKey(root);
-      var store = null;
-      try {
-        store = window.localStorage;
-      } catch (error) {
-        store = null; // storage refused (privacy settings, file:// in some browsers)
-      }
-      var summary = details.querySelector("summary");
-      function seen() {
-        root.classList.add("scalecore-self-check--seen");
-        if (summary && !summary.querySelector(".scalecore-seen")) {
-          summary.appendChild(el("span", { class: "scalecore-seen" }, "(answer seen before)"));
-        }
-      }
-      if (store && store.getItem(key) === "1") seen();
-      details.addEventListener("toggle", function () {
-        if (!details.open) return;
-        seen();
-        try {
-          if (store) store.setItem(key, "1");
-        } catch (error) {
-          /* full or refused: the reveal still works */
-        }
-      });
-    },
-  };
-
-  /* ---------------------------------------------------------------- console (module) */
-
-  S.kinds.console = {
-    hydrate: function (root, context) {
-      var box = controls(root);
-      if (!isHttp()) {
-        box.appendChild(needsHttp("The console", root));
-        return;
-      }
-      return import(new URL("console.js", S.base).href).then(function (module) {
-        return module.mountConsole(root, context);
-      });
-    },
-  };
-
   /* ---------------------------------------------------------------- hydration */
 
   function hydratePanel(root) {
     var kind = root.getAttribute("data-scalecore-kind");
     root.setAttribute("data-scalecore-hydrated", "pending");
-    var script = KIND_SCRIPTS[kind];
-    var ready = script && !S.kinds[kind] ? loadScript(new URL(script, S.base).href) : Promise.resolve();
+    var script = root.getAttribute("data-scalecore-script"); // the kind's panel.js, named by the block
+    var ready = script && !S.kinds[kind] ? loadScript(new URL(script, document.baseURI).href) : Promise.resolve();
     return ready
       .then(function () {
         var handler = S.kinds[kind];

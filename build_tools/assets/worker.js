@@ -5,11 +5,13 @@
 // the worker sends: {type: "progress", stage, step, text}, {type: "ready", timings},
 // {type: "stream", id, stream: "stdout"|"stderr", text} (console output while code runs).
 //
-//   init         {pyodide, wheel: {url, sha256}, embeddings: {name: {url, sha256}}, interrupt?}
+//   init         {pyodide, wheels: [{url, sha256}], files: {site path: {url, sha256}},
+//                 computes: {kind: "package.module:function"}, interrupt?}
 //                all URLs absolute; interrupt is a SharedArrayBuffer when the page is isolated
-//   scale-guards {corpus, sentence, seed, d_k}  -> all 8 guard sets, or the unknown words
-//   variance     {d, samples, seed, bins}       -> raw and scaled q.k histograms for any d
-//   run          {code, session}                -> console code; output streams as it comes
+//   compute      {kind, points: [params]}  -> the kind's compute function on each: a list of JSON
+//   run          {code, session}           -> console code; output streams as it comes
+//
+// The Python side is the module scalecore.browser, in the core's wheel: no Python lives here.
 //
 // Messages run one at a time, in order. Nothing here fetches from another host: Pyodide's
 // files come from the site, and the wheel's sha256 is checked before it is unpacked.
@@ -21,6 +23,8 @@
 import { confine, connectPage } from "./worker-sandbox.js";
 
 let pyodide = null;
+let browser = null; // the Python module scalecore.browser: compute, the console
+let computes = {}; // kind -> "package.module:function", from the manifest
 let ready = null;
 let interrupt = null;
 let queue = Promise.resolve();
@@ -73,6 +77,17 @@ function message(error) {
   return error.message || String(error);
 }
 
+// A compute function's exception, as the panel can show and read it: "ValueError: not in the ..."
+// (its last line, the exception itself), not the whole traceback Pyodide puts in the message.
+function pythonMessage(error) {
+  const text = String(error.message || error).replace(/\s+$/, "");
+  const type = error.type ? String(error.type) : "";
+  const at = type ? text.lastIndexOf("\n" + type + ":") : -1;
+  if (at >= 0) return text.slice(at + 1);
+  const lines = text.split("\n");
+  return lines[lines.length - 1] || text;
+}
+
 function progress(stage, step, text) {
   post({ type: "progress", stage, step, text });
 }
@@ -101,25 +116,29 @@ async function start(config) {
 
   progress("verify", 3, "Checking the core (sha256)\u2026");
   let t = performance.now();
-  const response = await fetch(config.wheel.url);
-  if (!response.ok) throw new Error(`could not download the core wheel ${config.wheel.url} (HTTP ${response.status})`);
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  const actual = await sha256(bytes);
-  if (actual !== config.wheel.sha256) {
-    throw new Error(`the core wheel failed its check: its sha256 is ${actual}, the manifest says ` +
-      `${config.wheel.sha256}. The site's files are inconsistent (a partial upload or a stale cache?); ` +
-      "reload the page, and rebuild the site if this persists.");
-  }
   // Into site-packages, so `import scalecore` keeps working after an os.chdir().
-  const purelib = pyodide.runPython('import sysconfig; sysconfig.get_paths()["purelib"]');
-  pyodide.unpackArchive(bytes, "wheel", { extractDir: purelib });
+  const paths = pyodide.pyimport("sysconfig").get_paths();
+  const purelib = paths.get("purelib");
+  paths.destroy();
+  for (const wheel of config.wheels) {
+    const response = await fetch(wheel.url);
+    if (!response.ok) throw new Error(`could not download the wheel ${wheel.url} (HTTP ${response.status})`);
+    const bytes = new Uint8Array(await response.arrayBuffer());
+    const actual = await sha256(bytes);
+    if (actual !== wheel.sha256) {
+      throw new Error(`the wheel ${wheel.url} failed its check: its sha256 is ${actual}, the manifest says ` +
+        `${wheel.sha256}. The site's files are inconsistent (a partial upload or a stale cache?); ` +
+        "reload the page, and rebuild the site if this persists.");
+    }
+    pyodide.unpackArchive(bytes, "wheel", { extractDir: purelib });
+  }
   timings.coreMs = performance.now() - t;
 
   t = performance.now();
-  pyodide.globals.set("_scalecore_embeddings_json", JSON.stringify(config.embeddings || {}));
-  await pyodide.runPythonAsync(PRELUDE);
-  pyodide.globals.delete("_scalecore_embeddings_json");
-  timings.preludeMs = performance.now() - t;
+  browser = pyodide.pyimport("scalecore.browser");
+  browser.start(JSON.stringify(config.files || {}));
+  computes = config.computes || {};
+  timings.runtimeMs = performance.now() - t;
   timings.totalMs = performance.now() - t0;
   progress("ready", 4, "Python is ready.");
   return timings;
@@ -208,144 +227,33 @@ function flush() {
 // ------------------------------------------------------------------------------------ requests
 
 const HANDLERS = {
-  async "scale-guards"({ corpus, sentence, seed, d_k }) {
-    const call = pyodide.globals.get("_scalecore_scale_guards");
+  // A kind's compute function (named in the manifest), once per parameter set: exactly what
+  // the bake called for its points, so live results equal baked ones.
+  async compute({ kind, points }) {
+    const name = computes[kind];
+    if (!name) throw new Error(`the kind ${JSON.stringify(kind)} computes nothing live on this site`);
     try {
-      const t = performance.now();
-      const answer = JSON.parse(call(corpus, sentence, seed, d_k));
-      answer.python_ms = performance.now() - t;
-      return answer;
-    } finally {
-      call.destroy();
-    }
-  },
-
-  async variance({ d, samples, seed, bins }) {
-    const call = pyodide.globals.get("_scalecore_variance");
-    try {
-      return JSON.parse(call(d, samples, seed, bins));
-    } finally {
-      call.destroy();
+      return JSON.parse(browser.compute(name, JSON.stringify(points)));
+    } catch (error) {
+      throw isPythonError(error) ? new Error(pythonMessage(error)) : error;
     }
   },
 
   async run({ code, session }, id) {
     let namespace = sessions.get(session);
     if (!namespace) {
-      const make = pyodide.globals.get("_scalecore_namespace");
-      namespace = make();
-      make.destroy();
+      namespace = browser.namespace();
       sessions.set(session, namespace);
     }
-    const run = pyodide.globals.get("_scalecore_console");
     streamId = id;
     const t = performance.now();
     try {
-      const outcome = await run(code, namespace);
+      const outcome = await browser.run(code, namespace);
       return { outcome, ms: performance.now() - t };
     } finally {
-      run.destroy();
-      pyodide.runPython("import sys; sys.stdout.flush(); sys.stderr.flush()");
+      browser.flush();
       flush();
       streamId = null;
     }
   },
 };
-
-// ------------------------------------------------------------------------------------ Python
-
-const PRELUDE = String.raw`
-import hashlib, json, math, sys, traceback
-
-import scalecore
-from scalecore.embeddings import EmbeddingTable
-from scalecore.experiment import report, run_all, sentence_tokens
-from scalecore.variance import dot_product_samples, histogram, summary
-
-_scalecore_sites = json.loads(_scalecore_embeddings_json)
-_scalecore_tables = {}
-
-
-def load_table(corpus):
-    """The embedding table this site was built with for a corpus: load_table("demo").
-
-    Fetched once from the site itself (its sha256 checked against the manifest), then kept.
-    """
-    if corpus in _scalecore_tables:
-        return _scalecore_tables[corpus]
-    if corpus not in _scalecore_sites:
-        raise ValueError(f"unknown corpus {corpus!r}: this site has {', '.join(sorted(_scalecore_sites))}")
-    from js import XMLHttpRequest  # synchronous requests are allowed in a worker
-
-    entry = _scalecore_sites[corpus]
-    request = XMLHttpRequest.new()
-    request.open("GET", entry["url"], False)
-    request.send(None)
-    if request.status != 200:
-        raise OSError(f"could not load {entry['url']} (HTTP {request.status})")
-    text = request.responseText
-    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()
-    if digest != entry["sha256"]:
-        raise OSError(f"{entry['url']} failed its check: sha256 {digest}, the manifest says {entry['sha256']}")
-    table = _scalecore_tables[corpus] = EmbeddingTable.from_json(json.loads(text))
-    return table
-
-
-def _scalecore_scale_guards(corpus, sentence, seed, d_k):
-    table = load_table(corpus)
-    tokens = sentence_tokens(sentence)
-    unknown = table.unknown_words(tokens)
-    if unknown:
-        return json.dumps({"tokens": tokens, "unknown": unknown, "vocabulary_size": len(table.vocabulary)})
-    keep = ("tokens", "scores", "weights", "measures", "settings")
-    results = {}
-    for guards, result in run_all(table, tokens, int(seed), int(d_k)).items():
-        shown = report(result, tokens, table)
-        results[guards] = {key: shown[key] for key in keep}
-    return json.dumps({"tokens": tokens, "unknown": [], "results": results}, allow_nan=False)
-
-
-def _scalecore_variance(d, samples, seed, bins):
-    # The same computation as the baked lesson (build_tools.bake.variance_data), for any d.
-    d, samples, seed, bins = int(d), int(samples), int(seed), int(bins)
-    raw = dot_product_samples(d, samples, seed)
-    scaled = [value / d ** 0.5 for value in raw]
-    reach = 4.0 * d ** 0.5
-    return json.dumps({
-        "d": d,
-        "raw": dict(summary(raw), low=-reach, high=reach, counts=histogram(raw, bins, -reach, reach)),
-        "scaled": dict(summary(scaled), low=-4.0, high=4.0, counts=histogram(scaled, bins, -4.0, 4.0)),
-    })
-
-
-def _scalecore_namespace():
-    namespace = {"__name__": "__main__", "load_table": load_table, "scalecore": scalecore}
-    return namespace
-
-
-async def _scalecore_console(code, namespace):
-    """Run console code like a REPL cell: show the last expression, a traceback of the reader's
-    own code only, and say plainly when the run was interrupted or asked to exit."""
-    from pyodide.code import eval_code_async
-
-    try:
-        value = await eval_code_async(code, globals=namespace, filename="<console>")
-        if value is not None:
-            print(repr(value))
-        return "ok"
-    except KeyboardInterrupt:
-        print("KeyboardInterrupt: stopped.", file=sys.stderr)
-        return "interrupted"
-    except SystemExit as stop:
-        print(f"SystemExit({stop.code!r}): the console keeps running.", file=sys.stderr)
-        return "exit"
-    except BaseException as error:
-        tb = error.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != "<console>":
-            tb = tb.tb_next
-        traceback.print_exception(type(error), error, tb)
-        return "error"
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-`;

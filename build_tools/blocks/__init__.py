@@ -1,30 +1,19 @@
 """Author blocks: panels written in markdown, checked and expanded at build time.
 
-    /// scale-guards | The guards at work
-    corpus: [demo, kjv]
-    seed: 0
-    guards: init+scale
+    /// <kind> | A title
+    option: value
+    other: [a, b]
     ///
 
 ``expand_blocks(markdown, context)`` (called from the plugin's ``on_page_markdown``) replaces
 each block with its panel's HTML: a complete no-JS fallback (figures and tables from the baked
 data) inside a root element that the browser's scripts hydrate. Every mistake is a ``BlockError``
-whose text is ``page:line: message``.
-
-Adding a kind is one module in ``build_tools/blocks/kinds/`` that defines a ``Kind`` subclass
-decorated with ``@register``, and its template ``build_tools/templates/blocks/<kind>.html``; the
-modules of that folder are imported here, so nothing else changes.
+whose text is ``page:line: message``. The kinds come from the registry (build_tools/registry.py):
+nothing here names one.
 """
 
-import importlib
-import pkgutil
-
-from build_tools.blocks import kinds as _kinds
-from build_tools.blocks.base import KINDS, BlockError, Grid, Kind, OptionError, PageContext, Panel, register
+from build_tools.blocks.base import BlockError, OptionError, PageContext, Panel, PanelOptions
 from build_tools.blocks.expand import expand_blocks
-
-for _module in pkgutil.iter_modules(_kinds.__path__):
-    importlib.import_module(f"{_kinds.__name__}.{_module.name}")
 
 
 def line_offset(source: str, markdown: str) -> int:
@@ -35,5 +24,4 @@ def line_offset(source: str, markdown: str) -> int:
     return source[: len(source) - len(markdown)].count("\n")
 
 
-__all__ = ["KINDS", "BlockError", "Grid", "Kind", "OptionError", "PageContext", "Panel", "expand_blocks",
-           "line_offset", "register"]
+__all__ = ["BlockError", "OptionError", "PageContext", "Panel", "PanelOptions", "expand_blocks", "line_offset"]

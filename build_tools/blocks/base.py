@@ -1,18 +1,8 @@
-"""What every block kind shares: the error, the grid and page it is checked against, the registry.
+"""What every block shares: the errors, the page it is expanded on, the panel being rendered.
 
-A kind is one small class in ``build_tools/blocks/kinds/``:
-
-    @register
-    class Console(Kind):
-        name = "console"                 # what authors write after '///'
-        label = "Python console"         # the panel's accessible name when it has no title
-        class Options(PanelOptions):     # typed options, validated by MkDocs' Config.validate()
-            height = Integer(low=1, high=60, default=8)
-        def render(self, options, panel):     # templates/blocks/console.html, autoescaped
-            return panel.render_template(options, height=options["height"])
-
-``check(options, grid)`` checks the values against the baked grid (and fills the defaults that
-come from it); ``render(options, panel)`` returns the panel's HTML from its jinja2 template.
+A block is ``/// <kind>`` with typed options; the kind (a folder, see build_tools/kind.py) says
+what the options are, checks them against what was baked and renders its template. Nothing here
+knows a kind: ``PageContext.kinds`` comes from the registry.
 """
 
 import json
@@ -20,17 +10,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import ClassVar
 
 import jinja2
 import markdown
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
-from build_tools.bake import SCALE_GUARDS
 from build_tools.blocks.options import Text
 
-TEMPLATES = Path(__file__).resolve().parent.parent / "templates" / "blocks"
+SHARED_TEMPLATES = Path(__file__).resolve().parent  # panel.html: the root every panel extends
+MANIFEST = "api/index.json"
+MANIFEST_SCRIPT = "api/index.js"
 
 
 class BlockError(Exception):
@@ -52,28 +42,16 @@ class OptionError(Exception):
         self.key, self.message = key, message
 
 
-@dataclass(frozen=True)
-class Grid:
-    """What was baked, so blocks can only ask for data that exists."""
-
-    corpora: tuple[str, ...]  # baked corpus names in display order
-    titles: dict[str, str]  # corpus name -> title
-    seeds: tuple[int, ...]
-    guard_sets: tuple[str, ...]  # the 8 names, 'none' ... 'norm+init+scale'
-    tokens: tuple[str, ...]  # the shared sentence's tokens
-    d_model: int
-    d_k: int
-    variance_dims: tuple[int, ...]
-
-
 @dataclass
 class PageContext:
     """The page being expanded, as the plugin knows it."""
 
     page: str  # e.g. "docs/lessons/softmax.md", as shown in errors
     site_root: str  # relative URL from this page to the site root, e.g. "../../" or "./"
-    grid: Grid
+    sites: dict  # kind name -> build_tools.kind.Site (corpora, seeds, settings, the kind's own settings)
+    kinds: dict  # name -> Kind class, every kind authors may use
     read_baked: Callable[[str], dict]  # site path -> parsed JSON (for the no-JS fallbacks)
+    scripts: dict = field(default_factory=dict)  # kind name -> site path of its panel.js (and style.css)
     line_offset: int = 0  # lines MkDocs stripped before on_page_markdown (front matter)
     markdown_extensions: list = field(default_factory=list)
     markdown_config: dict = field(default_factory=dict)
@@ -85,14 +63,30 @@ class PanelOptions(base.Config):
     title = c.Optional(Text())
 
 
-_environment = jinja2.Environment(
-    loader=jinja2.FileSystemLoader(TEMPLATES),
-    autoescape=True,  # every value is text unless a template marks it |safe on purpose
-    undefined=jinja2.StrictUndefined,  # a misspelt variable is a build error, not an empty string
-    trim_blocks=True,
-    lstrip_blocks=True,
-)
-_environment.filters["num"] = lambda value, spec=".3g": format(value, spec)
+def _number(value, spec=".3g") -> str:
+    return format(value, spec)
+
+
+_environments: dict = {}
+
+
+def _environment(folder: Path) -> jinja2.Environment:
+    """One jinja2 environment per kind folder: its template.html, extending the shared panel.html."""
+    if folder not in _environments:
+        environment = jinja2.Environment(
+            loader=jinja2.FileSystemLoader([str(folder), str(SHARED_TEMPLATES)]),
+            autoescape=True,  # every value is text unless a template marks it |safe on purpose
+            undefined=jinja2.StrictUndefined,  # a misspelt variable is a build error, not an empty string
+            trim_blocks=True,
+            lstrip_blocks=True,
+            bytecode_cache=_bytecode_cache,
+        )
+        environment.filters["num"] = _number
+        _environments[folder] = environment
+    return _environments[folder]
+
+
+_bytecode_cache = None
 
 
 def use_template_cache(folder) -> None:
@@ -100,7 +94,10 @@ def use_template_cache(folder) -> None:
     template's source, so an edited template is compiled again)."""
     from build_tools.cache import template_cache
 
-    _environment.bytecode_cache = template_cache(Path(folder))
+    global _bytecode_cache
+    _bytecode_cache = template_cache(Path(folder))
+    for environment in _environments.values():
+        environment.bytecode_cache = _bytecode_cache
 
 
 def slug(text: str) -> str:
@@ -112,7 +109,7 @@ def slug(text: str) -> str:
 class Panel:
     """One block being rendered: its kind, its place on the page and the page around it."""
 
-    kind: "Kind"
+    kind: object  # the Kind instance
     context: PageContext
     number: int  # 1-based position among all blocks of the page
     kind_number: int  # 1-based position among the blocks of this kind on the page
@@ -127,7 +124,22 @@ class Panel:
         """A site path as a URL relative to this page (works from file:// too)."""
         return f"{self.context.site_root}{site_path}"
 
-    def baked(self, site_path: str) -> dict:
+    @property
+    def site(self):
+        """The site as this panel's kind sees it (build_tools.kind.Site)."""
+        return self.context.sites[self.kind.name]
+
+    def file(self, name: str) -> str:
+        """The URL of one of this kind's baked files (``api/<kind>/<name>``), relative to the page."""
+        return self.url(f"api/{self.kind.name}/{name}")
+
+    def script(self, group: str) -> str:
+        """The URL of the data.js of one group of points ('' for a kind's only group)."""
+        return self.file(f"{group}/data.js" if group else "data.js")
+
+    def baked(self, path: str) -> dict:
+        """One baked point of this kind, by its path (``demo/0/none``, ``index``)."""
+        site_path = f"api/{self.kind.name}/{path}.json"
         try:
             return self.context.read_baked(site_path)
         except (OSError, KeyError, ValueError) as error:
@@ -150,8 +162,9 @@ class Panel:
         return renderer.reset().convert(text)
 
     def render_template(self, options: PanelOptions, **values) -> str:
-        """The kind's template (templates/blocks/<kind>.html) with the values every panel has."""
-        template = _environment.get_template(f"{self.kind.name}.html")
+        """The kind's template.html with the values every panel has."""
+        template = _environment(self.kind.folder).get_template("template.html")
+        own = self.context.scripts.get(self.kind.name, {})
         shared = dict(
             kind=self.kind.name,
             label=self.kind.label,
@@ -159,49 +172,12 @@ class Panel:
             panel_id=self.id,
             options_json=self.options_json,
             site_root=self.context.site_root,
-            manifest=self.url(f"{SCALE_GUARDS}/index.json"),
-            manifest_script=self.url(f"{SCALE_GUARDS}/index.js"),  # the same data, for file://
+            manifest=self.url(MANIFEST),
+            manifest_script=self.url(MANIFEST_SCRIPT),  # the same data, for file://
+            panel_script=self.url(own["script"]) if "script" in own else "",
+            panel_style=self.url(own["style"]) if "style" in own else "",
             scripts=[],
         )
         # Python-Markdown keeps a raw HTML block whole up to its closing tag, blank lines included
         # (so code in a <pre> stays as written); it only has to start at the line's beginning.
         return template.render({**shared, **values}).strip()
-
-
-class Kind:
-    """A block kind. Subclasses set ``name``, ``label``, ``Options`` and implement ``render``."""
-
-    name: ClassVar[str]
-    label: ClassVar[str]  # accessible name of a panel without a title
-    Options: ClassVar[type[PanelOptions]] = PanelOptions
-
-    def check(self, options: PanelOptions, grid: Grid) -> None:
-        """Check values against the baked grid and fill defaults that come from it.
-
-        Raise ``OptionError(key, message)``; message says the value and what is accepted.
-        """
-
-    def render(self, options: PanelOptions, panel: Panel) -> str:
-        raise NotImplementedError
-
-    def canonical(self, options: PanelOptions) -> dict:
-        """The options after validation, every key present, in the schema's order."""
-        return {key: options[key] for key, _ in self.Options._schema}
-
-    def canonical_json(self, options: PanelOptions) -> str:
-        return json.dumps(self.canonical(options), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-KINDS: dict[str, type[Kind]] = {}
-
-
-def register(kind: type[Kind]) -> type[Kind]:
-    """Class decorator: make a kind available to authors under ``kind.name``."""
-    if kind.name in KINDS:
-        raise ValueError(f"two block kinds are named {kind.name!r}")
-    if not issubclass(kind.Options, PanelOptions):
-        raise TypeError(f"{kind.__name__}.Options must subclass PanelOptions")
-    if not (TEMPLATES / f"{kind.name}.html").is_file():
-        raise ValueError(f"block kind {kind.name!r} has no template {TEMPLATES / (kind.name + '.html')}")
-    KINDS[kind.name] = kind
-    return kind

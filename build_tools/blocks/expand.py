@@ -8,7 +8,7 @@ options (the kind's ``Config``, validated by ``Config.validate()``), the baked g
 import yaml
 from mkdocs.config import config_options as c
 
-from build_tools.blocks.base import KINDS, BlockError, OptionError, PageContext, Panel
+from build_tools.blocks.base import BlockError, OptionError, PageContext, Panel
 from build_tools.blocks.options import describe, listing, suggestion
 from build_tools.blocks.scanner import Located, RawBlock, scan
 
@@ -17,7 +17,7 @@ def expand_blocks(markdown: str, context: PageContext) -> str:
     """The page's markdown with each block replaced by its panel's HTML, set between blank lines
     so Python-Markdown keeps it as one raw HTML block. Raises BlockError."""
     try:
-        segments = scan(markdown, sorted(KINDS), context.line_offset)
+        segments = scan(markdown, sorted(context.kinds), context.line_offset)
         page = _Page(context)
         lines = []
         for segment in segments:
@@ -40,10 +40,11 @@ class _Page:
         self.shared: dict = {}  # per-page caches kinds may use (a Markdown instance)
 
     def expand(self, raw: RawBlock) -> str:
-        if raw.kind not in KINDS:
-            raise Located(raw.line, f"unknown block kind {raw.kind!r}{suggestion(raw.kind, KINDS)}; "
-                                    f"the kinds are: {listing(sorted(KINDS))}")
-        kind = KINDS[raw.kind]()
+        kinds = self.context.kinds
+        if raw.kind not in kinds:
+            raise Located(raw.line, f"unknown block kind {raw.kind!r}{suggestion(raw.kind, kinds)}; "
+                                    f"the kinds are: {listing(sorted(kinds))}")
+        kind = kinds[raw.kind]()
         prefix = f"/// {raw.kind}: "
         data, lines = _read_body(raw, prefix)
         schema = dict(kind.Options._schema)
@@ -74,7 +75,7 @@ class _Page:
             raise Located(lines[key], f"{prefix}option {key!r}: {error}")
 
         try:
-            kind.check(options, self.context.grid)
+            kind.check(options, self.context.sites[raw.kind])
             self.count += 1
             self.counts[raw.kind] = self.counts.get(raw.kind, 0) + 1
             panel = Panel(kind, self.context, self.count, self.counts[raw.kind],

@@ -13,7 +13,6 @@ import math
 from mkdocs.config import config_options as c
 from mkdocs.config.base import ValidationError
 
-from scalecore.guards import GuardSet
 
 
 def describe(value) -> str:
@@ -148,18 +147,3 @@ class ListOf(c.ListOfItems):
         if self.order is not None:
             items.sort(key=list(self.order).index)
         return items
-
-
-class GuardSetText(c.Type):
-    """A guard set such as 'scale+init', stored in its canonical spelling ('init+scale')."""
-
-    def __init__(self, default=None):
-        super().__init__(str, default=default)
-
-    def run_validation(self, value):
-        if not isinstance(value, str):
-            raise ValidationError(f"expected a guard set such as 'init+scale', got {describe(value)}")
-        try:
-            return str(GuardSet.parse(value))
-        except ValueError as error:
-            raise ValidationError(str(error)) from None

@@ -1,6 +1,7 @@
 // Run Python code under the project's own Pyodide (build_tools/node_modules/pyodide), in Node, offline.
 //
-// stdin:  {"wheel": "/abs/path.whl", "sha256": "hex", "code": "python source"}
+// stdin:  {"wheel": "/abs/path.whl", "sha256": "hex", "code": "python source",
+//          "mount"?: "/abs/dir"}   (optional: that host folder, e.g. a built site, read at /mnt/site)
 // stdout: one JSON line, either
 //         {"result": <json.dumps of the Python variable `result`, or null>, "stdout": "...",
 //          "stderr": "...", "timings": {"load_ms": ..., "unpack_ms": ..., "run_ms": ...}}
@@ -54,6 +55,9 @@ async function readRequest() {
       throw new Error(`request field "${key}" must be a string`);
     }
   }
+  if (request.mount !== undefined && typeof request.mount !== "string") {
+    throw new Error('request field "mount" must be a string when given');
+  }
   return request;
 }
 
@@ -91,6 +95,11 @@ async function main() {
   const view = new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   pyodide.unpackArchive(view, "wheel", { extractDir: sitePackages });
   const unpack_ms = performance.now() - t;
+
+  if (request.mount) {
+    pyodide.FS.mkdirTree("/mnt/site");
+    pyodide.FS.mount(pyodide.FS.filesystems.NODEFS, { root: request.mount }, "/mnt/site");
+  }
 
   const namespace = pyodide.globals.get("dict")();
   namespace.set("__name__", "__main__");

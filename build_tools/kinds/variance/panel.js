@@ -108,7 +108,8 @@
 
   VariancePanel.prototype.start = function () {
     var self = this;
-    return u.panelData(this.root, "variance").then(function (data) {
+    return u.panelData(this.root, "variance").then(function (group) {
+      var data = group.index; // the lesson: the kind's only point
       self.data = data;
       var dims = Array.isArray(self.options.dims) ? self.options.dims.map(Number) : null;
       self.rows = data.dims.filter(function (row) { return !dims || dims.indexOf(row.d) >= 0; });
@@ -241,7 +242,11 @@
         var started = performance.now();
         u.manifestOf(self.root)
           .then(function (manifest) { return u.live().then(function (live) { return live.client(manifest, { onProgress: progress.update }); }); })
-          .then(function (client) { return client.call("variance", { d: d, samples: self.data.samples, seed: self.data.seed, bins: self.data.bins }); })
+          .then(function (client) {
+            // The very function that baked the lesson, for one more dimension.
+            return client.compute("variance", [{ dims: [d], samples: self.data.samples, seed: self.data.seed, bins: self.data.bins }]);
+          })
+          .then(function (answers) { return answers[0].dims[0]; })
           .then(function (row) {
             row.live = true;
             self.rows = self.rows.filter(function (r) { return !(r.live && r.d === row.d); }).concat([row])

@@ -1,21 +1,24 @@
 """``/// softmax``: a few scores, a multiplier, and what softmax and its gradient make of them.
 
 The fallback is computed here with the core (never typed in): the weights of ``factor * scores``
-and the size of the softmax Jacobian, which goes to 0 as the weights saturate.
+and the size of the softmax Jacobian, which goes to 0 as the weights saturate. The lesson's worked
+examples and the sweep of the slider are one baked point (``scalecore.softmax.saturation_lesson``),
+the reference the panel and the prose quote.
 """
 
-from build_tools.bake import SOFTMAX
-from build_tools.blocks.base import Kind, PanelOptions, register
+from build_tools.blocks.base import PanelOptions
 from build_tools.blocks.options import ListOf, Number, OneOf
+from build_tools.kind import Grid, Kind
 from scalecore.softmax import jacobian_norm, softmax, softmax_jacobian
 
 SHOW = ("weights", "jacobian", "table")
+EXAMPLES = [[1.0, 2.0, 3.0], [1.0, 5.0, 10.0], [10.0, 50.0, 100.0]]
+FACTORS = [0.25 * step for step in range(41)]  # the scores [1, 2, 3] multiplied by 0 ... 10
 
 
-@register
 class Softmax(Kind):
-    name = "softmax"
     label = "Softmax of a row of scores"
+    compute = "scalecore.softmax:saturation_lesson"
 
     class Options(PanelOptions):
         # The row of scores (2 to 8 numbers, repeats allowed).
@@ -24,6 +27,14 @@ class Softmax(Kind):
         # The initial multiplier of the scores: 0 is even attention, large is one-hot.
         factor = Number(low=0, default=1.0)
         show = ListOf(OneOf(SHOW), default=list(SHOW), min_items=1, order=SHOW, example="[weights, table]")
+
+    def grid(self, site):
+        params = dict(examples=EXAMPLES, factors=FACTORS, base=EXAMPLES[0])
+        return Grid(axes={}, params=lambda point: params, live_axes=("examples", "factors", "base"))
+
+    def quotes(self, results, grid, site):
+        """<example>/<weights|gradient|scores>[/<index>]."""
+        return results["index"]["examples"]
 
     def render(self, options, panel):
         scaled = [options["factor"] * score for score in options["scores"]]
@@ -35,5 +46,5 @@ class Softmax(Kind):
             rows=list(zip(options["scores"], scaled, weights)),
             jacobian=softmax_jacobian(weights),
             gradient=jacobian_norm(weights),
-            scripts=[panel.url(f"{SOFTMAX}/index.js")],
+            scripts=[panel.script("")],
         )

@@ -4,22 +4,27 @@ Nothing runs at build time; without JavaScript the panel shows the starting code
 console needs.
 """
 
+from pathlib import Path
+
 from mkdocs.config import config_options as c
 
-from build_tools.blocks.base import Kind, PanelOptions, register
+from build_tools.blocks.base import PanelOptions
+from build_tools.kind import Kind
 from build_tools.blocks.options import Integer, Text
 
 
-@register
 class Console(Kind):
-    name = "console"
     label = "Python console"
 
     class Options(PanelOptions):
-        # The code in the editor when the page opens.
+        # The code in the editor when the page opens; default: starter.py beside this file.
         code = c.Optional(Text())
         # The editor's height, in lines.
         height = Integer(low=1, high=60, default=8)
+
+    def check(self, options, site):
+        if options["code"] is None:
+            options["code"] = (Path(__file__).parent / "starter.py").read_text(encoding="utf-8").rstrip("\n")
 
     def render(self, options, panel):
         return panel.render_template(options, code=options["code"], height=options["height"])

@@ -10,16 +10,15 @@ not in HTML a block hands it, so they would break.
 
 import re
 
-from build_tools.blocks.base import Kind, OptionError, PanelOptions, register, slug
+from build_tools.blocks.base import OptionError, PanelOptions, slug
+from build_tools.kind import Kind
 from build_tools.blocks.options import Text
 
 PAGE_LINK = re.compile(r'href="(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)([^"#?]*\.md)([#?][^"]*)?"')
 TEXTS = ("question", "answer", "explanation")
 
 
-@register
 class SelfCheck(Kind):
-    name = "self-check"
     label = "Check yourself"
 
     class Options(PanelOptions):

@@ -322,8 +322,8 @@
     var self = this;
     var clicked = performance.now();
     var key = this.key(corpus, seed);
-    var info = this.corpusInfo(corpus);
-    var entry = info && info.scripts[String(seed)];
+    var own = this.manifest && this.manifest.data.kinds && this.manifest.data.kinds["scale-guards"];
+    var entry = own && own.scripts[corpus + "/" + seed];
     var url = entry ? u.resolveUrl(this.manifest, entry.url) : null;
     var pending = !globalThis.scalecoreData[key];
     if (pending) {
@@ -465,7 +465,7 @@
       spellcheck: "false", autocomplete: "off" });
     this.liveSeed = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1, value: this.seed, inputmode: "numeric" });
     this.liveDk = el("input", { type: "number", class: "scalecore-input", min: 1, max: 256, step: 1,
-      value: (m && m.d_k) || 16, inputmode: "numeric" });
+      value: (m && m.settings.d_k) || 16, inputmode: "numeric" });
     this.liveMessage = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
     this.progress = u.progressView();
     var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, "Recompute live");
@@ -514,7 +514,7 @@
       return Promise.resolve();
     }
     if (!this.manifest) {
-      this.liveMessage.textContent = "Live mode needs the site's manifest (api/attention/scale-guards/index.json), which did not load.";
+      this.liveMessage.textContent = "Live mode needs the site's manifest (api/index.json), which did not load.";
       this.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
       return Promise.resolve();
     }
@@ -526,21 +526,22 @@
         return live.client(self.manifest, { onProgress: self.progress.update });
       })
       .then(function (client) {
-        return client.call("scale-guards", request);
+        // The same function that baked every combination, once per guard set (in one request).
+        var t = performance.now();
+        var points = self.manifest.data.kinds["scale-guards"].axes.guards.map(function (guards) {
+          return { corpus: request.corpus, seed: request.seed, guards: guards, sentence: request.sentence,
+            d_k: request.d_k, vocabulary_size: self.manifest.data.settings.vocabulary_size };
+        });
+        return client.compute("scale-guards", points).then(function (answers) {
+          return { answers: answers, python_ms: performance.now() - t };
+        });
       })
       .then(function (answer) {
-        if (answer.unknown && answer.unknown.length) {
-          var info = self.corpusInfo(request.corpus);
-          self.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
-          self.liveMessage.textContent = "Not in the vocabulary of " + (info ? info.title : request.corpus) + " (" +
-            answer.vocabulary_size.toLocaleString("en") + " words): " + answer.unknown.join(", ") +
-            ". Use other words, or choose another corpus.";
-          self.root.setAttribute("data-scalecore-unknown", answer.unknown.join(" "));
-          return;
-        }
         self.root.removeAttribute("data-scalecore-unknown");
+        var results = {};
+        answer.answers.forEach(function (result) { results[result.guards] = result; });
         self.live = { corpus: request.corpus, seed: request.seed, d_k: request.d_k, sentence: request.sentence,
-          tokens: answer.tokens, results: answer.results };
+          tokens: answer.answers[0].tokens, results: results };
         self.source = "live";
         self.liveBack.hidden = false;
         self.render(started);
@@ -551,7 +552,17 @@
       })
       .catch(function (error) {
         self.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
-        self.liveMessage.textContent = error.message;
+        // The core's ValueError (scalecore.experiment.combination), as the worker passes it on.
+        var unknown = /(?:^|: )not in the .*? vocabulary \(([\d,]+) words\): (.*)$/.exec(error.message);
+        if (unknown) {
+          var info = self.corpusInfo(request.corpus);
+          self.liveMessage.textContent = "Not in the vocabulary of " + (info ? info.title : request.corpus) + " (" +
+            Number(unknown[1].replace(/,/g, "")).toLocaleString("en") + " words): " + unknown[2] +
+            ". Use other words, or choose another corpus.";
+          self.root.setAttribute("data-scalecore-unknown", unknown[2].split(", ").join(" "));
+        } else {
+          self.liveMessage.textContent = error.message;
+        }
       })
       .then(function () {
         self.liveRun.disabled = false;

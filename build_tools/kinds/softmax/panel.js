@@ -61,7 +61,8 @@
 
   SoftmaxPanel.prototype.start = function () {
     var self = this;
-    return u.panelData(this.root, "softmax").then(function (data) {
+    return u.panelData(this.root, "softmax").then(function (group) {
+      var data = group.index; // the lesson: the kind's only point
       self.data = data;
       var first = data.examples && data.examples[0];
       self.scores = Array.isArray(self.options.scores) ? self.options.scores.map(Number) : first ? first.scores.slice() : [1, 2, 3];

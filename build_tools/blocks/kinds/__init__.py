@@ -1,1 +1,0 @@
-"""One module per block kind; each registers itself with ``@register`` when imported."""

@@ -1,0 +1,125 @@
+"""``/// scale-guards``: the shared sentence's attention weights under a chosen set of guards.
+
+The reader switches corpus, seed and guards; without JavaScript the panel is the baked figure of
+the initial combination, its measures and (with ``table``) its weights. Every corpus x seed x
+guard set is baked by ``scalecore.experiment.combination``; live mode calls the same function
+for any sentence, seed and d_k.
+"""
+
+from mkdocs.config import config_options as c
+from mkdocs.config.base import ValidationError
+
+from build_tools.blocks.base import OptionError, PanelOptions
+from build_tools.blocks.options import Integer, ListOf, OneOf, Text, describe, listing, suggestion
+from build_tools.kind import Grid, Kind
+from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
+
+SHOW = ("heatmap", "measures", "switches", "corpus", "seed", "table", "live")
+GUARD_SETS = tuple(str(g) for g in all_guard_sets())
+
+# The measures as a reader meets them: (key in the baked JSON, name, what it answers).
+MEASURES = (
+    ("input_spread", "Input spread", "How large are the entries of the input X? (std)"),
+    ("score_spread", "Score spread", "How far apart are the scores softmax receives? (std)"),
+    ("mean_row_max", "Mean row-max", "How much attention does a token give its favourite? 1/T is even, 1 is all."),
+    ("mean_entropy", "Mean entropy", "The same from the other side, in nats: log(T) is even, 0 is one-hot."),
+    ("gradient", "Gradient", "Size of the softmax Jacobian: near 0, the scores cannot learn."),
+    ("saturated_share", "Saturated rows", "Share of rows whose largest weight is above 0.9."),
+)
+
+
+class GuardSetText(c.Type):
+    """A guard set such as 'scale+init', stored in its canonical spelling ('init+scale')."""
+
+    def __init__(self, default=None):
+        super().__init__(str, default=default)
+
+    def run_validation(self, value):
+        if not isinstance(value, str):
+            raise ValidationError(f"expected a guard set such as 'init+scale', got {describe(value)}")
+        try:
+            return str(GuardSet.parse(value))
+        except ValueError as error:
+            raise ValidationError(str(error)) from None
+
+
+class ScaleGuards(Kind):
+    label = "Attention weights under the guards"
+    compute = "scalecore.experiment:combination"
+
+    class Options(PanelOptions):
+        # One corpus or a list (the reader switches among them); default: every baked corpus.
+        corpus = c.Optional(ListOf(Text("a corpus name"), min_items=1, single=True, example="[demo, kjv]"))
+        # The initial seed of the projections; default: the first baked seed.
+        seed = c.Optional(Integer(low=0))
+        # The initial guard set, in any order ('scale+init'); stored as 'init+scale'.
+        guards = GuardSetText(default="init+scale")
+        # What the panel shows.
+        show = ListOf(OneOf(SHOW), default=list(SHOW), min_items=1, order=SHOW, example="[heatmap, measures]")
+        # Guards the reader cannot toggle (they keep their initial state).
+        locked = ListOf(OneOf(GUARD_NAMES), default=[], order=GUARD_NAMES, example="[norm]")
+
+    def grid(self, site):
+        settings = site.settings
+        fixed = dict(sentence=settings["sentence"], d_k=settings["d_k"], vocabulary_size=settings["vocabulary_size"])
+        return Grid(
+            axes={"corpus": site.corpora, "seed": site.seeds, "guards": GUARD_SETS},
+            params=lambda point: dict(point, **fixed),
+            script_axes=("corpus", "seed"),  # a switch of guards repaints from data already loaded
+            live_axes=("seed", "sentence", "d_k"),
+        )
+
+    def figures(self, result, point):
+        from build_tools.figures import heatmap_svg  # matplotlib: imported only when baking
+
+        title = f"{point['corpus']}, seed {point['seed']}, guards: {point['guards']}"
+        return {f"{point['guards']}.svg": heatmap_svg(result["tokens"], result["weights"], result["measures"], title)}
+
+    def quotes(self, results, grid, site):
+        """<corpus>/<seed>/<guards>/<measure>, and <corpus>/mean/<guards>/<measure> over the seeds."""
+        tree: dict = {}
+        for path, result in results.items():
+            corpus, seed, guards = path.split("/")
+            tree.setdefault(corpus, {}).setdefault(seed, {})[guards] = result["measures"]
+        for corpus, seeds in tree.items():
+            seeds["mean"] = {
+                guards: {name: sum(seeds[str(s)][guards][name] for s in site.seeds) / len(site.seeds)
+                         for name in seeds[str(site.seeds[0])][guards]}
+                for guards in GUARD_SETS
+            }
+        return tree
+
+    def check(self, options, site):
+        if options["corpus"] is None:
+            options["corpus"] = list(site.corpora)
+        for corpus in options["corpus"]:
+            if corpus not in site.corpora:
+                raise OptionError("corpus", f"{corpus!r} is not a baked corpus{suggestion(corpus, site.corpora)}; "
+                                            f"the baked corpora are: {listing(site.corpora)}")
+        if options["seed"] is None:
+            options["seed"] = site.seeds[0]
+        elif options["seed"] not in site.seeds:
+            raise OptionError("seed", f"{options['seed']} is not a baked seed; the baked seeds are: "
+                                      f"{listing(site.seeds)}")
+
+    def render(self, options, panel):
+        site = panel.site
+        corpus, seed, guards = options["corpus"][0], options["seed"], options["guards"]
+        data = panel.baked(f"{corpus}/{seed}/{guards}")
+        measures = [dict(key=key, name=name, question=question, value=data["measures"][key])
+                    for key, name, question in MEASURES]
+        return panel.render_template(
+            options,
+            show=options["show"],
+            corpus=corpus,
+            corpus_title=site.titles.get(corpus, corpus),
+            seed=seed,
+            guards=guards,
+            sentence=data["sentence"],
+            tokens=data["tokens"],
+            weights=data["weights"],
+            measures=measures,
+            mean_row_max=data["measures"]["mean_row_max"],
+            figure=panel.file(f"{corpus}/{seed}/{guards}.svg"),
+            scripts=[panel.script(f"{name}/{seed}") for name in options["corpus"]],
+        )

@@ -1,0 +1,49 @@
+/* The self-check panel: the block renders a <details> (it works without JavaScript); this script
+ * remembers in this browser that the reader revealed the answer, and says so next time.
+ * A classic script, loaded by panels.js for pages with a self-check: it works from file://.
+ */
+(function () {
+  "use strict";
+
+  var S = globalThis.scalecore;
+  var el = S.util.el;
+
+  /* ---------------------------------------------------------------- self-checks */
+
+  /* The block renders a <details>; remember that the reader revealed the answer. */
+  function storageKey(root) {
+    return "scalecore:revealed:" + (root.getAttribute("data-scalecore-id") || root.id || "");
+  }
+
+  S.kinds["self-check"] = {
+    hydrate: function (root) {
+      var details = root.matches("details") ? root : root.querySelector("details");
+      if (!details) return;
+      var key = storageKey(root);
+      var store = null;
+      try {
+        store = window.localStorage;
+      } catch (error) {
+        store = null; // storage refused (privacy settings, file:// in some browsers)
+      }
+      var summary = details.querySelector("summary");
+      function seen() {
+        root.classList.add("scalecore-self-check--seen");
+        if (summary && !summary.querySelector(".scalecore-seen")) {
+          summary.appendChild(el("span", { class: "scalecore-seen" }, "(answer seen before)"));
+        }
+      }
+      if (store && store.getItem(key) === "1") seen();
+      details.addEventListener("toggle", function () {
+        if (!details.open) return;
+        seen();
+        try {
+          if (store) store.setItem(key, "1");
+        } catch (error) {
+          /* full or refused: the reveal still works */
+        }
+      });
+    },
+  };
+
+})();

@@ -1,0 +1,80 @@
+"""``/// variance``: why scores grow with d, from sampled dot products q . k.
+
+Without JavaScript: the baked histogram of every chosen d and a table of the variance of q . k,
+raw (about d) and divided by sqrt(d) (about 1). The lesson is one baked point
+(``scalecore.variance.lesson`` over the dimensions of the plugin's ``kinds: {variance: ...}``
+section); live mode calls the same function for any other d.
+"""
+
+from mkdocs.config import config_options as c
+
+from build_tools.blocks.base import OptionError, PanelOptions
+from build_tools.blocks.options import Integer, ListOf, OneOf, listing
+from build_tools.config import Bounded
+from build_tools.kind import Grid, Kind, KindSettings
+
+SHOW = ("histogram", "table", "live")
+
+
+class Variance(Kind):
+    label = "Variance of the dot product q . k"
+    compute = "scalecore.variance:lesson"
+
+    class Settings(KindSettings):
+        # The dimensions of q and k to sample, and the samples per dimension.
+        dims = c.ListOfItems(Bounded(1, 4096), default=[3, 10, 30, 100, 300, 1000])
+        samples = Bounded(100, 100000, default=4000)
+
+    class Options(PanelOptions):
+        # The dimensions the reader can pick, each baked; default: all baked ones. Stored ascending.
+        dims = c.Optional(ListOf(Integer(low=1), min_items=1, example="[10, 100]"))
+        # The initial dimension, one of dims; default: the smallest.
+        d = c.Optional(Integer(low=1))
+        show = ListOf(OneOf(SHOW), default=list(SHOW), min_items=1, order=SHOW, example="[histogram, table]")
+
+    def grid(self, site):
+        params = dict(dims=list(site.options["dims"]), samples=site.options["samples"], seed=0, bins=40)
+        return Grid(axes={}, params=lambda point: params, live_axes=("dims",))
+
+    def figures(self, result, point):
+        from build_tools.figures import histogram_svg  # matplotlib: imported only when baking
+
+        figures = {}
+        for row in result["dims"]:
+            raw = row["raw"]
+            width = (raw["high"] - raw["low"]) / len(raw["counts"])
+            edges = [raw["low"] + i * width for i in range(len(raw["counts"]) + 1)]
+            title = f"q . k for d = {row['d']}: variance {raw['variance']:.3g}"
+            figures[f"d-{row['d']}.svg"] = histogram_svg(edges, raw["counts"], title, "q . k")
+        return figures
+
+    def quotes(self, results, grid, site):
+        """<d>/<raw|scaled>/<variance|std|mean>."""
+        return {str(row["d"]): row for row in results["index"]["dims"]}
+
+    def check(self, options, site):
+        baked = site.options["dims"]
+        if options["dims"] is None:
+            options["dims"] = list(baked)
+        for d in options["dims"]:
+            if d not in baked:
+                raise OptionError("dims", f"{d} is not a baked dimension; the baked dimensions are: "
+                                          f"{listing(baked)}")
+        options["dims"] = sorted(options["dims"])
+        if options["d"] is None:
+            options["d"] = options["dims"][0]
+        elif options["d"] not in options["dims"]:
+            raise OptionError("d", f"{options['d']} is not one of the panel's dims: {listing(options['dims'])}")
+
+    def render(self, options, panel):
+        data = panel.baked("index")
+        rows = {row["d"]: row for row in data["dims"]}
+        return panel.render_template(
+            options,
+            show=options["show"],
+            rows=[rows[d] for d in options["dims"]],
+            initial=options["d"],
+            samples=data["samples"],
+            figures={d: panel.file(f"d-{d}.svg") for d in options["dims"]},
+            scripts=[panel.script("")],
+        )

@@ -1,0 +1,139 @@
+"""Where kinds come from, and the contract a kind folder keeps: every break is one message with
+the file and the fix (build_tools/registry.py)."""
+
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from build_tools.registry import BUILT_IN, KindError, discover, load_kind
+
+TUTORIAL_KIND = Path(__file__).resolve().parent / "sites" / "tutorial" / "kinds" / "temperature"
+GOOD = '''
+from build_tools.blocks.base import PanelOptions
+from build_tools.kind import Kind
+
+
+class Chart(Kind):
+    label = "A chart"
+
+    def render(self, options, panel):
+        return panel.render_template(options)
+'''
+
+
+def make_kind(folder: Path, name: str = "chart", source: str = GOOD, files=("template.html", "panel.js")) -> Path:
+    kind = folder / name
+    kind.mkdir(parents=True)
+    if source is not None:
+        (kind / "kind.py").write_text(textwrap.dedent(source), encoding="utf-8")
+    for file in files:
+        (kind / file).write_text("{% extends 'panel.html' %}" if file.endswith(".html") else "", encoding="utf-8")
+    return kind
+
+
+def error(folder: Path) -> str:
+    with pytest.raises(KindError) as caught:
+        discover(folder)
+    return str(caught.value)
+
+
+def test_a_site_kind_joins_the_built_in_ones_by_its_folder_name(tmp_path):
+    make_kind(tmp_path)
+    kinds = discover(tmp_path)
+    assert kinds["chart"].folder == tmp_path / "chart" and kinds["chart"].name == "chart"
+    assert set(kinds) == {p.name for p in BUILT_IN.iterdir() if p.is_dir() and not p.name.startswith("_")} | {"chart"}
+
+
+def test_a_folder_without_kind_py_or_its_template_is_named_with_the_fix(tmp_path):
+    make_kind(tmp_path, source=None)
+    assert error(tmp_path) == (
+        f"{tmp_path / 'chart' / 'kind.py'}: missing; a kind folder holds kind.py, template.html, panel.js (and "
+        "optionally schema.json and style.css). Fix: add it (see the guide 'Write your own interactive').")
+    other = tmp_path / "second"
+    make_kind(other, files=("panel.js",))
+    assert error(other).startswith(f"{other / 'chart' / 'template.html'}: missing;")
+
+
+def test_a_kind_py_without_exactly_one_kind_class(tmp_path):
+    make_kind(tmp_path, source="x = 1\n")
+    assert error(tmp_path) == (
+        f"{tmp_path / 'chart' / 'kind.py'}: defines no subclass of build_tools.kind.Kind; it must define exactly one. "
+        "Fix: write one 'class MyKind(Kind):' with label, Options and render.")
+    other = tmp_path / "two"
+    make_kind(other, source=GOOD + "\n\nclass Other(Chart):\n    pass\n")
+    assert "defines 2 subclasses (Chart, Other)" in error(other)
+
+
+def test_a_kind_py_that_does_not_import_names_its_line(tmp_path):
+    make_kind(tmp_path, source=GOOD + "\nraise RuntimeError('boom')\n")
+    assert error(tmp_path) == (f"{tmp_path / 'chart' / 'kind.py'}:12: cannot be imported: RuntimeError: boom. "
+                               "Fix: correct the kind's Python.")
+    other = tmp_path / "syntax"
+    make_kind(other, source="class (:\n")
+    assert error(other).startswith(f"{other / 'chart' / 'kind.py'}:1: cannot be imported: SyntaxError")
+
+
+@pytest.mark.parametrize("change, message", [
+    ('    label = "A chart"\n', "has no label. Fix: set label"),
+    ('    def render(self, options, panel):\n        return panel.render_template(options)\n',
+     "does not define render(options, panel)."),
+    ('    label = "A chart"\n', None),
+])
+def test_what_the_contract_needs(tmp_path, change, message):
+    if message is None:  # a grid without a compute function, and the reverse
+        make_kind(tmp_path, source=GOOD + "\n    def grid(self, site):\n        return None\n")
+        assert "defines grid() but no compute. Fix: set compute = " in error(tmp_path)
+        other = tmp_path / "other"
+        make_kind(other, source=GOOD + '\n    compute = "mylessons.x:f"\n')
+        assert "sets compute but defines no grid(site)." in error(other)
+        return
+    make_kind(tmp_path, source=GOOD.replace(change, ""))
+    assert error(tmp_path).startswith(f"{tmp_path / 'chart' / 'kind.py'}: Chart {message}")
+
+
+def test_two_kinds_with_one_name(tmp_path):
+    make_kind(tmp_path, name="softmax")
+    assert error(tmp_path) == (
+        f"{tmp_path / 'softmax'}: a kind named 'softmax' already comes from {BUILT_IN / 'softmax'}. "
+        "Fix: rename one of the two folders (the folder's name is the kind's name).")
+
+
+def test_a_folder_name_that_is_no_kind_name(tmp_path):
+    make_kind(tmp_path, name="My_Chart")
+    assert error(tmp_path).startswith(f"{tmp_path / 'My_Chart'}: 'My_Chart' is not a kind name: kind names are "
+                                      "lower-case letters, digits and '-'")
+
+
+def test_a_package_ships_kinds_through_the_entry_point_group(tmp_path, monkeypatch):
+    package = tmp_path / "site-packages"
+    module = package / "chartkit"
+    module.mkdir(parents=True)
+    (module / "__init__.py").write_text("", encoding="utf-8")
+    make_kind(module, name="bar-chart")
+    info = package / "chartkit-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: chartkit\nVersion: 1.0\n", encoding="utf-8")
+    (info / "entry_points.txt").write_text("[scalecore.kinds]\nchartkit = chartkit\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(package))
+    kinds = discover()
+    assert kinds["bar-chart"].folder == module / "bar-chart"
+    sys.modules.pop("chartkit", None)
+
+
+def test_the_tutorial_kind_keeps_the_contract():
+    kind = load_kind(TUTORIAL_KIND)
+    assert (kind.name, kind.compute) == ("temperature", "mylessons.temperature:weights")
+
+
+def test_no_python_source_lives_in_the_shipped_javascript():
+    """Live mode calls kinds' functions through one generic request; the worker's Python side is a
+    module of the wheel (scalecore/browser.py), never code inside a JavaScript string."""
+    root = Path(__file__).resolve().parents[1] / "build_tools"
+    scripts = [p for p in root.rglob("*.js") if "node_modules" not in p.parts]
+    assert scripts
+    for path in scripts:
+        text = path.read_text(encoding="utf-8")
+        for marker in ("runPython(", "runPythonAsync(", "from scalecore", "import scalecore\n", "def "):
+            assert marker not in text, f"{path.relative_to(root)} holds Python ({marker!r})"
