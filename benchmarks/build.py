@@ -127,7 +127,7 @@ def verbose_build(config_file: Path, site_dir: Path) -> tuple[float, float]:
 def versions() -> str:
     from importlib.metadata import version
 
-    return ", ".join(f"{name} {version(name)}" for name in ("mkdocs", "mkdocs-material", "matplotlib", "numpy"))
+    return ", ".join(f"{name} {version(name)}" for name in ("mkdocs", "mkdocs-material", "numpy"))
 
 
 def main() -> None:

@@ -15,7 +15,7 @@ KATEX_SITE = "assets/katex"
 KATEX_FILES = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")
 CSS = (f"{KATEX_SITE}/katex.min.css", f"{OWN_SITE}/scalecore.css")
 SCRIPTS = (f"{KATEX_SITE}/katex.min.js", f"{KATEX_SITE}/contrib/auto-render.min.js", f"{OWN_SITE}/math.js",
-           f"{OWN_SITE}/panels.js")
+           f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
 
 
 def katex_folder(root: Path | None = None) -> Path:

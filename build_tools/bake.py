@@ -22,10 +22,9 @@ import shutil
 import time
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
-from importlib.metadata import version
 from pathlib import Path
 
-from build_tools import cache
+from build_tools import cache, views
 from build_tools.kind import Grid, Kind, Site
 from build_tools.processes import die_with_parent
 
@@ -87,13 +86,13 @@ def module_closure(module: str) -> list[Path]:
 
 def code_version(kind: type[Kind]) -> str:
     """A hash of the code that shapes a kind's baked files: its Python and schema (its template
-    and browser view do not), its compute closure, the bake and the figures (and matplotlib's
-    version: figures are its output)."""
-    digest = hashlib.sha256(version("matplotlib").encode())
+    and browser view do not), its compute closure, the bake and the shared views that draw the
+    figures."""
+    digest = hashlib.sha256()
     here = Path(__file__).parent
     sources = sorted(p for p in kind.folder.rglob("*")
                      if p.suffix == ".py" or p.name == "schema.json" if "__pycache__" not in p.parts)
-    sources += module_closure(kind.compute.partition(":")[0]) + [here / "bake.py", here / "figures.py"]
+    sources += module_closure(kind.compute.partition(":")[0]) + [here / "bake.py", here / "views.py", views.VIEWS]
     for path in sources:
         digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
@@ -113,7 +112,7 @@ def bake_group(job: dict) -> str:
     sitedata.use(lambda site_path: Path(inputs[site_path]).read_text(encoding="utf-8"))
     validator = _validator(kind)
     instance = kind()
-    together = {}
+    together, wanted = {}, []
     with cache.writing(Path(job["target"])) as folder:
         for point, params, inner in job["points"]:
             result = _compute(kind, function, point, params)
@@ -123,8 +122,9 @@ def bake_group(job: dict) -> str:
             (folder / f"{inner}.json").parent.mkdir(parents=True, exist_ok=True)
             (folder / f"{inner}.json").write_text(dumps(result), encoding="utf-8")
             beside = Path(inner).parent
-            for name, data in instance.figures(result, point).items():
-                (folder / beside / name).write_bytes(data)
+            wanted += [(folder / beside / name, call) for name, call in instance.figures(result, point).items()]
+        for (path, _), data in zip(wanted, views.figures([call for _, call in wanted])):
+            path.write_bytes(data)
         (folder / "data.js").write_text(data_script(job["data_key"], together), encoding="utf-8")
     return job["target"]
 

@@ -102,8 +102,10 @@ class Kind:
         with a corpus reads that corpus's embedding table."""
         return [f"api/embeddings/{point['corpus']}.json"] if "corpus" in point else []
 
-    def figures(self, result: dict, point: dict) -> dict[str, bytes]:
-        """Figures for the no-JS fallback: file name (beside the point's JSON) -> bytes."""
+    def figures(self, result: dict, point: dict) -> dict[str, tuple[str, dict]]:
+        """Figures for the no-JS fallback: file name (beside the point's JSON) -> (view, spec),
+        drawn at build time by the shared views (build_tools/assets/views.js) that the browser
+        uses for the same chart."""
         return {}
 
     def quotes(self, results: dict[str, dict], grid: Grid, site: Site):

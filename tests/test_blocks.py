@@ -197,10 +197,15 @@ def test_console_panel_keeps_code_as_text():
     assert Panels(html).find("script") == []
 
 
-def test_console_without_code_has_no_code_element():
-    # the console's script starts from the fallback's <code>, if any: the note must not be one
+def test_console_without_code_starts_from_the_kinds_starter_file():
+    # the console's script starts from the fallback's <code>: the starter (a Python file of the
+    # console's kind folder, never a JavaScript string), and the note is not a <code>
+    from markupsafe import escape  # what the templates escape with
+
+    starter = (KINDS["console"].folder / "starter.py").read_text(encoding="utf-8").rstrip("\n")
     html = expand(block("console"))
-    assert "<code" not in html and "<kbd>python -m http.server</kbd>" in html
+    assert html.count("<code") == 1 and str(escape(starter)) in html
+    assert "<kbd>python -m http.server</kbd>" in html
 
 
 def test_scale_guards_without_a_view_still_has_its_measures():

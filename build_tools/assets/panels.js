@@ -78,24 +78,9 @@
 
   /* ---------------------------------------------------------------- numbers */
 
-  var SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3", 4: "\u2074", 5: "\u2075", 6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
-
-  /* 3 significant digits; very large or small values as "1.95 × 10⁹" (what a reader can read). */
-  function fmt(value, digits) {
-    digits = digits || 3;
-    if (typeof value !== "number" || isNaN(value)) return "n/a";
-    if (!isFinite(value)) return value > 0 ? "\u221e" : "\u2212\u221e";
-    if (value === 0) return "0";
-    var size = Math.abs(value);
-    if (Number.isInteger(value) && size < 1e5) return String(value).replace("-", "\u2212");
-    if (size >= 1e5 || size < 1e-3) {
-      var parts = value.toExponential(digits - 1).split("e");
-      var exponent = String(Number(parts[1])).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
-      return parts[0].replace(/\.?0+$/, "").replace("-", "\u2212") + " \u00d7 10" + exponent;
-    }
-    var text = size >= Math.pow(10, digits - 1) ? value.toFixed(0) : value.toPrecision(digits);
-    return text.replace("-", "\u2212");
-  }
+  /* Numbers as readers see them: the shared views' format (views.js), the same in the baked
+     figures, the fallback and every live view. */
+  var fmt = globalThis.scalecoreViews.format;
 
   /* ---------------------------------------------------------------- data and scripts */
 

@@ -70,10 +70,9 @@ class ScaleGuards(Kind):
         )
 
     def figures(self, result, point):
-        from build_tools.figures import heatmap_svg  # matplotlib: imported only when baking
-
-        title = f"{point['corpus']}, seed {point['seed']}, guards: {point['guards']}"
-        return {f"{point['guards']}.svg": heatmap_svg(result["tokens"], result["weights"], result["measures"], title)}
+        title = f"Attention weights: {point['corpus']}, seed {point['seed']}, guards {point['guards']}"
+        return {f"{point['guards']}.svg": ("heatmap", {"tokens": result["tokens"], "weights": result["weights"],
+                                                       "title": title})}
 
     def quotes(self, results, grid, site):
         """<corpus>/<seed>/<guards>/<measure>, and <corpus>/mean/<guards>/<measure> over the seeds."""

@@ -66,104 +66,19 @@
 
   /* ------------------------------------------------------------------ the heatmap */
 
-  var CELL = 34;
-
-  /* A cell's ink: the square root of its weight, so that 0.05 and 0.25 are told apart while a
-     one-hot row still stands out (the legend uses the same scale; the numbers are exact). */
-  function shade(weight) {
-    return Math.sqrt(Math.max(0, Math.min(1, weight)));
-  }
-
-  function legend() {
-    var stops = [0, 0.05, 0.25, 0.5, 1];
-    var width = 200;
-    var root = svg("svg", { viewBox: "0 0 " + (width + 20) + " 34", class: "scalecore-legend", "aria-hidden": "true" });
-    for (var i = 0; i < 50; i++) {
-      var w = (i + 0.5) / 50;
-      root.appendChild(svg("rect", { x: 10 + (i * width) / 50, y: 2, width: width / 50 + 0.5, height: 12, class: "scalecore-cell__bg" }));
-      root.appendChild(svg("rect", { x: 10 + (i * width) / 50, y: 2, width: width / 50 + 0.5, height: 12, class: "scalecore-cell__fill",
-        "fill-opacity": shade(w * w).toFixed(3) }));
-    }
-    stops.forEach(function (w) {
-      var x = 10 + Math.sqrt(w) * width;
-      root.appendChild(svg("text", { x: x, y: 30, "text-anchor": "middle", class: "scalecore-tick" }, String(w)));
-    });
-    return root;
-  }
+  /* The heatmap is the shared view (views.js): the same function drew the baked figure. */
+  var V = globalThis.scalecoreViews;
 
   function Heatmap() {
     this.node = el("div", { class: "scalecore-heatmap" });
-    this.tokens = null;
   }
 
-  /* Build the grid for these tokens (only when the tokens change). */
-  Heatmap.prototype.build = function (tokens) {
-    var T = tokens.length;
-    var longest = tokens.reduce(function (n, t) { return Math.max(n, t.length); }, 4);
+  Heatmap.prototype.paint = function (tokens, weights, description) {
     // On a phone the figure is drawn at ~0.8 scale: larger labels keep the words readable.
     var font = window.matchMedia && window.matchMedia("(max-width: 30em)").matches ? 16 : 12;
-    var left = Math.round(longest * font * 0.62 + 30);
-    var top = Math.round(longest * font * 0.45 + 30);
-    var width = left + T * CELL + 6;
-    var height = top + T * CELL + 6;
-    var root = svg("svg", {
-      viewBox: "0 0 " + width + " " + height, class: "scalecore-heatmap__svg", role: "img",
-      style: "max-width:" + Math.round(width * 1.25) + "px",
-    });
-    var title = svg("title");
-    root.appendChild(title);
-    root.appendChild(svg("text", { x: 2, y: top - 8, class: "scalecore-axis-title" }, "query \u2193  key \u2192"));
-    var cells = [];
-    var self = this;
-    tokens.forEach(function (token, j) {
-      var x = left + j * CELL + CELL / 2;
-      root.appendChild(svg("text", {
-        class: "scalecore-axis-label", transform: "translate(" + x + "," + (top - 6) + ") rotate(-55)", "font-size": font,
-      }, token));
-    });
-    tokens.forEach(function (query, i) {
-      var y = top + i * CELL;
-      root.appendChild(svg("text", {
-        class: "scalecore-axis-label", x: left - 6, y: y + CELL / 2 + 4, "text-anchor": "end", "font-size": font,
-      }, query));
-      var row = [];
-      tokens.forEach(function (key, j) {
-        var x = left + j * CELL;
-        var group = svg("g", { class: "scalecore-cell" });
-        group.appendChild(svg("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__bg" }));
-        var fill = svg("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__fill" });
-        var label = svg("text", { x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle", class: "scalecore-cell__text" });
-        var tip = svg("title");
-        group.appendChild(fill);
-        group.appendChild(label);
-        group.appendChild(tip);
-        root.appendChild(group);
-        row.push({ fill: fill, label: label, tip: tip, query: query, key: key });
-      });
-      cells.push(row);
-    });
-    root.appendChild(svg("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-heatmap__frame" }));
-    this.node.replaceChildren(root, el("div", { class: "scalecore-legend__box" }, [el("span", { class: "scalecore-legend__label" }, "weight"), legend()]));
-    this.svg = root;
-    this.title = title;
-    this.cells = cells;
-    this.tokens = tokens.slice();
-    void self;
-  };
-
-  Heatmap.prototype.paint = function (tokens, weights, description) {
-    if (!this.tokens || this.tokens.join("\u0000") !== tokens.join("\u0000")) this.build(tokens);
-    this.title.textContent = description;
-    for (var i = 0; i < weights.length; i++) {
-      for (var j = 0; j < weights[i].length; j++) {
-        var cell = this.cells[i][j];
-        var w = weights[i][j];
-        cell.fill.setAttribute("fill-opacity", shade(w).toFixed(4));
-        cell.label.textContent = w.toFixed(2).replace(/^0\./, ".");
-        cell.label.classList.toggle("scalecore-cell__text--strong", w > 0.55);
-        cell.tip.textContent = cell.query + " \u2192 " + cell.key + ": " + w.toPrecision(3);
-      }
-    }
+    this.node.innerHTML = V.heatmap({ tokens: tokens, weights: weights, title: description, font: font }) +
+      '<div class="scalecore-legend__box"><span class="scalecore-legend__label">weight</span>' + V.legend() + "</div>";
+    this.svg = this.node.firstChild;
   };
 
   /* ------------------------------------------------------------------ the panel */

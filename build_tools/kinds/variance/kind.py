@@ -37,15 +37,13 @@ class Variance(Kind):
         return Grid(axes={}, params=lambda point: params, live_axes=("dims",))
 
     def figures(self, result, point):
-        from build_tools.figures import histogram_svg  # matplotlib: imported only when baking
-
         figures = {}
         for row in result["dims"]:
             raw = row["raw"]
-            width = (raw["high"] - raw["low"]) / len(raw["counts"])
-            edges = [raw["low"] + i * width for i in range(len(raw["counts"]) + 1)]
-            title = f"q . k for d = {row['d']}: variance {raw['variance']:.3g}"
-            figures[f"d-{row['d']}.svg"] = histogram_svg(edges, raw["counts"], title, "q . k")
+            label = (f"Histogram of {result['samples']} samples of q . k for d = {row['d']}: "
+                     f"variance {raw['variance']:.3g}")
+            figures[f"d-{row['d']}.svg"] = ("histogram", {"low": raw["low"], "high": raw["high"],
+                                                          "counts": raw["counts"], "reach": raw["high"], "label": label})
         return figures
 
     def quotes(self, results, grid, site):

@@ -19,47 +19,11 @@
   var timings = S.timings;
   var LIVE_MAX_D = 2048;
 
-  var W = 360;
-  var H = 170;
-  var PAD = { left: 12, right: 12, top: 10, bottom: 30 };
-
-  function niceTicks(reach) {
-    var step = Math.pow(10, Math.floor(Math.log10(reach)));
-    if (reach / step < 2) step /= 2;
-    var ticks = [];
-    for (var x = -Math.floor(reach / step) * step; x <= reach + 1e-9; x += step) ticks.push(Math.round(x * 1e6) / 1e6);
-    return ticks;
-  }
-
-  /* The histogram, drawn at the bins' true positions on an axis [-reach, reach]. Heights are
-     relative to the tallest bin: what changes with d is the width. */
+  /* The histogram is the shared view (views.js), drawn at the bins' true positions on an axis
+     [-reach, reach]; the same function drew the baked figure. */
   function histogram(node, summary, reach, label) {
-    var counts = summary.counts;
-    var width = (summary.high - summary.low) / counts.length;
-    var plotW = W - PAD.left - PAD.right;
-    var plotH = H - PAD.top - PAD.bottom;
-    var top = Math.max.apply(null, counts) || 1;
-    var x = function (value) { return PAD.left + ((value + reach) / (2 * reach)) * plotW; };
-    var root = svg("svg", { viewBox: "0 0 " + W + " " + H, class: "scalecore-chart", role: "img", "aria-label": label });
-    root.appendChild(svg("title", null, label));
-    counts.forEach(function (count, i) {
-      if (!count) return;
-      var left = x(summary.low + i * width);
-      var right = x(summary.low + (i + 1) * width);
-      var h = (count / top) * plotH;
-      root.appendChild(svg("rect", {
-        x: left.toFixed(2), y: (PAD.top + plotH - h).toFixed(2), width: Math.max(0.6, right - left - 0.4).toFixed(2),
-        height: h.toFixed(2), class: "scalecore-bar",
-      }));
-    });
-    var axisY = PAD.top + plotH;
-    root.appendChild(svg("line", { x1: PAD.left, x2: W - PAD.right, y1: axisY, y2: axisY, class: "scalecore-axis" }));
-    niceTicks(reach).forEach(function (tick) {
-      root.appendChild(svg("line", { x1: x(tick), x2: x(tick), y1: axisY, y2: axisY + 4, class: "scalecore-axis" }));
-      root.appendChild(svg("text", { x: x(tick), y: axisY + 16, "text-anchor": "middle", class: "scalecore-tick" },
-        String(tick).replace("-", "\u2212")));
-    });
-    node.replaceChildren(root);
+    node.innerHTML = globalThis.scalecoreViews.histogram({ low: summary.low, high: summary.high,
+      counts: summary.counts, reach: reach, label: label });
   }
 
   /* Variance against d on log-log axes: raw (grows like d) and divided by sqrt(d) (stays at 1). */

@@ -1,0 +1,181 @@
+/* Scalecore's shared views: the one renderer of each chart, used by the build and the browser.
+ *
+ * Each view is a pure function from plain data to markup (a string of SVG), so the same code
+ * draws the baked figure at build time (run in Node by build_tools/views.py, written to an .svg
+ * the no-JS fallback shows) and the live view in the page (set as the figure's markup). The number
+ * format and the colour scale are defined here once. Every text that comes from data goes through
+ * escape(): a word of a corpus can never become markup.
+ *
+ * A classic script (no import/export): pages opened from file:// run it like the panels; it sets
+ * globalThis.scalecoreViews.
+ *
+ *   format(value, digits)      3 significant digits; very large or small as "1.95 × 10⁹"
+ *   shade(weight)              the ink of a weight: its square root, so 0.05 and 0.25 differ
+ *   heatmap({tokens, weights, title, font})      attention weights, rows = queries
+ *   legend()                   the heatmap's colour scale
+ *   histogram({low, high, counts, reach, label}) counts over bins, on an axis [-reach, reach]
+ *   standalone(markup)         an SVG file of a view, with its light palette inlined (for <img>)
+ */
+(function (root) {
+  "use strict";
+
+  if (root.scalecoreViews) return;
+
+  var SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3", 4: "\u2074", 5: "\u2075",
+    6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
+
+  function format(value, digits) {
+    digits = digits || 3;
+    if (typeof value !== "number" || isNaN(value)) return "n/a";
+    if (!isFinite(value)) return value > 0 ? "\u221e" : "\u2212\u221e";
+    if (value === 0) return "0";
+    var size = Math.abs(value);
+    if (Number.isInteger(value) && size < 1e5) return String(value).replace("-", "\u2212");
+    if (size >= 1e5 || size < 1e-3) {
+      var parts = value.toExponential(digits - 1).split("e");
+      var exponent = String(Number(parts[1])).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+      return parts[0].replace(/\.?0+$/, "").replace("-", "\u2212") + " \u00d7 10" + exponent;
+    }
+    var text = size >= Math.pow(10, digits - 1) ? value.toFixed(0) : value.toPrecision(digits);
+    return text.replace("-", "\u2212");
+  }
+
+  function shade(weight) {
+    return Math.sqrt(Math.max(0, Math.min(1, weight)));
+  }
+
+  function escape(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  }
+
+  /* <tag a="1">children</tag>: attributes escaped, children already markup. */
+  function tag(name, attributes, children) {
+    var out = "<" + name;
+    for (var key in attributes) {
+      var value = attributes[key];
+      if (value === undefined || value === null || value === false) continue;
+      out += " " + key + '="' + escape(value) + '"';
+    }
+    return out + ">" + (children || []).join("") + "</" + name + ">";
+  }
+
+  function text(attributes, content) {
+    return tag("text", attributes, [escape(content)]);
+  }
+
+  var CELL = 34;
+
+  function heatmap(spec) {
+    var tokens = spec.tokens;
+    var weights = spec.weights;
+    var font = spec.font || 12;
+    var T = tokens.length;
+    var longest = tokens.reduce(function (n, t) { return Math.max(n, String(t).length); }, 4);
+    var left = Math.round(longest * font * 0.62 + 30);
+    var top = Math.round(longest * font * 0.45 + 30);
+    var width = left + T * CELL + 6;
+    var height = top + T * CELL + 6;
+    var parts = [tag("title", {}, [escape(spec.title || "")]),
+      text({ x: 2, y: top - 8, class: "scalecore-axis-title" }, "query \u2193  key \u2192")];
+    tokens.forEach(function (token, j) {
+      var x = left + j * CELL + CELL / 2;
+      parts.push(text({ class: "scalecore-axis-label", transform: "translate(" + x + "," + (top - 6) + ") rotate(-55)",
+        "font-size": font }, token));
+    });
+    tokens.forEach(function (query, i) {
+      var y = top + i * CELL;
+      parts.push(text({ class: "scalecore-axis-label", x: left - 6, y: y + CELL / 2 + 4, "text-anchor": "end",
+        "font-size": font }, query));
+      tokens.forEach(function (key, j) {
+        var x = left + j * CELL;
+        var w = weights[i][j];
+        parts.push(tag("g", { class: "scalecore-cell" }, [
+          tag("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__bg" }),
+          tag("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__fill",
+            "fill-opacity": shade(w).toFixed(4) }),
+          text({ x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle",
+            class: "scalecore-cell__text" + (w > 0.55 ? " scalecore-cell__text--strong" : "") },
+          w.toFixed(2).replace(/^0\./, ".")),
+          tag("title", {}, [escape(query + " \u2192 " + key + ": " + w.toPrecision(3))]),
+        ]));
+      });
+    });
+    parts.push(tag("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-heatmap__frame" }));
+    return tag("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-heatmap__svg", role: "img",
+      style: "max-width:" + Math.round(width * 1.25) + "px" }, parts);
+  }
+
+  function legend() {
+    var stops = [0, 0.05, 0.25, 0.5, 1];
+    var width = 200;
+    var parts = [];
+    for (var i = 0; i < 50; i++) {
+      var w = (i + 0.5) / 50;
+      var box = { x: 10 + (i * width) / 50, y: 2, width: width / 50 + 0.5, height: 12 };
+      parts.push(tag("rect", Object.assign({ class: "scalecore-cell__bg" }, box)));
+      parts.push(tag("rect", Object.assign({ class: "scalecore-cell__fill", "fill-opacity": shade(w * w).toFixed(3) }, box)));
+    }
+    stops.forEach(function (w) {
+      parts.push(text({ x: 10 + Math.sqrt(w) * width, y: 30, "text-anchor": "middle", class: "scalecore-tick" }, String(w)));
+    });
+    return tag("svg", { viewBox: "0 0 " + (width + 20) + " 34", class: "scalecore-legend", "aria-hidden": "true" }, parts);
+  }
+
+  function niceTicks(reach) {
+    var step = Math.pow(10, Math.floor(Math.log10(reach)));
+    if (reach / step < 2) step /= 2;
+    var ticks = [];
+    for (var x = -Math.floor(reach / step) * step; x <= reach + 1e-9; x += step) ticks.push(Math.round(x * 1e6) / 1e6);
+    return ticks;
+  }
+
+  var W = 360;
+  var H = 170;
+  var PAD = { left: 12, right: 12, top: 10, bottom: 30 };
+
+  function histogram(spec) {
+    var counts = spec.counts;
+    var reach = spec.reach;
+    var width = (spec.high - spec.low) / counts.length;
+    var plotW = W - PAD.left - PAD.right;
+    var plotH = H - PAD.top - PAD.bottom;
+    var highest = Math.max.apply(null, counts) || 1;
+    var x = function (value) { return PAD.left + ((value + reach) / (2 * reach)) * plotW; };
+    var parts = [tag("title", {}, [escape(spec.label)])];
+    counts.forEach(function (count, i) {
+      if (!count) return;
+      var from = x(spec.low + i * width);
+      var to = x(spec.low + (i + 1) * width);
+      var h = (count / highest) * plotH;
+      parts.push(tag("rect", { x: from.toFixed(2), y: (PAD.top + plotH - h).toFixed(2),
+        width: Math.max(0.6, to - from - 0.4).toFixed(2), height: h.toFixed(2), class: "scalecore-bar" }));
+    });
+    var axisY = PAD.top + plotH;
+    parts.push(tag("line", { x1: PAD.left, x2: W - PAD.right, y1: axisY, y2: axisY, class: "scalecore-axis" }));
+    niceTicks(reach).forEach(function (tick) {
+      parts.push(tag("line", { x1: x(tick), x2: x(tick), y1: axisY, y2: axisY + 4, class: "scalecore-axis" }));
+      parts.push(text({ x: x(tick), y: axisY + 16, "text-anchor": "middle", class: "scalecore-tick" },
+        String(tick).replace("-", "\u2212")));
+    });
+    return tag("svg", { viewBox: "0 0 " + W + " " + H, class: "scalecore-chart", role: "img", "aria-label": spec.label }, parts);
+  }
+
+  /* The light palette of scalecore.css, inlined: a view saved as a file is shown through <img>,
+     which page styles do not reach. */
+  var FILE_STYLE = [
+    "svg{background:#fff;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}",
+    ".scalecore-cell__bg{fill:#eceff8}.scalecore-cell__fill,.scalecore-bar{fill:#3949ab}",
+    ".scalecore-cell__text{fill:#1f1f1f;font-size:10px}.scalecore-cell__text--strong{fill:#fff}",
+    ".scalecore-heatmap__frame{fill:none;stroke:#d6d6d6}.scalecore-axis-label,.scalecore-tick{fill:#1f1f1f}",
+    ".scalecore-tick{font-size:12px}.scalecore-axis-title{fill:#5f5f5f;font-size:11px}",
+    ".scalecore-axis{stroke:#5f5f5f;stroke-width:1}",
+  ].join("");
+
+  function standalone(markup) {
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + markup.replace(/^<svg /,
+      '<svg xmlns="http://www.w3.org/2000/svg" ').replace(/(<svg [^>]*>)/, "$1<style>" + FILE_STYLE + "</style>") + "\n";
+  }
+
+  root.scalecoreViews = { format: format, shade: shade, escape: escape, heatmap: heatmap, legend: legend,
+    histogram: histogram, standalone: standalone };
+})(globalThis);
