@@ -121,7 +121,7 @@ def main() -> None:
     index, _ = plugin_entry(config)
     with tempfile.TemporaryDirectory(prefix="scalecore-bench-") as folder:
         work = Path(folder)
-        for name in ("docs", "corpora", "build_tools", "scalecore"):
+        for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):
             (work / name).symlink_to(ROOT / name, target_is_directory=True)
         ours = dict(config, plugins=list(config["plugins"]))
         ours["plugins"][index] = {"scalecore": dict(config["plugins"][index]["scalecore"] or {},

@@ -75,11 +75,11 @@ def plugin_entry(config: dict) -> tuple[int, dict]:
 def strip_blocks(markdown: str) -> str:
     """The page without its author blocks (found by the plugin's own scanner) and with every
     ``{{ baked: ... }}`` quote replaced by a number, as a plain Material page would have it."""
-    from build_tools.blocks import KINDS
     from build_tools.blocks.scanner import scan
     from build_tools.quotes import QUOTE
+    from build_tools.registry import discover
 
-    lines = [segment for segment in scan(markdown, list(KINDS)) if isinstance(segment, str)]
+    lines = [segment for segment in scan(markdown, list(discover())) if isinstance(segment, str)]
     return QUOTE.sub("0.5", "\n".join(lines))
 
 
@@ -144,7 +144,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="scalecore-bench-") as folder:
         work = Path(folder)
-        for name in ("docs", "corpora", "build_tools", "scalecore"):
+        for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):
             (work / name).symlink_to(ROOT / name, target_is_directory=True)
 
         def scalecore_config(name: str, workers: int) -> Path:

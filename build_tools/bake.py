@@ -184,7 +184,7 @@ class Budget:
     megabytes: float  # most bytes one kind may bake (projected from its first group)
 
 
-def bake_kinds(kinds: dict[str, type[Kind]], site: Site, sites: dict[str, Site], inputs: dict[str, Path],
+def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dict[str, Path],
                cache_dir: Path, workers: int, budget: Budget, used_at: dict[str, str], log) -> dict[str, KindBake]:
     """Every point of every kind that bakes, from the cache or computed now, in parallel.
 
@@ -250,13 +250,13 @@ def _check_bytes(name: str, bake: KindBake, first: Path, points: int, budget: Bu
 def _plan(kind, grid, site, inputs, input_hashes, root, log) -> tuple[KindBake, list[dict]]:
     """Each group's cache entry: found and intact, or a job that bakes it."""
     code = code_version(kind)
-    bake, groups = KindBake(grid), {}
+    bake, groups, instance = KindBake(grid), {}, kind()
     for point in grid.points():
         groups.setdefault(grid.group(point), []).append(point)
     jobs = []
     for group, points in groups.items():
         params = [grid.params(point) for point in points]
-        reads = sorted({path for point in points for path in kind().inputs(point, site)})
+        reads = sorted({path for point in points for path in instance.inputs(point, site)})
         missing = [path for path in reads if path not in inputs]
         if missing:
             raise BakeError(f"the kind {kind.name!r} reads {missing[0]}, which this site does not have. "

@@ -147,7 +147,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         budget = bake.Budget(self.config.bake_budget_points, self.config.bake_budget_megabytes)
         started = time.monotonic()
         try:
-            self.baked = bake.bake_kinds(self.used, self._site(), sites, self.tables_files, self.cache, workers, budget,
+            self.baked = bake.bake_kinds(self.used, sites, self.tables_files, self.cache, workers, budget,
                                          self.used_at, log)
         except (bake.BakeError, registry.KindError) as error:
             raise PluginError(f"scalecore: {error}") from None
@@ -157,8 +157,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         files = {}
         self.served = {}
         for name, kind in self.used.items():
-            self.served[name] = {role: path for role, (path, _) in site_kinds.served(kind).items()}
-            files.update({path: source for path, source in site_kinds.served(kind).values()})
+            served = site_kinds.served(kind)
+            self.served[name] = {role: path for role, (path, _) in served.items()}
+            files.update(dict(served.values()))
             if name in self.baked:
                 files.update(self.baked[name].files)
         return files
