@@ -94,13 +94,13 @@ def test_it_hydrates_switches_from_baked_data_and_recomputes_live(visit, server)
     panel.get_by_label("Temperature", exact=True).select_option(label="2")
     assert panel.locator(".temperature-bars").get_attribute("data-temperature") == "2"
     assert [p for p in server.paths[asked:] if "/api/" in p] == [], "a baked switch asked the server"
-    weights = panel.locator(".temperature-weight").all_inner_texts()
+    weights = panel.locator(".temperature-bars .scalecore-bar__value").all_text_contents()
     assert weights == [f"{w:.3f}" for w in reference(2.0)["weights"]]
 
     panel.get_by_label("Any temperature").fill("3")
     panel.get_by_role("button", name="Compute live").click()
     page.wait_for_function("el => el.getAttribute('data-temperature-live') === '3'", arg=panel.element_handle(),
                            timeout=PYODIDE_TIMEOUT_MS)
-    live = panel.locator(".temperature-weight").all_inner_texts()
+    live = panel.locator(".temperature-bars .scalecore-bar__value").all_text_contents()
     assert live == [f"{w:.3f}" for w in reference(3.0)["weights"]]
     assert any(p.endswith("mylessons-0.1.0-py3-none-any.whl") for p in server.paths), "the site's wheel was not used"

@@ -14,6 +14,8 @@
  *   heatmap({tokens, weights, title, font})      attention weights, rows = queries
  *   legend()                   the heatmap's colour scale
  *   histogram({low, high, counts, reach, label}) counts over bins, on an axis [-reach, reach]
+ *   bars({labels, values, label})      one horizontal bar per value in [0, 1], labelled
+ *   line({xs, ys, marker, yTicks, xTicks, label})  a curve, with an optional dot at marker
  *   standalone(markup)         an SVG file of a view, with its light palette inlined (for <img>)
  */
 (function (root) {
@@ -160,6 +162,51 @@
     return tag("svg", { viewBox: "0 0 " + W + " " + H, class: "scalecore-chart", role: "img", "aria-label": spec.label }, parts);
   }
 
+  function bars(spec) {
+    var width = 360;
+    var row = 26;
+    var left = 92;
+    var span = width - left - 52;
+    var parts = [tag("title", {}, [escape(spec.label)])];
+    spec.values.forEach(function (value, i) {
+      var y = 4 + i * row;
+      parts.push(text({ x: left - 8, y: y + row / 2 + 2, "text-anchor": "end", class: "scalecore-tick" }, spec.labels[i]));
+      parts.push(tag("rect", { x: left, y: y + 3, width: span, height: row - 8, class: "scalecore-cell__bg" }));
+      parts.push(tag("rect", { x: left, y: y + 3, width: Math.max(0, value * span).toFixed(2), height: row - 8,
+        class: "scalecore-bar" }));
+      parts.push(text({ x: width - 46, y: y + row / 2 + 2, class: "scalecore-tick scalecore-bar__value" }, value.toFixed(3)));
+    });
+    return tag("svg", { viewBox: "0 0 " + width + " " + (spec.values.length * row + 8), class: "scalecore-chart",
+      role: "img", "aria-label": spec.label }, parts);
+  }
+
+  function line(spec) {
+    var width = 360;
+    var height = 170;
+    var plot = { left: 40, right: 10, top: 10, bottom: 30 };
+    var xmax = Math.max.apply(null, spec.xs);
+    var ymax = Math.max.apply(null, spec.ys.concat([spec.yMin || 0]));
+    var X = function (x) { return plot.left + (x / xmax) * (width - plot.left - plot.right); };
+    var Y = function (y) { return height - plot.bottom - (y / ymax) * (height - plot.top - plot.bottom); };
+    var parts = [tag("title", {}, [escape(spec.label)])];
+    [0, ymax / 2, ymax].forEach(function (y) {
+      parts.push(tag("line", { x1: plot.left, x2: width - plot.right, y1: Y(y), y2: Y(y), class: "scalecore-grid" }));
+      parts.push(text({ x: plot.left - 6, y: Y(y) + 4, "text-anchor": "end", class: "scalecore-tick" }, y.toFixed(2)));
+    });
+    (spec.xTicks || []).forEach(function (t) {
+      parts.push(text({ x: X(t), y: height - plot.bottom + 16, "text-anchor": "middle", class: "scalecore-tick" },
+        (spec.xPrefix || "") + t));
+    });
+    parts.push(tag("polyline", { class: "scalecore-curve", points: spec.xs.map(function (x, i) {
+      return X(x).toFixed(1) + "," + Y(spec.ys[i]).toFixed(1);
+    }).join(" ") }));
+    if (spec.marker) {
+      parts.push(tag("circle", { cx: X(spec.marker[0]), cy: Y(spec.marker[1]), r: 5, class: "scalecore-dot scalecore-dot--on" }));
+    }
+    return tag("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-chart", role: "img",
+      "aria-label": spec.label }, parts);
+  }
+
   /* The light palette of scalecore.css, inlined: a view saved as a file is shown through <img>,
      which page styles do not reach. */
   var FILE_STYLE = [
@@ -177,5 +224,5 @@
   }
 
   root.scalecoreViews = { format: format, shade: shade, escape: escape, heatmap: heatmap, legend: legend,
-    histogram: histogram, standalone: standalone };
+    histogram: histogram, bars: bars, line: line, standalone: standalone };
 })(globalThis);

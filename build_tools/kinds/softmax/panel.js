@@ -14,7 +14,6 @@
   var S = globalThis.scalecore;
   var u = S.util;
   var el = u.el;
-  var svg = u.svg;
   var fmt = u.fmt;
   var timings = S.timings;
 
@@ -171,51 +170,27 @@
     }
   };
 
+  /* The bars and the curve are the shared views (views.js). */
   SoftmaxPanel.prototype.drawBars = function (now) {
-    var n = now.weights.length;
-    var width = 360;
-    var row = 26;
-    var left = 92;
-    var height = n * row + 8;
-    var root = svg("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-chart", role: "img",
-      "aria-label": "Weights: " + now.weights.map(function (w, i) { return "score " + fmt(now.scaled[i]) + " gets " + w.toFixed(3); }).join("; ") });
-    now.weights.forEach(function (w, i) {
-      var y = 4 + i * row;
-      root.appendChild(svg("text", { x: left - 8, y: y + row / 2 + 2, "text-anchor": "end", class: "scalecore-tick" }, "score " + fmt(now.scaled[i])));
-      root.appendChild(svg("rect", { x: left, y: y + 3, width: width - left - 52, height: row - 8, class: "scalecore-cell__bg" }));
-      root.appendChild(svg("rect", { x: left, y: y + 3, width: Math.max(0, w * (width - left - 52)).toFixed(2), height: row - 8, class: "scalecore-bar" }));
-      root.appendChild(svg("text", { x: width - 46, y: y + row / 2 + 2, class: "scalecore-tick" }, w.toFixed(3)));
+    this.bars.innerHTML = globalThis.scalecoreViews.bars({
+      labels: now.scaled.map(function (s) { return "score " + fmt(s); }), values: now.weights,
+      label: "Weights: " + now.weights.map(function (w, i) { return "score " + fmt(now.scaled[i]) + " gets " + w.toFixed(3); }).join("; "),
     });
-    this.bars.replaceChildren(root);
   };
 
   SoftmaxPanel.prototype.drawCurve = function () {
-    var self = this;
-    var width = 360;
-    var height = 170;
-    var plot = { left: 40, right: 10, top: 10, bottom: 30 };
-    var points = [];
+    var xs = [];
+    var ys = [];
     var fmax = this.factorMax;
-    for (var f = 0; f <= fmax + 1e-9; f += FACTOR_STEP) points.push({ factor: f, gradient: this.state(f).gradient });
-    var gmax = Math.max(0.5, Math.max.apply(null, points.map(function (p) { return p.gradient; })));
-    var X = function (f) { return plot.left + (f / fmax) * (width - plot.left - plot.right); };
-    var Y = function (g) { return height - plot.bottom - (g / gmax) * (height - plot.top - plot.bottom); };
-    var root = svg("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-chart", role: "img",
-      "aria-label": "Gradient size against the factor: it falls towards 0 as the factor grows." });
-    [0, gmax / 2, gmax].forEach(function (g) {
-      root.appendChild(svg("line", { x1: plot.left, x2: width - plot.right, y1: Y(g), y2: Y(g), class: "scalecore-grid" }));
-      root.appendChild(svg("text", { x: plot.left - 6, y: Y(g) + 4, "text-anchor": "end", class: "scalecore-tick" }, g.toFixed(2)));
+    for (var f = 0; f <= fmax + 1e-9; f += FACTOR_STEP) {
+      xs.push(f);
+      ys.push(this.state(f).gradient);
+    }
+    this.curve.innerHTML = globalThis.scalecoreViews.line({
+      xs: xs, ys: ys, yMin: 0.5, marker: [this.factor, this.state(this.factor).gradient], xPrefix: "\u00d7",
+      xTicks: [0, 0.2, 0.4, 0.6, 0.8, 1].map(function (t) { return Math.round(t * fmax * 4) / 4; }),
+      label: "Gradient size against the factor: it falls towards 0 as the factor grows.",
     });
-    [0, 0.2, 0.4, 0.6, 0.8, 1].map(function (t) { return Math.round(t * fmax * 4) / 4; }).forEach(function (t) {
-      root.appendChild(svg("text", { x: X(t), y: height - plot.bottom + 16, "text-anchor": "middle", class: "scalecore-tick" }, "\u00d7" + t));
-    });
-    root.appendChild(svg("polyline", { class: "scalecore-curve", points: points.map(function (p) {
-      return X(p.factor).toFixed(1) + "," + Y(p.gradient).toFixed(1);
-    }).join(" ") }));
-    var now = this.state(this.factor);
-    root.appendChild(svg("circle", { cx: X(this.factor), cy: Y(now.gradient), r: 5, class: "scalecore-dot scalecore-dot--on" }));
-    void self;
-    this.curve.replaceChildren(root);
   };
 
   S.softmax = { softmax: softmax, jacobian: jacobian, jacobianNorm: jacobianNorm };

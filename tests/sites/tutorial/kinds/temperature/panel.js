@@ -1,6 +1,7 @@
 /* The temperature panel: pick a baked temperature (instant: all of them are in data.js), or
  * compute any other one live, in Python, with the function that baked them.
- * A classic script on the shared panel base (globalThis.scalecore.util): it works from file://.
+ * A classic script on the shared panel base (globalThis.scalecore.util) and the shared views
+ * (globalThis.scalecoreViews): it works from file://.
  */
 (function () {
   "use strict";
@@ -9,18 +10,17 @@
   var u = S.util;
   var el = u.el;
 
+  /* The weights as the shared bars view (views.js): the same chart any kind can draw. */
   function view(point) {
-    var rows = point.scores.map(function (score, i) {
-      var weight = point.weights[i];
-      return el("div", { class: "temperature-row" }, [
-        el("span", null, u.fmt(score)),
-        el("span", { class: "temperature-bar", style: "width: " + (100 * weight).toFixed(1) + "%" }),
-        el("span", { class: "temperature-weight" }, weight.toFixed(3)),
-      ]);
-    });
-    return el("div", { class: "temperature-bars", "data-temperature": String(point.temperature) }, [
+    var box = el("div", { class: "temperature-bars", "data-temperature": String(point.temperature) }, [
       el("p", null, "Temperature " + u.fmt(point.temperature) + ": entropy " + u.fmt(point.entropy) + " nats."),
-    ].concat(rows));
+      el("div"),
+    ]);
+    box.lastChild.innerHTML = globalThis.scalecoreViews.bars({
+      labels: point.scores.map(function (score) { return "score " + u.fmt(score); }), values: point.weights,
+      label: "Softmax weights at temperature " + u.fmt(point.temperature),
+    });
+    return box;
   }
 
   S.kinds.temperature = {
