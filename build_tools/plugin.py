@@ -21,7 +21,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, disk, registry, runtime, site_kinds
+from build_tools import assets, bake, disk, registry, runtime, site_kinds, views
 from build_tools.cache import template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
@@ -81,6 +81,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             raise PluginError(f"scalecore: {error}") from None
         assets.register(config, self.root)
         use_template_cache(self.cache / "templates")
+        views.use_cache(self.cache / "views.json", log)
         if self.command == "build" and not self.staged:
             self.staged = StagedSite(config.site_dir)
             config.site_dir = self.staged.begin()
@@ -256,7 +257,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             raise PluginError(f"scalecore: {error}") from None
 
     def on_post_build(self, config):
-        if self.staged and not (config.strict and self.warnings.count):
+        if config.strict and self.warnings.count:
+            return  # MkDocs aborts this build: the site and the cache stay as they were
+        views.save_cache()
+        if self.staged:
             self.staged.commit()
             self.staged = None
 

@@ -1,14 +1,18 @@
 """The shared views, run at build time: the same JavaScript that draws a chart in the page draws
-its baked figure, so the two cannot drift (build_tools/assets/views.js).
+its baked figure and its no-JS fallback, so they cannot drift (build_tools/assets/views.js).
 
-One Node process renders a whole batch: ``render([("heatmap", spec), ...])`` returns the markup
-of each, and ``figure(...)`` the same as a standalone SVG file. Node is already required (the
-npm packages); nothing here is fetched.
+``figures([("heatmap", spec), ...])`` renders a batch of standalone SVG files in one Node
+process (the bake's workers). ``view(name, spec)`` serves the templates while pages render: one
+Node process for the whole build answers line by line (a page has hundreds of numbers; starting
+Node for each would cost seconds). Node is already required (the npm packages); nothing here is
+fetched.
 """
 
+import atexit
 import json
 import shutil
 import subprocess
+import threading
 from pathlib import Path
 
 VIEWS = Path(__file__).resolve().parent / "assets" / "views.js"
@@ -48,3 +52,110 @@ def render(calls: list[tuple[str, dict]], as_files: bool = False) -> list[str]:
 def figures(calls: list[tuple[str, dict]]) -> list[bytes]:
     """Each (view, spec) as the bytes of a standalone SVG file."""
     return [markup.encode("utf-8") for markup in render(calls, as_files=True)]
+
+
+SERVER = r"""
+const fs = require("fs"), vm = require("vm"), readline = require("readline");
+vm.runInThisContext(fs.readFileSync(process.argv[1], "utf8"), { filename: process.argv[1] });
+const V = globalThis.scalecoreViews;
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  let answer;
+  try {
+    const [view, spec] = JSON.parse(line);
+    answer = { markup: V[view](...(Array.isArray(spec) ? spec : [spec])) };
+  } catch (error) {
+    answer = { error: String(error && error.message || error) };
+  }
+  process.stdout.write(JSON.stringify(answer) + "\n");
+});
+"""
+
+
+class _Server:
+    """One Node process running views.js, answering one JSON line per request."""
+
+    def __init__(self):
+        node = shutil.which("node")
+        if node is None:
+            raise ViewError("the panels' fallbacks are drawn by build_tools/assets/views.js in Node, and node is not "
+                            "on PATH. Fix: install Node.js 20 or newer (bash build_tools/dev.sh sets up the rest).")
+        self.process = subprocess.Popen([node, "-e", SERVER, str(VIEWS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                        text=True, encoding="utf-8", bufsize=1)
+        self.lock = threading.Lock()
+
+    def ask(self, view: str, spec) -> str:
+        with self.lock:
+            self.process.stdin.write(json.dumps([view, spec], allow_nan=False) + "\n")
+            self.process.stdin.flush()
+            line = self.process.stdout.readline()
+        if not line:
+            raise ViewError("the Node process drawing the views stopped unexpectedly; run the build again.")
+        answer = json.loads(line)
+        if "error" in answer:
+            raise ViewError(f"the view {view!r} of build_tools/assets/views.js failed: {answer['error']}")
+        return answer["markup"]
+
+    def close(self):
+        if self.process.poll() is None:
+            self.process.stdin.close()
+            self.process.wait(timeout=10)
+
+
+_server = None
+_memo: dict[str, str] = {}  # request -> markup, kept across builds (see use_cache)
+_memo_file: Path | None = None
+_loaded: set[str] = set()  # the requests the cache held when the build started
+_used: set[str] = set()  # the requests this build made: what the cache keeps (so it stays bounded)
+
+
+def use_cache(path: Path, log) -> None:
+    """Keep rendered views in ``path`` across builds: a warm build that renders the same views
+    starts no Node at all. The record carries its own hash (a damaged one is reported and
+    rendered again) and the hash of views.js, so an edited view renders again."""
+    from build_tools.cache import read_record
+
+    global _memo_file
+    _memo_file = Path(path)
+    _memo.clear()
+    _used.clear()
+    data = read_record(_memo_file, log)
+    if isinstance(data, dict) and data.get("views") == _views_hash() and isinstance(data.get("markup"), dict):
+        _memo.update(data["markup"])
+    _loaded.clear()
+    _loaded.update(_memo)
+
+
+def save_cache() -> None:
+    """Keep what this build rendered, and only that, when it differs from what the cache held
+    (best effort: the cache only saves time)."""
+    if _memo_file is None or _used == _loaded:
+        return
+    from build_tools.cache import write_record
+
+    try:
+        write_record(_memo_file, {"views": _views_hash(), "markup": {key: _memo[key] for key in sorted(_used)}})
+        _loaded.clear()
+        _loaded.update(_used)
+    except OSError:
+        pass
+
+
+def _views_hash() -> str:
+    import hashlib
+
+    return hashlib.sha256(VIEWS.read_bytes()).hexdigest()
+
+
+def view(name: str, spec) -> str:
+    """The markup of one view (or one number: ``view("number", [value, spec])``), from the memo or
+    the build's one Node process, started on first use."""
+    global _server
+    key = json.dumps([name, spec], sort_keys=True, allow_nan=False, ensure_ascii=False)
+    _used.add(key)
+    if key in _memo:
+        return _memo[key]
+    if _server is None:
+        _server = _Server()
+        atexit.register(_server.close)
+    markup = _memo[key] = _server.ask(name, spec)
+    return markup

@@ -130,13 +130,17 @@ def test_scale_guards_tables_are_accessible():
     html = expand(block("scale-guards", "corpus: demo", "show: [measures, table]"))
     parsed = Panels(html)
     assert "<figure" not in html  # no heatmap asked for
-    assert "<caption>Measures of the head in Demo corpus (demo), seed 0, guards init+scale</caption>" in html
-    assert {"data-scalecore-measure": "mean_row_max"} in parsed.find("tr")
-    assert '<th scope="row">Mean row-max</th><td class="scalecore-value">0.875</td>' in html
+    assert '<section class="scalecore-measures" aria-label="Measures of the head in Demo corpus (demo), seed 0, ' \
+           'guards init+scale">' in html
+    # the read-outs: the shared view, the same as the live panel's, a meter for bounded measures
+    assert '<div class="scalecore-readout" data-measure="mean_row_max"><dt>Mean row-max</dt><dd><span ' \
+           'class="scalecore-readout__value">0.875</span>' in html
+    assert '<span class="scalecore-meter__fill" style="width:81.3%">' in html  # (0.875 - 1/3) / (1 - 1/3)
+    assert 'data-measure="saturated_share"' in html
     # the weights as a matrix: a column header per token, a row header per query token
-    assert ('<tr><th scope="col">Query \\ key</th><th scope="col">the</th><th scope="col">old</th>'
+    assert ('<tr><th scope="col">query ↓ key →</th><th scope="col">the</th><th scope="col">old</th>'
             '<th scope="col">man</th></tr>') in html
-    assert '<th scope="row">old</th><td>0.06</td><td>0.88</td><td>0.06</td>' in html
+    assert '<th scope="row">old</th><td>0.063</td><td>0.875</td><td>0.063</td>' in html
 
 
 def test_scale_guards_defaults_come_from_the_grid():
@@ -146,7 +150,7 @@ def test_scale_guards_defaults_come_from_the_grid():
                        "show": ["heatmap", "measures", "switches", "corpus", "seed", "table", "live"], "locked": []}
     assert len(Panels(html).find("script")) == 3
     assert "<figcaption>Attention weights in Demo corpus (demo), seed 0, guards init+scale. Input spread " \
-           "12.5; Score spread 40.2; Mean row-max 0.875;" in html
+           "12.5; Score spread 40.3; Mean row-max 0.875;" in html  # 40.25: the views' format rounds half up
 
 
 def test_scale_guards_locked_and_title_from_the_header():

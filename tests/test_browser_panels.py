@@ -348,8 +348,12 @@ def _luminance(css: str) -> float:
 def test_panels_come_back_after_an_instant_navigation(open_page, base, module):
     page, _ = open_page(base)
     page.evaluate("window.__sameDocument = true")
+    before = page.title()
     page.locator(f"a.md-nav__link[href$='{module}']").first.click()
     page.wait_for_url("**/" + module)
+    # the URL changes before Material swaps the content in: wait for the new page's title too,
+    # or the panels found next could be the old page's
+    page.wait_for_function("t => document.title !== t", arg=before)
     _hydrated(page)
     assert page.evaluate("window.__sameDocument") is True, "Material did a full reload, not an instant swap"
     panel = _guards_panel(page)

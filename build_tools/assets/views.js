@@ -16,6 +16,13 @@
  *   histogram({low, high, counts, reach, label}) counts over bins, on an axis [-reach, reach]
  *   bars({labels, values, label})      one horizontal bar per value in [0, 1], labelled
  *   line({xs, ys, marker, yTicks, xTicks, label})  a curve, with an optional dot at marker
+ *   weights({tokens, weights, caption})  the weights as a table: a row per query, 3 decimals
+ *   readouts({tokens, measures: [{key, name, hint, unit, value, range}]})  measures, each with a
+ *                              meter when it has a range [low, high] ("1/T", "ln T" allowed)
+ *   table({className, caption, columns, formats, rows: [{header, cells, attributes}]})
+ *                              a table with a header row and a header cell per row; numeric
+ *                              cells written with their column's format (see number)
+ *   number(value, spec)        a number for prose and captions: spec "" is format(), ".2f" fixed
  *   standalone(markup)         an SVG file of a view, with its light palette inlined (for <img>)
  */
 (function (root) {
@@ -207,6 +214,59 @@
       "aria-label": spec.label }, parts);
   }
 
+  function number(value, spec) {
+    var fixed = /^\.(\d)f$/.exec(spec || "");
+    return fixed ? value.toFixed(Number(fixed[1])) : format(value);
+  }
+
+  function table(spec) {
+    var formats = spec.formats || [];
+    var head = tag("tr", {}, spec.columns.map(function (c) { return tag("th", { scope: "col" }, [escape(c)]); }));
+    var rows = spec.rows.map(function (row) {
+      return tag("tr", row.attributes || {}, [tag("th", { scope: "row" }, [escape(row.header)])].concat(
+        row.cells.map(function (cell, i) {
+          return tag("td", {}, [escape(typeof cell === "number" ? number(cell, formats[i + 1]) : cell)]);
+        })));
+    });
+    return tag("table", { class: spec.className }, [tag("caption", {}, [escape(spec.caption)]),
+      tag("thead", {}, [head]), tag("tbody", {}, rows)]);
+  }
+
+  function weights(spec) {
+    var head = tag("tr", {}, [tag("th", { scope: "col" }, ["query \u2193 key \u2192"])].concat(
+      spec.tokens.map(function (t) { return tag("th", { scope: "col" }, [escape(t)]); })));
+    var rows = spec.weights.map(function (row, i) {
+      return tag("tr", {}, [tag("th", { scope: "row" }, [escape(spec.tokens[i])])].concat(
+        row.map(function (w) { return tag("td", {}, [w.toFixed(3)]); })));
+    });
+    return tag("table", { class: "scalecore-weights" }, [tag("caption", {}, [escape(spec.caption)]),
+      tag("thead", {}, [head]), tag("tbody", {}, rows)]);
+  }
+
+  function bound(end, T) {
+    if (end === "1/T") return 1 / T;
+    if (end === "ln T") return Math.log(T);
+    return end;
+  }
+
+  function readouts(spec) {
+    return tag("dl", { class: "scalecore-readouts" }, spec.measures.map(function (m) {
+      var ranged = Array.isArray(m.range);
+      var low = ranged ? bound(m.range[0], spec.tokens) : 0;
+      var high = ranged ? bound(m.range[1], spec.tokens) : 1;
+      var share = ranged ? Math.max(0, Math.min(1, (m.value - low) / (high - low))) : 0;
+      return tag("div", { class: "scalecore-readout", "data-measure": m.key }, [
+        tag("dt", {}, [escape(m.name)]),
+        tag("dd", {}, [
+          tag("span", { class: "scalecore-readout__value" }, [escape(format(m.value) + (m.unit || ""))]),
+          tag("span", { class: "scalecore-meter", "aria-hidden": "true", hidden: !ranged },
+            [tag("span", { class: "scalecore-meter__fill", style: "width:" + (share * 100).toFixed(1) + "%" })]),
+          tag("span", { class: "scalecore-readout__hint" }, [escape(m.hint)]),
+        ]),
+      ]);
+    }));
+  }
+
   /* The light palette of scalecore.css, inlined: a view saved as a file is shown through <img>,
      which page styles do not reach. */
   var FILE_STYLE = [
@@ -224,5 +284,6 @@
   }
 
   root.scalecoreViews = { format: format, shade: shade, escape: escape, heatmap: heatmap, legend: legend,
-    histogram: histogram, bars: bars, line: line, standalone: standalone };
+    histogram: histogram, bars: bars, line: line, table: table, weights: weights, readouts: readouts, number: number,
+    standalone: standalone };
 })(globalThis);

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jinja2
 import markdown
+import markupsafe
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
@@ -63,8 +64,19 @@ class PanelOptions(base.Config):
     title = c.Optional(Text())
 
 
-def _number(value, spec=".3g") -> str:
-    return format(value, spec)
+def _number(value, spec="") -> str:
+    """A number as the shared views write it (views.js): the same in the fallback, the baked
+    figure and the live view."""
+    from build_tools import views
+
+    return views.view("number", [value, spec])
+
+
+def _view(name: str, spec) -> "markupsafe.Markup":
+    """A shared view's markup (its texts escaped by the view itself)."""
+    from build_tools import views
+
+    return markupsafe.Markup(views.view(name, spec))
 
 
 _environments: dict = {}
@@ -82,6 +94,7 @@ def _environment(folder: Path) -> jinja2.Environment:
             bytecode_cache=_bytecode_cache,
         )
         environment.filters["num"] = _number
+        environment.globals["view"] = _view
         _environments[folder] = environment
     return _environments[folder]
 

@@ -6,6 +6,8 @@ guard set is baked by ``scalecore.experiment.combination``; live mode calls the 
 for any sentence, seed and d_k.
 """
 
+import json
+
 from mkdocs.config import config_options as c
 from mkdocs.config.base import ValidationError
 
@@ -17,14 +19,22 @@ from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 SHOW = ("heatmap", "measures", "switches", "corpus", "seed", "table", "live")
 GUARD_SETS = tuple(str(g) for g in all_guard_sets())
 
-# The measures as a reader meets them: (key in the baked JSON, name, what it answers).
+# The measures as a reader meets them, defined once for the fallback and the live view (both
+# draw them with the shared read-outs view): key in the baked JSON, name, what it tells, unit,
+# and the range of its meter ("1/T" and "ln T" depend on the sentence's length T).
 MEASURES = (
-    ("input_spread", "Input spread", "How large are the entries of the input X? (std)"),
-    ("score_spread", "Score spread", "How far apart are the scores softmax receives? (std)"),
-    ("mean_row_max", "Mean row-max", "How much attention does a token give its favourite? 1/T is even, 1 is all."),
-    ("mean_entropy", "Mean entropy", "The same from the other side, in nats: log(T) is even, 0 is one-hot."),
-    ("gradient", "Gradient", "Size of the softmax Jacobian: near 0, the scores cannot learn."),
-    ("saturated_share", "Saturated rows", "Share of rows whose largest weight is above 0.9."),
+    dict(key="input_spread", name="Input spread", unit="", range=None,
+         hint="How big the numbers entering the head are (standard deviation of X). About 1 is healthy."),
+    dict(key="score_spread", name="Score spread", unit="", range=None,
+         hint="How far apart the scores are before softmax. A few units is fine; far more makes softmax pick one word."),
+    dict(key="mean_row_max", name="Mean row-max", unit="", range=["1/T", 1],
+         hint="The share of attention each word gives its favourite: 1/T is even, 1 is all on one word."),
+    dict(key="mean_entropy", name="Entropy", unit=" nats", range=[0, "ln T"],
+         hint="How spread out attention is: ln T is even, 0 is all on one word."),
+    dict(key="gradient", name="Gradient size", unit="", range=[0, 0.5],
+         hint="How much learning signal flows back through softmax. Near 0, the head cannot learn."),
+    dict(key="saturated_share", name="Saturated rows", unit="", range=[0, 1],
+         hint="The share of words that give more than 0.9 of their attention to one word."),
 )
 
 
@@ -105,8 +115,7 @@ class ScaleGuards(Kind):
         site = panel.site
         corpus, seed, guards = options["corpus"][0], options["seed"], options["guards"]
         data = panel.baked(f"{corpus}/{seed}/{guards}")
-        measures = [dict(key=key, name=name, question=question, value=data["measures"][key])
-                    for key, name, question in MEASURES]
+        measures = [dict(m, value=data["measures"][m["key"]]) for m in MEASURES]
         return panel.render_template(
             options,
             show=options["show"],
@@ -118,6 +127,7 @@ class ScaleGuards(Kind):
             tokens=data["tokens"],
             weights=data["weights"],
             measures=measures,
+            measure_definitions=json.dumps(MEASURES, separators=(",", ":"), ensure_ascii=False),
             mean_row_max=data["measures"]["mean_row_max"],
             figure=panel.file(f"{corpus}/{seed}/{guards}.svg"),
             scripts=[panel.script(f"{name}/{seed}") for name in options["corpus"]],

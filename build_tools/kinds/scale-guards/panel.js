@@ -25,24 +25,6 @@
   var SHOWABLE = ["heatmap", "measures", "switches", "corpus", "seed", "table", "live"];
   var MAX_SEED = 4294967295;
 
-  /* The measures a reader watches, each with a one-line plain-language hint. `range` gives a
-     meter's ends for bounded measures (T = number of tokens). */
-  var MEASURES = [
-    { key: "input_spread", label: "Input spread",
-      hint: "How big the numbers entering the head are (standard deviation of X). About 1 is healthy." },
-    { key: "score_spread", label: "Score spread",
-      hint: "How far apart the scores are before softmax. A few units is fine; far more makes softmax pick one word." },
-    { key: "mean_row_max", label: "Mean row-max",
-      hint: "The share of attention each word gives its favourite: 1/T is even, 1 is all on one word.",
-      range: function (T) { return [1 / T, 1]; } },
-    { key: "mean_entropy", label: "Entropy", unit: " nats",
-      hint: "How spread out attention is: ln T is even, 0 is all on one word.",
-      range: function (T) { return [0, Math.log(T)]; } },
-    { key: "gradient", label: "Gradient size",
-      hint: "How much learning signal flows back through softmax. Near 0, the head cannot learn.",
-      range: function () { return [0, 0.5]; } },
-  ];
-
   function guardSetName(flags) {
     var active = GUARD_NAMES.filter(function (name) { return flags[name]; });
     return active.length ? active.join("+") : "none";
@@ -196,26 +178,19 @@
         el("figcaption", { class: "scalecore-caption" }, [this.badge, " ", this.caption]),
       ]));
     }
-    this.readouts = {};
+    // The read-outs and the table are the shared views (views.js), the very ones of the fallback;
+    // the measures' definitions come with the panel (data-scalecore-measures, from kind.py).
+    this.measures = JSON.parse(root.getAttribute("data-scalecore-measures") || "[]");
+    this.texts = {};
+    this.readouts = null;
     if (this.show.measures) {
-      var list = el("dl", { class: "scalecore-readouts" });
-      MEASURES.forEach(function (measure) {
-        var value = el("span", { class: "scalecore-readout__value" });
-        var meter = el("span", { class: "scalecore-meter", "aria-hidden": "true" }, el("span", { class: "scalecore-meter__fill" }));
-        if (!measure.range) meter.hidden = true;
-        list.appendChild(el("div", { class: "scalecore-readout", "data-measure": measure.key }, [
-          el("dt", null, measure.label),
-          el("dd", null, [value, meter, el("span", { class: "scalecore-readout__hint" }, measure.hint)]),
-        ]));
-        self.readouts[measure.key] = { value: value, meter: meter.firstChild };
-      });
-      view.appendChild(list);
+      this.readouts = el("div", { class: "scalecore-readouts__box" });
+      view.appendChild(this.readouts);
     }
     if (this.show.table) {
-      this.table = el("table", { class: "scalecore-weights" });
+      this.table = el("div", { class: "scalecore-table__scroll" });
       view.appendChild(el("details", { class: "scalecore-table" }, [
-        el("summary", null, "The weights as a table"),
-        el("div", { class: "scalecore-table__scroll" }, this.table),
+        el("summary", null, "The weights as a table"), this.table,
       ]));
     }
     this.view = view;
@@ -228,7 +203,13 @@
   /* The block's no-JS view (baked figure, measures, table) gives way to the interactive one. */
   function hideFallback(root, keep) {
     Array.prototype.forEach.call(root.querySelectorAll(".scalecore-fallback, [data-scalecore-fallback]"), function (node) {
-      if (keep.indexOf(node) < 0) node.hidden = true;
+      if (keep.indexOf(node) >= 0) return;
+      // The fallback's figure stays, hidden; its read-outs and table go: the live view draws the
+      // same views, and one read-out per measure is what readers (and their tools) should find.
+      node.hidden = true;
+      Array.prototype.forEach.call(node.querySelectorAll(".scalecore-measures, .scalecore-weights"), function (part) {
+        part.remove();
+      });
     });
   }
 
@@ -304,20 +285,18 @@
       ". Each row is a query word, each column a key word; darker is more attention.");
 
     var changed = [];
-    MEASURES.forEach(function (measure) {
-      var readout = self.readouts[measure.key];
+    var shown = this.measures.map(function (measure) {
       var value = combination.measures[measure.key];
       var text = fmt(value) + (measure.unit || "");
-      if (!readout) return;
-      if (readout.value.textContent !== text) changed.push(measure.label.toLowerCase() + " " + text);
-      readout.value.textContent = text;
-      if (measure.range) {
-        var range = measure.range(T);
-        var share = Math.max(0, Math.min(1, (value - range[0]) / (range[1] - range[0])));
-        readout.meter.style.width = (share * 100).toFixed(1) + "%";
-      }
+      if (self.texts[measure.key] !== text) changed.push(measure.name.toLowerCase() + " " + text);
+      self.texts[measure.key] = text;
+      return Object.assign({}, measure, { value: value });
     });
-    if (this.table) this.fillTable(tokens, combination.weights, description);
+    if (this.readouts) this.readouts.innerHTML = V.readouts({ tokens: T, measures: shown });
+    if (this.table) {
+      this.table.innerHTML = V.weights({ tokens: tokens, weights: combination.weights,
+        caption: "Attention weights, " + description + ". Each row sums to 1." });
+    }
 
     if (clicked !== null && clicked !== undefined) {
       timings.lastRepaintMs = performance.now() - clicked; // the DOM is updated
@@ -327,19 +306,6 @@
       this.announce("Guards: " + guardSetName(this.flags) + (isLive ? " (live)" : "") + ". " +
         (changed.length ? changed.join(", ") + "." : "No change."));
     }
-  };
-
-  GuardsPanel.prototype.fillTable = function (tokens, weights, description) {
-    var head = el("tr", null, [el("th", { scope: "col" }, "query \u2193 key \u2192")].concat(
-      tokens.map(function (t) { return el("th", { scope: "col" }, t); })));
-    var rows = weights.map(function (row, i) {
-      return el("tr", null, [el("th", { scope: "row" }, tokens[i])].concat(
-        row.map(function (w) { return el("td", null, w.toFixed(3)); })));
-    });
-    this.table.replaceChildren(
-      el("caption", null, "Attention weights, " + description + ". Each row sums to 1."),
-      el("thead", null, head),
-      el("tbody", null, rows));
   };
 
   /* ------------------------------------------------------------------ live mode */

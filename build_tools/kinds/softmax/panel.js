@@ -108,17 +108,17 @@
     this.bars = el("div", { class: "scalecore-softmax-bars" });
     this.curve = el("div", { class: "scalecore-softmax-curve" });
     this.readout = el("dl", { class: "scalecore-readouts scalecore-readouts--inline" });
-    this.jacobianTable = el("table", { class: "scalecore-weights" });
-    this.weightsTable = el("table", { class: "scalecore-weights" });
+    this.jacobianTable = el("div", { class: "scalecore-table__scroll" });
+    this.weightsTable = el("div", { class: "scalecore-table__scroll" });
     var view = el("div", { class: "scalecore-view scalecore-view--two" }, [
       this.show.weights ? el("figure", { class: "scalecore-figure" }, [this.bars, el("figcaption", { class: "scalecore-caption" }, "The weights: softmax of the scaled scores.")]) : null,
       this.show.weights ? el("figure", { class: "scalecore-figure" }, [this.curve, el("figcaption", { class: "scalecore-caption" },
         "Gradient size (norm of the softmax Jacobian) as the factor grows; the dot is the current factor.")]) : null,
       this.readout,
       this.show.table ? el("details", { class: "scalecore-table" }, [el("summary", null, "The weights as a table"),
-        el("div", { class: "scalecore-table__scroll" }, this.weightsTable)]) : null,
+        this.weightsTable]) : null,
       this.show.jacobian ? el("details", { class: "scalecore-table" }, [el("summary", null, "The Jacobian as a table"),
-        el("div", { class: "scalecore-table__scroll" }, this.jacobianTable)]) : null,
+        this.jacobianTable]) : null,
     ]);
     this.view = view;
     box.parentNode.insertBefore(view, box.nextSibling);
@@ -147,21 +147,24 @@
       el("div", { class: "scalecore-readout" }, [el("dt", null, "Largest weight"), el("dd", null, [
         el("span", { class: "scalecore-readout__value", "data-measure": "max" }, fmt(top)),
         el("span", { class: "scalecore-readout__hint" }, "1/n is even attention; 1 is all on one item.")])]));
+    // Both tables are the shared table view (views.js), with the fallback's very specs.
+    var V = globalThis.scalecoreViews;
     var J = jacobian(now.weights);
-    var labels = this.scores.map(function (_, i) { return "s" + (i + 1); });
-    this.jacobianTable.replaceChildren(
-      el("caption", null, "d weight_i / d score_j at factor " + this.factor),
-      el("thead", null, el("tr", null, [el("th", { scope: "col" }, "i \\ j")].concat(labels.map(function (l) { return el("th", { scope: "col" }, l); })))),
-      el("tbody", null, J.map(function (row, i) {
-        return el("tr", null, [el("th", { scope: "row" }, "p" + (i + 1))].concat(row.map(function (x) { return el("td", null, x.toFixed(4)); })));
-      })));
-    this.weightsTable.replaceChildren(
-      el("caption", null, "Softmax of the scores multiplied by " + this.factor + "; the weights sum to 1."),
-      el("thead", null, el("tr", null, ["i", "Score", "\u00d7 " + this.factor, "Weight"].map(function (h) { return el("th", { scope: "col" }, h); }))),
-      el("tbody", null, this.scores.map(function (score, i) {
-        return el("tr", null, [el("th", { scope: "row" }, String(i + 1)), el("td", null, fmt(score)), el("td", null, fmt(now.scaled[i])),
-          el("td", null, now.weights[i].toFixed(3))]);
-      })));
+    var factorText = fmt(this.factor);
+    this.jacobianTable.innerHTML = V.table({
+      className: "scalecore-jacobian",
+      caption: "The softmax Jacobian at factor " + factorText + ": how weight i (row) moves when score j (column) moves, " +
+        "p_i (\u03b4_ij \u2212 p_j); its size is " + fmt(now.gradient) + ".",
+      columns: ["i \\ j"].concat(J.map(function (_, j) { return "s" + (j + 1); })),
+      formats: [""].concat(J.map(function () { return ".3f"; })),
+      rows: J.map(function (row, i) { return { header: "p" + (i + 1), cells: row }; }),
+    });
+    this.weightsTable.innerHTML = V.table({
+      className: "scalecore-softmax",
+      caption: "Softmax of the scores multiplied by " + factorText + ": the weights sum to 1.",
+      columns: ["i", "Score", "\u00d7 " + factorText, "Weight"], formats: ["", "", "", ".3f"],
+      rows: this.scores.map(function (score, i) { return { header: String(i + 1), cells: [score, now.scaled[i], now.weights[i]] }; }),
+    });
     this.root.setAttribute("data-scalecore-factor", String(this.factor));
     if (clicked !== null) {
       timings.lastRepaintMs = performance.now() - clicked;

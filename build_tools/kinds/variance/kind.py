@@ -16,6 +16,19 @@ from build_tools.kind import Grid, Kind, KindSettings
 SHOW = ("histogram", "table", "live")
 
 
+def variance_table(rows: list[dict], samples: int, initial: int | None) -> dict:
+    """The spec of the shared table view for these dimensions (the panel's script draws the same)."""
+    return {
+        "className": "scalecore-variance",
+        "caption": f"Variance of q · k for random q and k with d entries ({samples} samples each): it grows like d, "
+                   "and dividing by √d brings it back to about 1.",
+        "columns": ["d", "Variance of q · k", "Variance of q · k / √d"],
+        "rows": [{"header": str(row["d"]), "cells": [row["raw"]["variance"], row["scaled"]["variance"]],
+                  "attributes": {"data-scalecore-d": row["d"], "class": "scalecore-initial" if row["d"] == initial else None}}
+                 for row in rows],
+    }
+
+
 class Variance(Kind):
     label = "Variance of the dot product q . k"
     compute = "scalecore.variance:lesson"
@@ -71,6 +84,7 @@ class Variance(Kind):
             options,
             show=options["show"],
             rows=[rows[d] for d in options["dims"]],
+            variance_table=variance_table([rows[d] for d in options["dims"]], data["samples"], options["d"]),
             initial=options["d"],
             samples=data["samples"],
             figures={d: panel.file(f"d-{d}.svg") for d in options["dims"]},

@@ -119,7 +119,7 @@
     this.histCaption = el("figcaption", { class: "scalecore-caption" });
     this.chart = el("div", { class: "scalecore-variance-chart" });
     this.readout = el("dl", { class: "scalecore-readouts scalecore-readouts--inline" });
-    this.table = el("table", { class: "scalecore-weights" });
+    this.table = el("div", { class: "scalecore-table__scroll" });
     var view = el("div", { class: "scalecore-view scalecore-view--two" }, [
       this.show.histogram ? el("figure", { class: "scalecore-figure" }, [this.histogram, this.histCaption]) : null,
       this.show.histogram ? el("figure", { class: "scalecore-figure" }, [this.chart, el("figcaption", { class: "scalecore-caption" },
@@ -127,7 +127,7 @@
          el("span", { class: "scalecore-key scalecore-key--scaled" }, "\u25cf q\u00b7k/\u221ad"), " stays near 1."])]) : null,
       this.readout,
       this.show.table ? el("details", { class: "scalecore-table" }, [el("summary", null, "The variances as a table"),
-        el("div", { class: "scalecore-table__scroll" }, this.table)]) : null,
+        this.table]) : null,
     ]);
     this.view = view;
     box.parentNode.insertBefore(view, box.nextSibling);
@@ -147,14 +147,17 @@
       row.live ? el("span", { class: "scalecore-badge scalecore-badge--live" }, "live") : el("span", { class: "scalecore-badge scalecore-badge--baked" }, "baked"),
       " " + what + " for d = " + row.d + ", " + this.data.samples.toLocaleString("en") + " samples; the axis stays fixed as d changes.");
     varianceChart(this.chart, this.rows, row);
-    this.table.replaceChildren(
-      el("caption", null, "Variance of q\u00b7k for random q and k with d entries (" + this.data.samples + " samples each)."),
-      el("thead", null, el("tr", null, [el("th", { scope: "col" }, "d"), el("th", { scope: "col" }, "Var(q\u00b7k)"),
-        el("th", { scope: "col" }, "Var(q\u00b7k/\u221ad)")])),
-      el("tbody", null, this.rows.map(function (r) {
-        return el("tr", null, [el("th", { scope: "row" }, String(r.d) + (r.live ? " (live)" : "")), el("td", null, fmt(r.raw.variance)),
-          el("td", null, fmt(r.scaled.variance))]);
-      })));
+    // The shared table view (views.js), the same as the fallback's.
+    this.table.innerHTML = globalThis.scalecoreViews.table({
+      className: "scalecore-variance",
+      caption: "Variance of q \u00b7 k for random q and k with d entries (" + this.data.samples + " samples each): it " +
+        "grows like d, and dividing by \u221ad brings it back to about 1.",
+      columns: ["d", "Variance of q \u00b7 k", "Variance of q \u00b7 k / \u221ad"],
+      rows: this.rows.map(function (r) {
+        return { header: String(r.d) + (r.live ? " (live)" : ""), cells: [r.raw.variance, r.scaled.variance],
+          attributes: { "data-scalecore-d": r.d, class: r === row ? "scalecore-initial" : null } };
+      }),
+    });
     this.slider.setAttribute("aria-valuetext", "d = " + row.d);
     this.sliderValue.textContent = "d = " + row.d + (row.live ? " (live)" : "");
     this.readout.replaceChildren(
