@@ -110,11 +110,21 @@
       });
     });
     parts.push(tag("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-heatmap__frame" }));
+    if (spec.legend) {  // a figure file carries its own colour scale (the page shows legend() beside it)
+      parts.push(text({ x: left, y: height + 16, class: "scalecore-axis-title" }, "weight"));
+      parts.push(tag("g", { transform: "translate(" + (left + 40) + "," + (height + 4) + ")" }, [legendParts()]));
+      height += 40;
+      width = Math.max(width, left + 40 + 220);
+    }
     return tag("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-heatmap__svg", role: "img",
       style: "max-width:" + Math.round(width * 1.25) + "px" }, parts);
   }
 
   function legend() {
+    return tag("svg", { viewBox: "0 0 220 34", class: "scalecore-legend", "aria-hidden": "true" }, [legendParts()]);
+  }
+
+  function legendParts() {
     var stops = [0, 0.05, 0.25, 0.5, 1];
     var width = 200;
     var parts = [];
@@ -127,7 +137,7 @@
     stops.forEach(function (w) {
       parts.push(text({ x: 10 + Math.sqrt(w) * width, y: 30, "text-anchor": "middle", class: "scalecore-tick" }, String(w)));
     });
-    return tag("svg", { viewBox: "0 0 " + (width + 20) + " 34", class: "scalecore-legend", "aria-hidden": "true" }, parts);
+    return parts.join("");
   }
 
   function niceTicks(reach) {
@@ -139,8 +149,8 @@
   }
 
   var W = 360;
-  var H = 170;
-  var PAD = { left: 12, right: 12, top: 10, bottom: 30 };
+  var H = 184;
+  var PAD = { left: 12, right: 12, top: 10, bottom: 44 };
 
   function histogram(spec) {
     var counts = spec.counts;
@@ -166,6 +176,7 @@
       parts.push(text({ x: x(tick), y: axisY + 16, "text-anchor": "middle", class: "scalecore-tick" },
         String(tick).replace("-", "\u2212")));
     });
+    if (spec.xTitle) parts.push(text({ x: W / 2, y: H - 4, "text-anchor": "middle", class: "scalecore-axis-title" }, spec.xTitle));
     return tag("svg", { viewBox: "0 0 " + W + " " + H, class: "scalecore-chart", role: "img", "aria-label": spec.label }, parts);
   }
 
@@ -278,9 +289,13 @@
     ".scalecore-axis{stroke:#5f5f5f;stroke-width:1}",
   ].join("");
 
+  /* A view as an SVG file: its namespace, its palette, and its natural size (width and height
+     from its viewBox), so an <img> shows it at the size the page's own view has. */
   function standalone(markup) {
+    var box = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(markup);
+    var size = box ? 'width="' + box[1] + '" height="' + box[2] + '" ' : "";
     return '<?xml version="1.0" encoding="utf-8"?>\n' + markup.replace(/^<svg /,
-      '<svg xmlns="http://www.w3.org/2000/svg" ').replace(/(<svg [^>]*>)/, "$1<style>" + FILE_STYLE + "</style>") + "\n";
+      '<svg xmlns="http://www.w3.org/2000/svg" ' + size).replace(/(<svg [^>]*>)/, "$1<style>" + FILE_STYLE + "</style>") + "\n";
   }
 
   root.scalecoreViews = { format: format, shade: shade, escape: escape, heatmap: heatmap, legend: legend,

@@ -82,7 +82,7 @@ class ScaleGuards(Kind):
     def figures(self, result, point):
         title = f"Attention weights: {point['corpus']}, seed {point['seed']}, guards {point['guards']}"
         return {f"{point['guards']}.svg": ("heatmap", {"tokens": result["tokens"], "weights": result["weights"],
-                                                       "title": title})}
+                                                       "title": title, "legend": True})}
 
     def quotes(self, results, grid, site):
         """<corpus>/<seed>/<guards>/<measure>, and <corpus>/mean/<guards>/<measure> over the seeds."""

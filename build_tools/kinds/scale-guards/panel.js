@@ -207,7 +207,7 @@
       // The fallback's figure stays, hidden; its read-outs and table go: the live view draws the
       // same views, and one read-out per measure is what readers (and their tools) should find.
       node.hidden = true;
-      Array.prototype.forEach.call(node.querySelectorAll(".scalecore-measures, .scalecore-weights"), function (part) {
+      Array.prototype.forEach.call(node.querySelectorAll(".scalecore-measures, .scalecore-table__scroll"), function (part) {
         part.remove();
       });
     });

@@ -56,7 +56,8 @@ class Variance(Kind):
             label = (f"Histogram of {result['samples']} samples of q . k for d = {row['d']}: "
                      f"variance {raw['variance']:.3g}")
             figures[f"d-{row['d']}.svg"] = ("histogram", {"low": raw["low"], "high": raw["high"],
-                                                          "counts": raw["counts"], "reach": raw["high"], "label": label})
+                                                          "counts": raw["counts"], "reach": raw["high"], "label": label,
+                                                          "xTitle": "q · k"})
         return figures
 
     def quotes(self, results, grid, site):
