@@ -1,0 +1,31 @@
+"""The bake's cache key covers only what shapes a kind's files (build_tools/bake.py)."""
+
+from build_tools.bake import code_version, module_closure
+from build_tools.registry import discover
+
+KINDS = discover()
+
+
+def test_a_compute_functions_closure_is_the_modules_it_imports_and_no_other():
+    names = {path.stem for path in module_closure("scalecore.experiment")}
+    assert {"experiment", "attention", "softmax", "guards", "embeddings", "positional"} <= names
+    assert not names & {"cli", "browser", "variance", "__main__"}, "a module the function never imports"
+    assert {path.stem for path in module_closure("scalecore.variance")} == {"variance", "matrices"}
+
+
+def test_a_kinds_code_version_ignores_its_browser_view_and_template(tmp_path, monkeypatch):
+    """Editing panel.js or template.html changes no baked file, so it re-bakes nothing."""
+    kind = KINDS["variance"]
+    before = code_version(kind)
+    copy = tmp_path / "variance"
+    for path in kind.folder.iterdir():
+        if path.is_file():
+            (copy / path.name).parent.mkdir(exist_ok=True)
+            (copy / path.name).write_bytes(path.read_bytes())
+    monkeypatch.setattr(kind, "folder", copy)
+    assert code_version(kind) == before
+    (copy / "panel.js").write_text("/* changed */", encoding="utf-8")
+    (copy / "template.html").write_text("{# changed #}", encoding="utf-8")
+    assert code_version(kind) == before
+    (copy / "schema.json").write_text("{}", encoding="utf-8")
+    assert code_version(kind) != before
