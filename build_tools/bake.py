@@ -199,7 +199,11 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
     baked, jobs = {}, []
     input_hashes = {path: cache.sha256_file(file) for path, file in inputs.items()}
     for name, kind in kinds.items():
-        grid = kind().grid(sites[name])
+        try:
+            grid = kind().grid(sites[name])
+        except Exception as error:  # a kind's own code: named, never a traceback
+            raise BakeError(f"the kind {name!r} ({kind.folder / 'kind.py'}): grid(site) failed: {type(error).__name__}: "
+                            f"{error}. Fix: correct the kind's grid().") from None
         if grid is None:
             continue
         _check_count(name, grid, budget, used_at)

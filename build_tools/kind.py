@@ -53,6 +53,12 @@ class Grid:
     script_axes: tuple[str, ...] = ()  # points sharing these values share one data.js
     live_axes: tuple[str, ...] = ()  # parameters live mode may set freely (never baked)
 
+    def __post_init__(self):
+        # A group's folder is its script axes' values, its points' files inside it: so those
+        # axes lead (a kind's grid() breaking this is a bug the bake names).
+        if tuple(self.axes)[: len(self.script_axes)] != tuple(self.script_axes):
+            raise ValueError(f"script_axes {self.script_axes} must be the first axes of {tuple(self.axes)}")
+
     def points(self) -> list[dict]:
         names = list(self.axes)
         return [dict(zip(names, values)) for values in itertools.product(*(self.axes[n] for n in names))]

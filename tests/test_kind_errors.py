@@ -97,3 +97,13 @@ def test_settings_for_a_kind_that_does_not_exist_or_a_setting_it_lacks(good, tmp
     folder, errors = broken(good, other, lambda f: edit(f / "mkdocs.yml", "{temperatures:", "{temps:"))
     assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option "
                       "'kinds': temperature has no setting 'temps'. Fix: its settings are: temperatures."]
+
+
+def test_a_grid_that_fails_is_named_with_its_kind(good, tmp_path):
+    def change(folder):
+        edit(folder / "kinds" / "temperature" / "kind.py", 'script_axes=(),', 'script_axes=("nope",),')
+
+    folder, errors = broken(good, tmp_path, change)
+    assert errors == [
+        f"scalecore: the kind 'temperature' ({folder / 'kinds' / 'temperature' / 'kind.py'}): grid(site) failed: "
+        "ValueError: script_axes ('nope',) must be the first axes of ('temperature',). Fix: correct the kind's grid()."]
