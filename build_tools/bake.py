@@ -20,7 +20,7 @@ import json
 import os
 import shutil
 import time
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -214,16 +214,7 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
     kinds = f"{len(baked)} kind" + ("s" if len(baked) != 1 else "")
     log.info(f"bake: {total} groups of {sum(b.grid.size for b in baked.values())} points in {kinds}; "
              f"{total - len(jobs)} from the cache, {len(jobs)} to compute")
-    firsts = {name: job for name, job in reversed(jobs)}  # each kind's first group, baked first
-    for name, job in firsts.items():
-        bake_group(job)
-        try:
-            _check_bytes(name, baked[name], Path(job["target"]), len(job["points"]), budget, used_at)
-        except BakeError:
-            shutil.rmtree(job["target"], ignore_errors=True)  # over budget: the cache keeps nothing of it
-            raise
-    rest = [job for name, job in jobs if job is not firsts[name]]
-    _run(rest, workers, started, log, done=len(firsts), total=len(jobs))
+    _run(jobs, baked, workers, budget, used_at, started, log)
     for name, bake in baked.items():
         for folder, target in bake.entries.items():
             bake.files.update(_entry_files(target, folder))
@@ -285,18 +276,47 @@ def _entry_files(target: Path, folder: str) -> dict[str, Path]:
             for path in sorted(target.rglob("*")) if path.is_file() and path.name != cache.RECORD}
 
 
-def _run(jobs, workers, started, log, done, total):
+def _run(jobs, baked, workers, budget, used_at, started, log):
+    """Bake every job, in parallel: each kind's first group is sent first, and the bytes budget is
+    checked as soon as it is done (a kind over budget stops the build and leaves nothing in the
+    cache), while the other groups go on meanwhile on the other workers."""
     if not jobs:
         return
-    if workers == 1 or len(jobs) == 1:
-        results, pool = map(bake_group, jobs), None
+    firsts = {name: job for name, job in reversed(jobs)}
+    ordered = list(firsts.items()) + [(name, job) for name, job in jobs if job is not firsts[name]]
+    if workers == 1 or len(ordered) == 1:
+        pool = None
+        outcomes = ((name, job, _done_now(job)) for name, job in ordered)
     else:
         pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),))
-        results = pool.map(bake_group, jobs)
+        futures = {pool.submit(bake_group, job): (name, job) for name, job in ordered}
+        outcomes = ((*futures[future], future) for future in as_completed(futures))
+    done = 0
     try:
-        for _ in results:
+        for name, job, future in outcomes:
+            future.result()  # a worker's BakeError goes on from here
             done += 1
-            log.info(f"bake: {done}/{total} groups, {time.monotonic() - started:.1f} s")
+            if job is firsts[name]:
+                try:
+                    _check_bytes(name, baked[name], Path(job["target"]), len(job["points"]), budget, used_at)
+                except BakeError:
+                    if pool is not None:
+                        pool.shutdown(wait=True, cancel_futures=True)
+                    for other, written in jobs:  # over budget: the cache keeps nothing of this kind
+                        if other == name:
+                            shutil.rmtree(written["target"], ignore_errors=True)
+                    raise
+            log.info(f"bake: {done}/{len(jobs)} groups, {time.monotonic() - started:.1f} s")
     finally:
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def _done_now(job):
+    """A finished future for a job baked in this process (one worker, or one job)."""
+    future = Future()
+    try:
+        future.set_result(bake_group(job))
+    except BaseException as error:
+        future.set_exception(error)
+    return future
