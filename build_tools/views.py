@@ -82,6 +82,7 @@ class _Server:
         self.process = subprocess.Popen([node, "-e", SERVER, str(VIEWS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                         text=True, encoding="utf-8", bufsize=1)
         self.lock = threading.Lock()
+        self.views = _views_hash()  # the views.js this process runs
 
     def ask(self, view: str, spec) -> str:
         with self.lock:
@@ -114,7 +115,10 @@ def use_cache(path: Path, log) -> None:
     rendered again) and the hash of views.js, so an edited view renders again."""
     from build_tools.cache import read_record
 
-    global _memo_file
+    global _memo_file, _server
+    if _server is not None and _server.views != _views_hash():  # views.js edited under mkdocs serve
+        _server.close()
+        _server = None
     _memo_file = Path(path)
     _memo.clear()
     _used.clear()
