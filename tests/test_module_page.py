@@ -453,6 +453,11 @@ def test_audience_switch_shows_the_readers_callouts_and_persists(context, base_u
     assert page.locator(".admonition.abstract:visible").count() == concepts  # other admonitions stay
     status = page.locator("[data-scalecore-audience-status]").inner_text()
     assert "In plain words" in status and str(totals["guest"][0]) in status
+    counted = re.search(r"Showing the (\d+) .* (notes?); (\d+) (notes?) for other readers (is|are) hidden", status)
+    assert counted, status
+    shown_count, shown_word, hidden_count, hidden_word, verb = counted.groups()
+    assert shown_word == ("note" if shown_count == "1" else "notes")  # never "1 notes"
+    assert (hidden_word, verb) == (("note", "is") if hidden_count == "1" else ("notes", "are"))
 
     group.get_by_text("Language pros").click()
     assert _visible_callouts(page)["language-pro"][0] == totals["language-pro"][1]

@@ -23,6 +23,10 @@
   var CALLOUTS = { guest: "guest", "it-ml": "practitioner", "language-pro": "linguist" };
   var NOTES_LIMIT = 1024 * 1024; // characters: a notes file, not a book
 
+  function plural(count, word) {
+    return count === 1 ? word : word + "s";
+  }
+
   function load(key) {
     try {
       return window.localStorage.getItem(PREFIX + key);
@@ -118,8 +122,8 @@
       } else {
         var chosen = group.querySelector('input[value="' + value + '"]');
         var title = chosen ? chosen.getAttribute("data-scalecore-callout-title") : "";
-        status.textContent = "Showing the " + shown + " \u201c" + title + "\u201d notes; " + hidden +
-          " notes for other readers are hidden.";
+        status.textContent = "Showing the " + shown + " \u201c" + title + "\u201d " + plural(shown, "note") + "; " +
+          hidden + " " + plural(hidden, "note") + " for other readers " + (hidden === 1 ? "is" : "are") + " hidden.";
       }
     }
 
