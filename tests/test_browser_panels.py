@@ -238,9 +238,21 @@ def test_a_switch_repaints_heatmap_readouts_and_table_from_baked_data(open_page,
     expected = [math.sqrt(w) for row in baked["weights"] for w in row]
     assert len(opacities) == len(expected)
     assert all(abs(a - b) < 1e-4 for a, b in zip(opacities, expected))
+    # The repainted cells are exactly what the shared view draws afresh for these weights.
+    same = panel.evaluate("""(root, baked) => {
+        const svg = root.querySelector('.scalecore-heatmap__svg');
+        const font = Number(svg.querySelector('.scalecore-axis-label').getAttribute('font-size'));
+        const fresh = document.createElement('div');
+        fresh.innerHTML = scalecoreViews.heatmap({tokens: baked.tokens, weights: baked.weights,
+                                                  title: svg.querySelector('title').textContent, font});
+        const cells = (node) => Array.from(node.querySelectorAll('g.scalecore-cell'), (g) => g.outerHTML);
+        return JSON.stringify(cells(svg)) === JSON.stringify(cells(fresh));
+    }""", baked)
+    assert same, "a repainted heatmap differs from a freshly drawn one"
     for key in ("input_spread", "score_spread", "mean_row_max", "mean_entropy", "gradient"):
         text = panel.locator(f"[data-measure={key}] .scalecore-readout__value").text_content()
         assert text.startswith(page.evaluate("v => scalecore.util.fmt(v)", baked["measures"][key]))
+    panel.get_by_text("The weights as a table").click()  # the table is drawn when it is opened
     first_row = panel.locator("table.scalecore-weights tbody tr").first.locator("td").all_text_contents()
     assert first_row == [f"{w:.3f}" for w in baked["weights"][0]]
     # Announced, and nothing fetched: the 8 guard sets were already in the page.

@@ -12,6 +12,7 @@
  *   format(value, digits)      3 significant digits; very large or small as "1.95 × 10⁹"
  *   shade(weight)              the ink of a weight: its square root, so 0.05 and 0.25 differ
  *   heatmap({tokens, weights, title, font})      attention weights, rows = queries
+ *   repaintHeatmap(svg, spec)  the same, on an SVG heatmap() drew for the same tokens and font
  *   legend()                   the heatmap's colour scale
  *   histogram({low, high, counts, reach, label}) counts over bins, on an axis [-reach, reach]
  *   bars({labels, values, label})      one horizontal bar per value in [0, 1], labelled
@@ -74,6 +75,12 @@
 
   var CELL = 34;
 
+  /* What one cell shows: the one definition both heatmap() and repaintHeatmap() use. */
+  function cell(w, query, key) {
+    return { opacity: shade(w).toFixed(4), text: w.toFixed(2).replace(/^0\./, "."), strong: w > 0.55,
+      title: query + " \u2192 " + key + ": " + w.toPrecision(3) };
+  }
+
   function heatmap(spec) {
     var tokens = spec.tokens;
     var weights = spec.weights;
@@ -97,15 +104,14 @@
         "font-size": font }, query));
       tokens.forEach(function (key, j) {
         var x = left + j * CELL;
-        var w = weights[i][j];
+        var shown = cell(weights[i][j], query, key);
         parts.push(tag("g", { class: "scalecore-cell" }, [
           tag("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__bg" }),
           tag("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__fill",
-            "fill-opacity": shade(w).toFixed(4) }),
+            "fill-opacity": shown.opacity }),
           text({ x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle",
-            class: "scalecore-cell__text" + (w > 0.55 ? " scalecore-cell__text--strong" : "") },
-          w.toFixed(2).replace(/^0\./, ".")),
-          tag("title", {}, [escape(query + " \u2192 " + key + ": " + w.toPrecision(3))]),
+            class: "scalecore-cell__text" + (shown.strong ? " scalecore-cell__text--strong" : "") }, shown.text),
+          tag("title", {}, [escape(shown.title)]),
         ]));
       });
     });
@@ -118,6 +124,24 @@
     }
     return tag("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-heatmap__svg", role: "img",
       style: "max-width:" + Math.round(width * 1.25) + "px" }, parts);
+  }
+
+  /* The same heatmap on an SVG that heatmap() drew for the same tokens: only what a switch
+     changes is set, so a baked switch repaints in well under a frame. */
+  function repaintHeatmap(svg, spec) {
+    var cells = svg.querySelectorAll("g.scalecore-cell");
+    var T = spec.tokens.length;
+    svg.querySelector("title").textContent = spec.title || "";
+    for (var i = 0; i < T; i++) {
+      for (var j = 0; j < T; j++) {
+        var group = cells[i * T + j];
+        var shown = cell(spec.weights[i][j], spec.tokens[i], spec.tokens[j]);
+        group.children[1].setAttribute("fill-opacity", shown.opacity);
+        group.children[2].textContent = shown.text;
+        group.children[2].classList.toggle("scalecore-cell__text--strong", shown.strong);
+        group.children[3].textContent = shown.title;
+      }
+    }
   }
 
   function legend() {
@@ -298,7 +322,8 @@
       '<svg xmlns="http://www.w3.org/2000/svg" ' + size).replace(/(<svg [^>]*>)/, "$1<style>" + FILE_STYLE + "</style>") + "\n";
   }
 
-  root.scalecoreViews = { format: format, shade: shade, escape: escape, heatmap: heatmap, legend: legend,
+  root.scalecoreViews = { format: format, shade: shade, escape: escape, heatmap: heatmap,
+    repaintHeatmap: repaintHeatmap, legend: legend,
     histogram: histogram, bars: bars, line: line, table: table, weights: weights, readouts: readouts, number: number,
     standalone: standalone };
 })(globalThis);

@@ -58,9 +58,16 @@
   Heatmap.prototype.paint = function (tokens, weights, description) {
     // On a phone the figure is drawn at ~0.8 scale: larger labels keep the words readable.
     var font = window.matchMedia && window.matchMedia("(max-width: 30em)").matches ? 16 : 12;
-    this.node.innerHTML = V.heatmap({ tokens: tokens, weights: weights, title: description, font: font }) +
+    var spec = { tokens: tokens, weights: weights, title: description, font: font };
+    var key = font + "\u0000" + tokens.join("\u0000");
+    if (this.svg && this.key === key) {
+      V.repaintHeatmap(this.svg, spec); // the same tokens: only the cells change
+      return;
+    }
+    this.node.innerHTML = V.heatmap(spec) +
       '<div class="scalecore-legend__box"><span class="scalecore-legend__label">weight</span>' + V.legend() + "</div>";
     this.svg = this.node.firstChild;
+    this.key = key;
   };
 
   /* ------------------------------------------------------------------ the panel */
@@ -188,10 +195,11 @@
       view.appendChild(this.readouts);
     }
     if (this.show.table) {
+      // Drawn only while open (a closed table would cost every switch a frame for nothing).
       this.table = el("div", { class: "scalecore-table__scroll" });
-      view.appendChild(el("details", { class: "scalecore-table" }, [
-        el("summary", null, "The weights as a table"), this.table,
-      ]));
+      this.tableBox = el("details", { class: "scalecore-table" }, [el("summary", null, "The weights as a table"), this.table]);
+      this.tableBox.addEventListener("toggle", function () { self.drawTable(); });
+      view.appendChild(this.tableBox);
     }
     this.view = view;
     var old = root.querySelector(":scope > .scalecore-view");
@@ -293,10 +301,9 @@
       return Object.assign({}, measure, { value: value });
     });
     if (this.readouts) this.readouts.innerHTML = V.readouts({ tokens: T, measures: shown });
-    if (this.table) {
-      this.table.innerHTML = V.weights({ tokens: tokens, weights: combination.weights,
-        caption: "Attention weights, " + description + ". Each row sums to 1." });
-    }
+    this.tableSpec = { tokens: tokens, weights: combination.weights,
+      caption: "Attention weights, " + description + ". Each row sums to 1." };
+    this.drawTable();
 
     if (clicked !== null && clicked !== undefined) {
       timings.lastRepaintMs = performance.now() - clicked; // the DOM is updated
@@ -306,6 +313,12 @@
       this.announce("Guards: " + guardSetName(this.flags) + (isLive ? " (live)" : "") + ". " +
         (changed.length ? changed.join(", ") + "." : "No change."));
     }
+  };
+
+  GuardsPanel.prototype.drawTable = function () {
+    if (!this.table || !this.tableBox.open || this.tableDrawn === this.tableSpec) return;
+    this.table.innerHTML = V.weights(this.tableSpec);
+    this.tableDrawn = this.tableSpec;
   };
 
   /* ------------------------------------------------------------------ live mode */
