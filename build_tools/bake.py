@@ -174,7 +174,6 @@ class KindBake:
     points: dict[str, dict] = field(default_factory=dict)  # path -> {point, params, json, figures}
     groups: dict[str, str] = field(default_factory=dict)  # group -> site path of its data.js
     entries: dict[str, Path] = field(default_factory=dict)  # site folder of a group -> its cache entry
-    cached: int = 0
     computed: int = 0
 
 
@@ -219,7 +218,6 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
         for folder, target in bake.entries.items():
             bake.files.update(_entry_files(target, folder))
         bake.computed = sum(1 for kind, _ in jobs if kind == name)
-        bake.cached = len(bake.groups) - bake.computed
     return baked
 
 

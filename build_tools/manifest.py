@@ -7,16 +7,13 @@ with its sha256. Every URL is relative to the manifest itself (``new URL(url, ma
 browser), so the site works under any subpath. Clients never build a path by hand.
 """
 
-import hashlib
 from pathlib import Path
+
+from build_tools.cache import sha256_file
 
 MANIFEST = "api/index.json"
 MANIFEST_SCRIPT = "api/index.js"  # the same data as a classic script, for pages opened from disk
 SCHEMA = "scalecore/site-manifest/2"
-
-
-def sha256_file(path: Path) -> str:
-    return hashlib.sha256(Path(path).read_bytes()).hexdigest()
 
 
 def relative(site_path: str, start: str = "api") -> str:

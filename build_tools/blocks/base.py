@@ -18,10 +18,9 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from build_tools.blocks.options import Text
+from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT
 
 SHARED_TEMPLATES = Path(__file__).resolve().parent  # panel.html: the root every panel extends
-MANIFEST = "api/index.json"
-MANIFEST_SCRIPT = "api/index.js"
 
 
 class BlockError(Exception):
