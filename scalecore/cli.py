@@ -3,6 +3,10 @@
     python -m scalecore table --seed 0                 measures for every corpus x guard set
     python -m scalecore head --corpus demo --seed 0 --guards init+scale --json
                                                         one head, every intermediate
+    python -m scalecore multihead --corpus kjv --seed 0 --heads 4 --guards norm+init+scale --json
+                                                        h heads side by side, every intermediate
+    python -m scalecore encoder --corpus kjv --seed 0 --layers 6 --norm pre --heads 4 --json
+                                                        a stack of encoder layers, layer by layer
     python -m scalecore corpora                        the corpora found, with their sizes
 
 Mistakes (an unknown corpus, guard or word) are one line on stderr naming what is accepted, and
@@ -17,7 +21,8 @@ from pathlib import Path
 
 from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE, CorpusError, default_root, load_corpora
 from scalecore.embeddings import RECIPES, cached_embeddings
-from scalecore.experiment import Settings, report, run, run_all, sentence_tokens
+from scalecore import encoder, multihead
+from scalecore.experiment import Settings, position_aware_input, report, run, run_all, sentence_tokens
 from scalecore.guards import GuardSet
 
 USAGE_ERROR = 2
@@ -72,6 +77,23 @@ def build_parser() -> argparse.ArgumentParser:
     head.add_argument("--json", action="store_true", help="print every intermediate as JSON")
     common(head)
 
+    heads = commands.add_parser("multihead", help="h heads side by side, with every intermediate")
+    heads.add_argument("--corpus", required=True)
+    heads.add_argument("--seed", type=int, default=0)
+    heads.add_argument("--heads", type=int, default=4, help="a divisor of d_model (1, 2, 4, 8... for 32)")
+    heads.add_argument("--guards", default="init+scale", help="e.g. none, init+scale, norm+init+scale")
+    heads.add_argument("--json", action="store_true", help="print every intermediate as JSON")
+    common(heads)
+
+    block = commands.add_parser("encoder", help="a stack of encoder layers, layer by layer")
+    block.add_argument("--corpus", required=True)
+    block.add_argument("--seed", type=int, default=0)
+    block.add_argument("--layers", type=int, default=6, help=f"1 to {encoder.MAX_LAYERS}")
+    block.add_argument("--norm", default="pre", help=f"where LayerNorm goes: {', '.join(encoder.NORMS)}")
+    block.add_argument("--heads", type=int, default=4, help="a divisor of d_model")
+    block.add_argument("--json", action="store_true", help="print every intermediate as JSON")
+    common(block)
+
     commands.add_parser("corpora", help="the corpora found, with their sizes").add_argument(
         "--corpora", type=Path, default=None
     )
@@ -81,7 +103,9 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
-        return {"table": cmd_table, "head": cmd_head, "corpora": cmd_corpora}[args.command](args)
+        commands = {"table": cmd_table, "head": cmd_head, "multihead": cmd_multihead, "encoder": cmd_encoder,
+                    "corpora": cmd_corpora}
+        return commands[args.command](args)
     except (CommandLineError, CorpusError, ValueError) as error:
         print(f"scalecore: error: {error}", file=sys.stderr)
         return USAGE_ERROR
@@ -138,6 +162,50 @@ def cmd_head(args) -> int:
         print(token.rjust(width), " ".join(f"{w:5.2f}" for w in row))
     for key, title in COLUMNS:
         print(f"{title:>13}: {result.measures.as_dict()[key]:.4g}")
+    return 0
+
+
+def _weights_rows(tokens, weights) -> list[str]:
+    width = max(len(t) for t in tokens)
+    return [f"  {token.rjust(width)} " + " ".join(f"{w:5.2f}" for w in row) for token, row in zip(tokens, weights)]
+
+
+def cmd_multihead(args) -> int:
+    guards = GuardSet.parse(args.guards)
+    multihead.head_width(args.d_model, args.heads)  # a bad --heads is named before any embedding is learned
+    tables, tokens = _tables(args, [args.corpus])
+    x = position_aware_input(tables[args.corpus], tokens)
+    result, weights = multihead.attend(x, guards, args.seed, args.heads)
+    if args.json:
+        print(json.dumps(multihead.report(result, weights, tokens, x, guards), indent=1))
+        return 0
+    print(f"corpus {args.corpus}, seed {args.seed}, guards {guards}, {args.heads} heads of d_k {result.d_k}: "
+          f"{' '.join(tokens)}")
+    for number, head in enumerate(result.heads, start=1):
+        m = head.measures
+        print(f"head {number}: row-max {m.mean_row_max:.4g}, score spread {m.score_spread:.4g}, "
+              f"gradient {m.gradient:.4g}")
+        print("\n".join(_weights_rows(tokens, head.weights)))
+    return 0
+
+
+def cmd_encoder(args) -> int:
+    norm = encoder.check_norm(args.norm)
+    encoder.check_layers(args.layers)
+    multihead.head_width(args.d_model, args.heads)
+    tables, tokens = _tables(args, [args.corpus])
+    x = position_aware_input(tables[args.corpus], tokens)
+    stack = encoder.encode(x, args.seed, args.layers, norm, args.heads)
+    if args.json:
+        print(json.dumps(encoder.report(stack, tokens, x, norm, args.heads), indent=1))
+        return 0
+    print(f"corpus {args.corpus}, seed {args.seed}, LayerNorm {norm}, {args.heads} heads: {' '.join(tokens)}")
+    print(f"input spread {encoder.spread(x):.4g}")
+    for number, done in enumerate(stack, start=1):
+        row_max = sum(h.measures.mean_row_max for h in done.attention.heads) / len(done.attention.heads)
+        print(f"layer {number}: heads see spread {encoder.spread(done.attention.head_input):.4g}, "
+              f"row-max {row_max:.4g}, attention adds {encoder.spread(done.attention_update):.4g}, "
+              f"FFN adds {encoder.spread(done.ffn_update):.4g}, stream {encoder.spread(done.output):.4g}")
     return 0
 
 

@@ -45,9 +45,18 @@ def draw_projections(seed: int, d_model: int, d_k: int, guarded: bool) -> Projec
     return Projections(w_q=w_q, w_k=w_k, w_v=w_v, std=std)
 
 
+def standard_matrix(rng: random.Random, rows: int, columns: int) -> tuple:
+    """A (rows, columns) matrix of N(0, 1) draws from ``rng``, filled row by row.
+
+    Every random matrix of the core is drawn this way, in a fixed order from one generator per
+    seed, so a model that adds matrices after the first ones (an output projection, a second
+    layer) leaves the first ones exactly as a smaller model drew them."""
+    return tuple(tuple(rng.gauss(0.0, 1.0) for _ in range(columns)) for _ in range(rows))
+
+
 @lru_cache(maxsize=64)
 def _standard_draws(seed: int, d_model: int, d_k: int) -> tuple:
     """The N(0, 1) draws of W_Q, W_K, W_V for a seed. Remembered, because drawing them costs more
     than the attention itself, and every guard set of a seed uses the very same numbers."""
     rng = random.Random(seed)
-    return tuple(tuple(tuple(rng.gauss(0.0, 1.0) for _ in range(d_k)) for _ in range(d_model)) for _ in range(3))
+    return tuple(standard_matrix(rng, d_model, d_k) for _ in range(3))
