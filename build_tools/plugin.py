@@ -122,6 +122,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.files.update(assets.collect(self.root, "pymdownx.arithmatex" in config.markdown_extensions))
         live = runtime.collect(self.root, self.cache, self.packages) if self.config.live else runtime.Runtime({}, {})
         self.files.update(live.files)
+        self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
         self.quotes = self._quote_tree()
         self.manifest = self._manifest(live)
         self.contents = {
@@ -249,6 +250,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             read_baked=self.read_baked, line_offset=offset, markdown_extensions=config.markdown_extensions,
             markdown_config=config.mdx_configs,
             scripts={name: self.served.get(name, {}) for name in self.kinds},
+            figures=self.figures,
         )
         try:
             markdown = expand_quotes(markdown, self.quotes, where, offset)
@@ -260,6 +262,13 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if config.strict and self.warnings.count:
             return  # MkDocs aborts this build: the site and the cache stay as they were
         views.save_cache()
+        try:
+            for site_path, text in sorted(self.figures.items()):
+                target = Path(config.site_dir) / site_path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise PluginError(disk.explain(error, "writing the fallbacks' figures")) from None
         if self.staged:
             self.staged.commit()
             self.staged = None

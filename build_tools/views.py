@@ -144,6 +144,11 @@ def save_cache() -> None:
         pass
 
 
+def figure(name: str, spec) -> str:
+    """One view as the text of a standalone SVG file (from the memo, or the build's Node process)."""
+    return view("standalone", view(name, spec))
+
+
 def _views_hash() -> str:
     import hashlib
 

@@ -143,6 +143,14 @@ def spread(m: Matrix) -> float:
     return std(flatten(m))
 
 
+def ffn_share(done: Layer) -> float:
+    """The feed-forward network's share of what the layer added: its sum of squares over the
+    sum of both sublayers' (0 when attention adds everything, 1 when the FFN does)."""
+    ffn = math.fsum(v * v for v in flatten(done.ffn_update))
+    attention = math.fsum(v * v for v in flatten(done.attention_update))
+    return ffn / (ffn + attention) if ffn + attention > 0 else 0.0
+
+
 def block(corpus: str, seed: int, norm: str, heads: int, layers: int, sentence: str, vocabulary_size: int) -> dict:
     """One baked point of the encoder lesson: layer by layer, the residual stream's spread, what
     each sublayer adds, and each head's weights and saturation. Recomputed live by the same
@@ -165,6 +173,7 @@ def block(corpus: str, seed: int, norm: str, heads: int, layers: int, sentence: 
             "attention_input_spread": spread(done.attention.head_input),
             "attention_update_spread": spread(done.attention_update),
             "ffn_update_spread": spread(done.ffn_update),
+            "ffn_share": ffn_share(done),
             "stream_spread": spread(done.output),
             "mean_row_max": mean([m.mean_row_max for m in heads_measures]),
             "gradient": mean([m.gradient for m in heads_measures]),

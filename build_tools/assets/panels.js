@@ -290,6 +290,64 @@
     return { node: box, update: update };
   }
 
+  /* "Compute live": a disclosure button over a form of labelled fields, built when first opened
+     (over http; from file:// it says how to serve the site instead), with the runtime's progress,
+     a message line and a "Show baked data" button. spec.fields: [{label, input}]; spec.submit(ui)
+     is called on submit and returns a promise (the run button is disabled until it settles);
+     spec.back() runs when the reader returns to the baked data. */
+  function liveForm(root, spec) {
+    var message = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
+    var progress = progressView();
+    var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, spec.runLabel || "Compute live");
+    var back = el("button", { type: "button", class: "scalecore-button", hidden: true }, "Show baked data");
+    var fields = spec.fields.map(function (field) {
+      field.input.id = field.input.id || nextId("scalecore-input");
+      return el("div", { class: "scalecore-field" }, [el("label", { for: field.input.id }, field.label), field.input]);
+    });
+    var ui = {
+      progress: progress.update,
+      say: function (text, error) {
+        message.textContent = text;
+        message.className = "scalecore-live__message" + (error ? " scalecore-live__message--error" : "");
+      },
+      computed: function () { back.hidden = false; },
+    };
+    var form = el("form", { class: "scalecore-live__form", novalidate: true }, [fields[0],
+      el("div", { class: "scalecore-live__row" }, fields.slice(1).concat([run, back])), progress.node, message]);
+    back.addEventListener("click", function () {
+      back.hidden = true;
+      ui.say("Showing the baked data again.");
+      spec.back();
+    });
+    form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      run.disabled = true;
+      Promise.resolve().then(function () { return spec.submit(ui); })
+        .catch(function (error) { ui.say(error && error.message ? error.message : String(error), true); })
+        .then(function () { run.disabled = false; });
+    });
+    var box = el("div", { class: "scalecore-live__panel", id: nextId("scalecore-live"), hidden: true });
+    var open = el("button", { type: "button", class: "scalecore-button scalecore-live__open", "aria-expanded": "false",
+      "aria-controls": box.id }, "Compute live");
+    open.addEventListener("click", function () {
+      var opening = open.getAttribute("aria-expanded") !== "true";
+      open.setAttribute("aria-expanded", String(opening));
+      box.hidden = !opening;
+      if (opening && !box.firstChild) box.appendChild(isHttp() ? form : needsHttp("Live mode", root));
+    });
+    return el("div", { class: "scalecore-live" }, [open, box]);
+  }
+
+  /* A whole number from low to high typed in an input, or an Error that says so. */
+  function wholeNumber(input, low, high, name) {
+    var text = input.value.trim();
+    var value = Number(text);
+    if (!/^\d+$/.test(text) || value < low || value > high) {
+      throw new Error(name + " must be a whole number from " + low + " to " + high + "; got \u201c" + text + "\u201d.");
+    }
+    return value;
+  }
+
   function showError(root, message) {
     var note = root.querySelector(".scalecore-error");
     if (!note) {
@@ -344,7 +402,7 @@
     loadScript: loadScript, ensureData: ensureData, panelData: panelData, isHttp: isHttp, manifestOf: manifestOf,
     resolveUrl: resolveUrl, announcer: announcer, controls: controls, toggle: toggle,
     labelledSelect: labelledSelect, needsHttp: needsHttp, live: live, progressView: progressView,
-    showError: showError, clearError: clearError,
+    showError: showError, clearError: clearError, liveForm: liveForm, wholeNumber: wholeNumber,
   };
   S.hydrate = hydrateAll;
   S.timings = timings;

@@ -225,15 +225,17 @@
   function line(spec) {
     var width = 360;
     var height = 170;
-    var plot = { left: 40, right: 10, top: 10, bottom: 30 };
     var xmax = Math.max.apply(null, spec.xs);
     var ymax = Math.max.apply(null, spec.ys.concat([spec.yMin || 0]));
+    // Large values (a residual stream of 10^5) get the shared number format, and room for it.
+    var tick = ymax >= 1000 ? format : function (y) { return y.toFixed(2); };
+    var plot = { left: Math.max(40, Math.round(tick(ymax).length * 6.5 + 12)), right: 10, top: 10, bottom: 30 };
     var X = function (x) { return plot.left + (x / xmax) * (width - plot.left - plot.right); };
     var Y = function (y) { return height - plot.bottom - (y / ymax) * (height - plot.top - plot.bottom); };
     var parts = [tag("title", {}, [escape(spec.label)])];
     [0, ymax / 2, ymax].forEach(function (y) {
       parts.push(tag("line", { x1: plot.left, x2: width - plot.right, y1: Y(y), y2: Y(y), class: "scalecore-grid" }));
-      parts.push(text({ x: plot.left - 6, y: Y(y) + 4, "text-anchor": "end", class: "scalecore-tick" }, y.toFixed(2)));
+      parts.push(text({ x: plot.left - 6, y: Y(y) + 4, "text-anchor": "end", class: "scalecore-tick" }, tick(y)));
     });
     (spec.xTicks || []).forEach(function (t) {
       parts.push(text({ x: X(t), y: height - plot.bottom + 16, "text-anchor": "middle", class: "scalecore-tick" },

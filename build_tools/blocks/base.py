@@ -5,6 +5,7 @@ what the options are, checks them against what was baked and renders its templat
 knows a kind: ``PageContext.kinds`` comes from the registry.
 """
 
+import hashlib
 import json
 import re
 from collections.abc import Callable
@@ -19,6 +20,8 @@ from mkdocs.config import config_options as c
 
 from build_tools.blocks.options import Text
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT
+
+FIGURES = "assets/scalecore/figures"  # the fallbacks' figures (Panel.figure), named by content
 
 SHARED_TEMPLATES = Path(__file__).resolve().parent  # panel.html: the root every panel extends
 
@@ -55,6 +58,7 @@ class PageContext:
     line_offset: int = 0  # lines MkDocs stripped before on_page_markdown (front matter)
     markdown_extensions: list = field(default_factory=list)
     markdown_config: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict)  # site path -> SVG text the fallbacks drew (Panel.figure)
 
 
 class PanelOptions(base.Config):
@@ -144,6 +148,20 @@ class Panel:
     def file(self, name: str) -> str:
         """The URL of one of this kind's baked files (``api/<kind>/<name>``), relative to the page."""
         return self.url(f"api/{self.kind.name}/{name}")
+
+    def figure(self, view: str, spec) -> str:
+        """The URL of a figure of the fallback, drawn now by a shared view (views.js).
+
+        A kind whose grid is large draws its fallback's figures this way instead of with
+        ``figures()``: only what a page shows is drawn, not one file per point. The file is named
+        by its content (``assets/scalecore/figures/<sha256>.svg``), so two panels showing the same
+        figure share it and the same sources give the same site."""
+        from build_tools import views
+
+        text = views.figure(view, spec)
+        site_path = f"{FIGURES}/{hashlib.sha256(text.encode('utf-8')).hexdigest()[:20]}.svg"
+        self.context.figures[site_path] = text
+        return self.url(site_path)
 
     def script(self, group: str) -> str:
         """The URL of the data.js of one group of points ('' for a kind's only group)."""

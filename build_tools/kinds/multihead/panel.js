@@ -1,0 +1,353 @@
+/* The multihead panel: the shared sentence through h heads side by side.
+ *
+ * A classic script on the shared panel base (globalThis.scalecore.util) and the shared views
+ * (globalThis.scalecoreViews): it works from file://. One data.js holds the 8 guard sets of one
+ * corpus, seed and number of heads, so a guard switch or a head pick repaints from memory; another
+ * corpus, seed or number of heads loads its data.js once, located through the manifest.
+ * "Compute live" recomputes the 8 guard sets in Python (Pyodide, in a worker) with
+ * scalecore.multihead.combination, the function that baked them, for any sentence and seed.
+ */
+(function () {
+  "use strict";
+
+  var S = globalThis.scalecore;
+  var u = S.util;
+  var el = u.el;
+  var V = globalThis.scalecoreViews;
+  var KIND = "multihead";
+  var GUARDS = [
+    { name: "norm", what: "LayerNorm the input" },
+    { name: "init", what: "weights at 1/\u221ad_model" },
+    { name: "scale", what: "each head's scores \u00f7 \u221ad_k" },
+  ];
+  var MAX_SEED = 4294967295;
+
+  function guardSetName(flags) {
+    var on = GUARDS.filter(function (g) { return flags[g.name]; }).map(function (g) { return g.name; });
+    return on.length ? on.join("+") : "none";
+  }
+
+  function Panel(root, options) {
+    this.root = root;
+    this.o = options;
+    this.show = {};
+    var self = this;
+    (options.show || []).forEach(function (name) { self.show[name] = true; });
+    this.flags = {};
+    GUARDS.forEach(function (g) { self.flags[g.name] = String(options.guards).split("+").indexOf(g.name) >= 0; });
+    this.corpus = options.corpus[0];
+    this.seed = options.seed;
+    this.heads = options.heads;
+    this.head = options.head;
+    this.live = null; // {sentence, seed, results: {guards: point}} once computed live
+    this.say = u.announcer(root);
+    root.scalecorePanel = this;
+  }
+
+  Panel.prototype.key = function (corpus, seed, heads) {
+    return KIND + "/" + corpus + "/" + seed + "/" + heads;
+  };
+
+  Panel.prototype.start = function () {
+    var self = this;
+    return u.manifestOf(this.root).catch(function () { return null; }).then(function (manifest) {
+      self.manifest = manifest;
+      var own = manifest && manifest.data.kinds[KIND];
+      self.bakedHeads = own ? own.axes.heads : [self.heads];
+      self.seeds = manifest ? manifest.data.seeds : [self.seed];
+      return u.panelData(self.root, self.key(self.corpus, self.seed, self.heads));
+    }).then(function () {
+      self.build();
+      self.render(null);
+    });
+  };
+
+  /* ------------------------------------------------------------------ the controls */
+
+  Panel.prototype.build = function () {
+    var self = this;
+    var box = u.controls(this.root);
+    box.replaceChildren();
+    var locked = this.o.locked || [];
+    if (this.show.switches) {
+      var label = u.nextId("multihead-guards");
+      var switches = el("div", { class: "scalecore-switches", role: "group", "aria-labelledby": label },
+        [el("span", { id: label, class: "scalecore-group-label" }, "Guards")]);
+      GUARDS.forEach(function (guard) {
+        var hint = u.nextId("multihead-hint");
+        var fixed = locked.indexOf(guard.name) >= 0;
+        var button = u.toggle(guard.name, self.flags[guard.name], function (on) {
+          self.flags[guard.name] = on;
+          self.render(performance.now());
+        }, { describedBy: hint });
+        button.setAttribute("data-guard", guard.name);
+        button.disabled = fixed;
+        switches.appendChild(el("div", { class: "scalecore-switch-field" }, [button,
+          el("span", { id: hint, class: "scalecore-switch__hint" }, guard.what + (fixed ? " (fixed here)" : ""))]));
+      });
+      box.appendChild(switches);
+    }
+    var pickers = el("div", { class: "scalecore-pickers" });
+    if (this.show.heads && this.bakedHeads.length > 1) pickers.appendChild(this.headsSwitch());
+    if (this.show.maps || this.show.measures) {
+      this.headSelect = u.labelledSelect("Read head", [], this.head, function (value) {
+        self.pick(Number(value));
+      }).select;
+      pickers.appendChild(this.headSelect.parentNode);
+    }
+    if (this.show.corpus && this.o.corpus.length > 1) {
+      this.corpusSelect = u.labelledSelect("Corpus", this.o.corpus.map(function (name) {
+        return { value: name, label: self.corpusTitle(name) + " (" + name + ")" };
+      }), this.corpus, function (value) { self.choose(value, self.seed, self.heads); }).select;
+      pickers.appendChild(this.corpusSelect.parentNode);
+    }
+    if (this.show.seed && this.seeds.length > 1) {
+      this.seedSelect = u.labelledSelect("Seed", this.seeds.map(function (s) { return { value: s, label: String(s) }; }),
+        this.seed, function (value) { self.choose(self.corpus, Number(value), self.heads); }).select;
+      pickers.appendChild(this.seedSelect.parentNode);
+    }
+    this.status = el("span", { class: "scalecore-status", role: "status" });
+    pickers.appendChild(this.status);
+    box.appendChild(pickers);
+    if (this.show.live) box.appendChild(this.buildLive());
+
+    this.view = el("div", { class: "scalecore-view multihead-view" });
+    this.caption = el("p", { class: "multihead-summary" });
+    this.view.appendChild(this.caption);
+    if (this.show.maps) {
+      this.maps = el("div", { class: "multihead-maps" });
+      this.view.appendChild(this.maps);
+      this.view.appendChild(el("div", { class: "scalecore-legend__box" }, [
+        el("span", { class: "scalecore-legend__label" }, "weight")]));
+      this.view.lastChild.insertAdjacentHTML("beforeend", V.legend());
+    }
+    this.parts = {};
+    ["rowmax", "measures", "spread", "cost"].forEach(function (name) {
+      if (!self.show[name]) return;
+      self.parts[name] = el("div", { class: "multihead-" + name + (name === "spread" || name === "cost" ? " scalecore-table__scroll" : "") });
+      self.view.appendChild(self.parts[name]);
+    });
+    this.definitions = JSON.parse(this.root.getAttribute("data-scalecore-measures") || "[]");
+    box.parentNode.insertBefore(this.view, box.nextSibling);
+    Array.prototype.forEach.call(this.root.querySelectorAll(".scalecore-fallback"), function (node) { node.remove(); });
+  };
+
+  /* The number of heads as a segmented radio group: one choice, every option visible. */
+  Panel.prototype.headsSwitch = function () {
+    var self = this;
+    var name = u.nextId("multihead-heads");
+    var legend = el("legend", null, "Heads");
+    var group = el("div", { class: "scalecore-segmented" });
+    this.bakedHeads.forEach(function (heads) {
+      var input = el("input", { type: "radio", name: name, value: String(heads), checked: heads === self.heads });
+      input.addEventListener("change", function () { if (input.checked) self.choose(self.corpus, self.seed, heads); });
+      group.appendChild(el("label", null, [input, el("span", null, heads + " \u00d7 d_k " + (self.dModel() / heads))]));
+    });
+    this.headsGroup = group;
+    return el("fieldset", { class: "multihead-heads" }, [legend, group]);
+  };
+
+  Panel.prototype.dModel = function () {
+    var m = this.manifest && this.manifest.data;
+    return m ? m.settings.d_model : 32;
+  };
+
+  Panel.prototype.corpusTitle = function (name) {
+    var m = this.manifest && this.manifest.data;
+    var found = m && m.corpora.filter(function (c) { return c.name === name; })[0];
+    return found ? found.title : name;
+  };
+
+  /* Another corpus, seed or number of heads: its data.js, through the manifest, loaded once. */
+  Panel.prototype.choose = function (corpus, seed, heads) {
+    var self = this;
+    var clicked = performance.now();
+    var key = this.key(corpus, seed, heads);
+    var own = this.manifest && this.manifest.data.kinds[KIND];
+    var entry = own && own.scripts[corpus + "/" + seed + "/" + heads];
+    if (!globalThis.scalecoreData[key]) {
+      this.status.textContent = "Loading\u2026";
+      this.view.setAttribute("aria-busy", "true");
+    }
+    this.request = key;
+    return u.ensureData(key, entry ? u.resolveUrl(this.manifest, entry.url) : null).then(function () {
+      if (self.request !== key) return;
+      self.corpus = corpus;
+      self.seed = seed;
+      self.heads = heads;
+      self.head = Math.min(self.head, heads);
+      self.live = null;
+      self.status.textContent = "";
+      self.view.removeAttribute("aria-busy");
+      self.render(clicked);
+    }, function (error) {
+      self.view.removeAttribute("aria-busy");
+      self.status.textContent = "Could not load " + corpus + ", seed " + seed + ", " + heads + " heads: " + error.message;
+    });
+  };
+
+  Panel.prototype.pick = function (head) {
+    this.head = head;
+    this.render(performance.now());
+  };
+
+  /* ------------------------------------------------------------------ the view */
+
+  Panel.prototype.current = function () {
+    var name = guardSetName(this.flags);
+    if (this.live) return this.live.results[name];
+    var unit = globalThis.scalecoreData[this.key(this.corpus, this.seed, this.heads)];
+    return unit && unit[name];
+  };
+
+  Panel.prototype.render = function (clicked) {
+    var point = this.current();
+    if (!point) return;
+    var self = this;
+    var where = this.corpusTitle(point.corpus) + " (" + point.corpus + "), seed " + point.seed + ", guards " + point.guards +
+      (this.live ? ", computed live" : "");
+    this.root.setAttribute("data-scalecore-source", this.live ? "live" : "baked");
+    this.root.setAttribute("data-scalecore-guards", point.guards);
+    this.root.setAttribute("data-multihead-heads", String(point.heads));
+    var s = point.summary;
+    this.caption.textContent = point.heads + (point.heads === 1 ? " head" : " heads") + " of d_k = " + point.d_k +
+      " on d_model = " + point.d_model + ", " + where + ". Mean row-max over the heads: " + s.mean_row_max.toFixed(2) +
+      " (lowest " + s.lowest_row_max.toFixed(2) + ", highest " + s.highest_row_max.toFixed(2) + ").";
+    if (this.headSelect) {
+      var choices = point.per_head.map(function (_, i) { return String(i + 1); });
+      if (this.headSelect.options.length !== choices.length) {
+        this.headSelect.replaceChildren.apply(this.headSelect, choices.map(function (n) {
+          return el("option", { value: n }, "Head " + n + " of " + choices.length);
+        }));
+      }
+      this.headSelect.value = String(this.head);
+    }
+    if (this.maps) this.paintMaps(point, where);
+    var picked = point.per_head[this.head - 1];
+    var p = this.parts;
+    if (p.rowmax) {
+      p.rowmax.innerHTML = V.bars({ labels: point.per_head.map(function (_, i) { return "head " + (i + 1); }),
+        values: point.per_head.map(function (h) { return h.measures.mean_row_max; }),
+        label: "Mean row-max of each head, " + where + ": 1/T is even attention, 1 is one word only." });
+    }
+    if (p.measures) {
+      p.measures.innerHTML = '<p class="multihead-picked">Head ' + this.head + " of " + point.heads + ":</p>" +
+        V.readouts({ tokens: point.tokens.length, measures: this.definitions.map(function (m) {
+          return Object.assign({}, m, { value: picked.measures[m.key] });
+        }) });
+    }
+    if (p.spread) p.spread.innerHTML = V.table(spreadTable(point));
+    if (p.cost) p.cost.innerHTML = V.table(costTable(point));
+    if (clicked !== null) {
+      S.timings.lastRepaintMs = performance.now() - clicked;
+      this.say(point.heads + " heads, guards " + point.guards + ". Head " + this.head + ": mean row-max " +
+        picked.measures.mean_row_max.toFixed(2) + "; lowest over the heads " + s.lowest_row_max.toFixed(2) + ".");
+    }
+    self.root.setAttribute("data-multihead-head", String(this.head));
+  };
+
+  /* One heatmap per head (the shared view); the picked head is outlined, a click picks another. */
+  Panel.prototype.paintMaps = function (point, where) {
+    var self = this;
+    var small = point.heads > 2;
+    if (this.mapKey !== point.heads + "\u0000" + point.tokens.join(" ")) {
+      this.maps.replaceChildren();
+      this.mapNodes = point.per_head.map(function (_, i) {
+        var button = el("button", { type: "button", class: "multihead-map", "aria-pressed": "false" });
+        button.addEventListener("click", function () {
+          self.pick(i + 1);
+          if (self.headSelect) self.headSelect.value = String(i + 1);
+        });
+        self.maps.appendChild(button);
+        return button;
+      });
+      this.mapKey = point.heads + "\u0000" + point.tokens.join(" ");
+      this.mapSvgs = [];
+    }
+    this.maps.setAttribute("data-heads", String(point.heads));
+    point.per_head.forEach(function (head, i) {
+      var spec = { tokens: point.tokens, weights: head.weights, font: small ? 14 : 12,
+        title: "Head " + (i + 1) + " of " + point.heads + ": attention weights, " + where };
+      var node = self.mapNodes[i];
+      if (self.mapSvgs[i]) {
+        V.repaintHeatmap(self.mapSvgs[i], spec);
+      } else {
+        node.innerHTML = V.heatmap(spec) + '<span class="multihead-map__label"></span>';
+        self.mapSvgs[i] = node.firstChild;
+      }
+      node.lastChild.textContent = "Head " + (i + 1) + ": row-max " + head.measures.mean_row_max.toFixed(2);
+      node.setAttribute("aria-pressed", i + 1 === self.head ? "true" : "false");
+      node.setAttribute("aria-label", "Read head " + (i + 1) + " (mean row-max " + head.measures.mean_row_max.toFixed(2) + ")");
+    });
+  };
+
+  function spreadTable(point) {
+    return {
+      className: "scalecore-multihead-spread",
+      caption: "Score spread (std of the scores) of each of " + point.heads + " heads of d_k = " + point.d_k +
+        ": raw, divided by \u221ad_k = \u221a" + point.d_k + " (the head's own width), and divided by \u221ad_model = \u221a" +
+        point.d_model + ".",
+      columns: ["Head", "Raw Q_i K_i\u1d40", "\u00f7 \u221a" + point.d_k, "\u00f7 \u221a" + point.d_model],
+      rows: point.per_head.map(function (h, i) {
+        return { header: String(i + 1), cells: [h.spread.unscaled, h.spread.sqrt_d_k, h.spread.sqrt_d_model] };
+      }),
+    };
+  }
+
+  var STAGES = [["projections", "Q, K, V = X W (3 T d_model\u00b2)"], ["scores", "h \u00d7 Q_i K_i\u1d40 (h T\u00b2 d_k)"],
+    ["mixing", "h \u00d7 A_i V_i (h T\u00b2 d_k)"], ["output", "concat \u00d7 W_O (T d_model\u00b2)"], ["total", "total"]];
+
+  function costTable(point) {
+    return {
+      className: "scalecore-multihead-cost",
+      caption: "Multiply-adds of one layer with " + point.heads + " heads of d_k = " + point.d_k + " on T = " +
+        point.tokens.length + " tokens: the total is the same for any number of heads.",
+      columns: ["Stage", "Multiply-adds"],
+      rows: STAGES.map(function (stage) { return { header: stage[1], cells: [point.cost[stage[0]]] }; }),
+    };
+  }
+
+  /* ------------------------------------------------------------------ live mode */
+
+  Panel.prototype.buildLive = function () {
+    var self = this;
+    var sentence = el("input", { type: "text", class: "scalecore-input scalecore-input--wide", spellcheck: "false",
+      autocomplete: "off", value: (this.manifest && this.manifest.data.sentence) || "" });
+    var seed = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1,
+      value: this.seed, inputmode: "numeric" });
+    return u.liveForm(this.root, {
+      fields: [{ label: "Sentence", input: sentence }, { label: "Seed", input: seed }],
+      back: function () { self.live = null; self.render(performance.now()); },
+      submit: function (ui) {
+        var chosen = u.wholeNumber(seed, 0, MAX_SEED, "The seed");
+        if (!self.manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
+        var started = performance.now();
+        var m = self.manifest.data;
+        ui.say("Computing the 8 guard sets of " + self.heads + " heads in Python\u2026");
+        // The function that baked every combination, once per guard set (in one request).
+        var points = m.kinds[KIND].axes.guards.map(function (guards) {
+          return { corpus: self.corpus, seed: chosen, heads: self.heads, guards: guards, sentence: sentence.value,
+            vocabulary_size: m.settings.vocabulary_size };
+        });
+        return u.live().then(function (live) { return live.client(self.manifest, { onProgress: ui.progress }); })
+          .then(function (client) { return client.compute(KIND, points); })
+          .then(function (results) {
+            var byGuards = {};
+            results.forEach(function (r) { byGuards[r.guards] = r; });
+            self.live = { results: byGuards };
+            ui.computed();
+            self.render(started);
+            S.timings.lastRecomputeMs = performance.now() - started;
+            ui.say("Live: the 8 guard sets of " + self.heads + " heads computed in your browser in " +
+              Math.round(S.timings.lastRecomputeMs) + " ms. The switches now show these results.");
+          });
+      },
+    });
+  };
+
+  S.kinds[KIND] = {
+    hydrate: function (root, context) {
+      return new Panel(root, context.options).start();
+    },
+  };
+})();
