@@ -129,6 +129,8 @@ def encode(x: Matrix, seed: int, layers: int, norm: str, heads: int) -> list[Lay
     """A stack of ``layers`` encoder layers on ``x``, each fed the previous one's output."""
     check_norm(norm)
     check_layers(layers)
+    if not x:
+        raise ValueError("the encoder needs at least one token")
     head_width(shape(x)[1], heads)
     done = []
     stream = x
@@ -151,7 +153,7 @@ def ffn_share(done: Layer) -> float:
     return ffn / (ffn + attention) if ffn + attention > 0 else 0.0
 
 
-def block(corpus: str, seed: int, norm: str, heads: int, layers: int, sentence: str, vocabulary_size: int) -> dict:
+def block(corpus: str, seed: int, norm: str, heads: int, layers: int, sentence: str) -> dict:
     """One baked point of the encoder lesson: layer by layer, the residual stream's spread, what
     each sublayer adds, and each head's weights and saturation. Recomputed live by the same
     function."""

@@ -71,6 +71,8 @@ class MultiHeadResult:
 
 def head_width(d_model: int, heads: int) -> int:
     """d_k = d_model / h; the heads must share the width exactly."""
+    if d_model < 1:
+        raise ValueError(f"attention needs token vectors of width at least 1, got {d_model}")
     if isinstance(heads, bool) or not isinstance(heads, int) or heads < 1 or d_model % heads:
         accepted = ", ".join(str(h) for h in range(1, d_model + 1) if d_model % h == 0)
         raise ValueError(f"{heads!r} heads do not split d_model = {d_model}: use one of {accepted}")
@@ -120,7 +122,9 @@ def mix(seen: Matrix, weights: Weights, heads: int, scaled: bool) -> MultiHeadRe
 
 def attend(x: Matrix, guards: GuardSet, seed: int, heads: int) -> tuple[MultiHeadResult, Weights]:
     """h heads on ``x`` under a guard set, with the weights drawn from ``seed``."""
-    d_model = shape(x)[1]
+    tokens, d_model = shape(x)
+    if tokens == 0:
+        raise ValueError("attention needs at least one token")
     head_width(d_model, heads)
     weights = draw_weights(seed, d_model, guarded=guards.init)
     seen = layer_norm(x) if guards.norm else x
@@ -139,7 +143,7 @@ def cost(tokens: int, d_model: int, heads: int) -> dict[str, int]:
     return dict(stages, total=sum(stages.values()))
 
 
-def combination(corpus: str, seed: int, heads: int, guards: str, sentence: str, vocabulary_size: int) -> dict:
+def combination(corpus: str, seed: int, heads: int, guards: str, sentence: str) -> dict:
     """One baked point of the multi-head lesson: every head's weights and measures, the score
     spread under each divisor, the shapes and the cost. Recomputed live by the same function."""
     from scalecore import sitedata

@@ -177,8 +177,6 @@ def test_attend_rejects_bad_heads_before_drawing():
         multihead.attend([[1.0] * 8], GuardSet(), 0, 3)
 
 
-@pytest.mark.xfail(strict=True, raises=ZeroDivisionError,
-                   reason="core bug: empty input divides by zero (d_model 0 is not rejected)")
 @pytest.mark.parametrize("x", [[], [[]]])
 def test_no_tokens_is_a_plain_error(x):
     with pytest.raises(ValueError):

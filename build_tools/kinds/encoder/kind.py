@@ -77,8 +77,7 @@ class Encoder(Kind):
     def grid(self, site):
         settings = site.settings
         head_width(settings["d_model"], site.options["heads"])
-        fixed = dict(heads=site.options["heads"], layers=site.options["layers"], sentence=settings["sentence"],
-                     vocabulary_size=settings["vocabulary_size"])
+        fixed = dict(heads=site.options["heads"], layers=site.options["layers"], sentence=settings["sentence"])
         return Grid(
             axes={"corpus": site.corpora, "seed": site.seeds, "norm": NORMS},
             params=lambda point: dict(point, **fixed),

@@ -274,7 +274,7 @@
         ui.say("Computing the three placements of " + self.deepest + " layers in Python\u2026");
         var points = NORMS.map(function (norm) {
           return { corpus: self.corpus, seed: chosen, norm: norm.value, heads: baked.heads, layers: self.deepest,
-            sentence: sentence.value, vocabulary_size: m.settings.vocabulary_size };
+            sentence: sentence.value };
         });
         return u.live().then(function (live) { return live.client(self.manifest, { onProgress: ui.progress }); })
           .then(function (client) { return client.compute(KIND, points); })

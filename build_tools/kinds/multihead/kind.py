@@ -97,7 +97,7 @@ class Multihead(Kind):
         settings = site.settings
         for heads in site.options["heads"]:
             head_width(settings["d_model"], heads)  # a setting that does not divide d_model is named
-        fixed = dict(sentence=settings["sentence"], vocabulary_size=settings["vocabulary_size"])
+        fixed = dict(sentence=settings["sentence"])
         return Grid(
             axes={"corpus": site.corpora, "seed": site.seeds, "heads": tuple(site.options["heads"]),
                   "guards": GUARD_SETS},

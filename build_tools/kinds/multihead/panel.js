@@ -326,8 +326,7 @@
         ui.say("Computing the 8 guard sets of " + self.heads + " heads in Python\u2026");
         // The function that baked every combination, once per guard set (in one request).
         var points = m.kinds[KIND].axes.guards.map(function (guards) {
-          return { corpus: self.corpus, seed: chosen, heads: self.heads, guards: guards, sentence: sentence.value,
-            vocabulary_size: m.settings.vocabulary_size };
+          return { corpus: self.corpus, seed: chosen, heads: self.heads, guards: guards, sentence: sentence.value };
         });
         return u.live().then(function (live) { return live.client(self.manifest, { onProgress: ui.progress }); })
           .then(function (client) { return client.compute(KIND, points); })
