@@ -282,7 +282,7 @@ def tiny_site():
 
 @pytest.mark.parametrize("norm", encoder.NORMS)
 def test_the_block_follows_the_stream_layer_by_layer(tiny_site, norm):
-    point = encoder.block("tiny", 2, norm, 2, 3, "the old man looked at the sun", 2000)
+    point = encoder.block("tiny", 2, norm, 2, 3, "the old man looked at the sun")
     assert point["schema"] == "scalecore/encoder-block/1"
     assert (point["norm"], point["heads"], point["d_model"], point["d_k"], point["d_ff"]) == (norm, 2, 8, 4, 32)
     x = position_aware_input(tiny_site, point["tokens"])
@@ -299,4 +299,4 @@ def test_the_block_follows_the_stream_layer_by_layer(tiny_site, norm):
 
 def test_the_block_names_an_unknown_word(tiny_site):
     with pytest.raises(ValueError, match=r"not in the tiny vocabulary \(6 words\): zebra$"):
-        encoder.block("tiny", 0, "pre", 2, 1, "the old zebra", 2000)
+        encoder.block("tiny", 0, "pre", 2, 1, "the old zebra")

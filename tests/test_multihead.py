@@ -243,7 +243,7 @@ def tiny_site():
 @pytest.mark.parametrize("heads", [1, 2, 4, 8])
 def test_the_combination_holds_every_head_and_its_summary(tiny_site, heads):
     sentence = "The old man looked at the sun"
-    point = multihead.combination("tiny", 3, heads, "init+scale", sentence, 2000)
+    point = multihead.combination("tiny", 3, heads, "init+scale", sentence)
     assert set(point) == {"schema", "corpus", "seed", "heads", "guards", "sentence", "tokens", "d_model", "d_k",
                           "per_head", "summary", "shapes", "cost", "init_std"}
     assert point["schema"] == "scalecore/multihead-combination/1"
@@ -277,9 +277,9 @@ def test_the_combination_holds_every_head_and_its_summary(tiny_site, heads):
 
 def test_the_combination_names_an_unknown_word(tiny_site):
     with pytest.raises(ValueError, match=r"not in the tiny vocabulary \(6 words\): zebra, unicorn$"):
-        multihead.combination("tiny", 0, 2, "init+scale", "the zebra looked at the unicorn", 2000)
+        multihead.combination("tiny", 0, 2, "init+scale", "the zebra looked at the unicorn")
 
 
 def test_the_combination_rejects_heads_that_do_not_divide_d_model(tiny_site):
     with pytest.raises(ValueError, match="3 heads do not split d_model = 8: use one of 1, 2, 4, 8"):
-        multihead.combination("tiny", 0, 3, "init+scale", "the old man", 2000)
+        multihead.combination("tiny", 0, 3, "init+scale", "the old man")
