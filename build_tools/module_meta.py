@@ -13,6 +13,15 @@ renders its header from these keys, so a typo must stop the build, not quietly h
 Prerequisites and next are page titles: the theme links each to the page of this site with that
 title, and shows it as "not on this site" when there is none.
 
+A page whose front matter has ``section`` is a section page: it holds the modules whose code
+starts with its code and a dot (``section: P10`` holds P10.attention.03, P10.attention.04...).
+The theme lists them in the order of their codes, with their audience and description, and
+gives each of them a "Go up a level" link back to it:
+
+    section: P10                                  the first part of its modules' codes
+    title: "Transformer Architecture"
+    description: "..."
+
 Messages name the page (and the line when the source is given) and the key:
 ``docs/modules/x.md:5: key 'audience': 'gueest' is not one of guest, it-ml, language-pro``.
 """
@@ -31,6 +40,33 @@ MODULE_ONLY = ("code", "audience", "prerequisites", "next")  # keys that make a 
 OTHER_KNOWN = ("template", "hide", "icon", "status", "subtitle", "search", "tags", "comments", "authors",
                "date", "categories", "draft", "slug", "links", "readtime", "pin", "social", "toc_depth")
 CODE = re.compile(r"^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$")
+
+
+def section_of(code: str) -> str:
+    """The code of the section a module belongs to: 'P10.attention.04' -> 'P10'."""
+    return str(code).split(".", 1)[0]
+
+
+def check_section_meta(meta: dict, page: str, source: str | None = None) -> None:
+    """Raise ValueError naming ``page`` and the key when a section page's front matter is wrong."""
+    meta = meta or {}
+    if "section" not in meta:
+        return
+
+    def fail(key: str, problem: str) -> None:
+        line = _line(source, key)
+        raise ValueError(f"{page}:{line}: {problem}" if line else f"{page}: {problem}")
+
+    code = meta["section"]
+    if not isinstance(code, str) or not CODE.match(code) or "." in code:
+        fail("section", f"key 'section': {code!r} is not a section code: use letters, digits, '-' or '_' "
+                        "(no '.': the section is the first part of its modules' codes), e.g. section: P10")
+    if "code" in meta:
+        fail("section", "a page is a section page (section:) or a module page (code:), not both")
+    for key in ("title", "description"):
+        if key not in meta:
+            fail("section", f"key {key!r} is missing: a section page needs section, title and description")
+        _text(meta[key], key, fail)
 
 
 def is_module(meta: dict | None) -> bool:

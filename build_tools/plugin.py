@@ -28,7 +28,7 @@ from build_tools.blocks.base import use_template_cache
 from build_tools.config import ScalecoreConfig
 from build_tools.corpora import load_for_build
 from build_tools.kind import Site
-from build_tools.module_meta import check_module_meta
+from build_tools.module_meta import check_module_meta, check_section_meta
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, build_manifest
 from build_tools.site_swap import StagedSite, WarningCounter
 from scalecore.corpus import CorpusError
@@ -242,6 +242,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         where = f"{Path(config.docs_dir).name}/{page.file.src_uri}"
         try:
             check_module_meta(page.meta, where, source)
+            check_section_meta(page.meta, where, source)
         except ValueError as error:
             raise PluginError(f"scalecore: {error}") from None
         context = PageContext(

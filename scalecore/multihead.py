@@ -131,6 +131,21 @@ def attend(x: Matrix, guards: GuardSet, seed: int, heads: int) -> tuple[MultiHea
     return mix(seen, weights, heads, scaled=guards.scale), weights
 
 
+def favourites(weights: Matrix) -> list[int]:
+    """For each token, the token it gives the most attention (the first, on a tie)."""
+    return [row.index(max(row)) for row in weights]
+
+
+def agreement(heads_weights: list[Matrix]) -> float:
+    """How often two heads pick the same favourite for a token: the share of (token, pair of
+    heads) that agree. 1 for a single head; near 1/T for heads that look at unrelated words."""
+    picks = [favourites(w) for w in heads_weights]
+    pairs = [(a, b) for i, a in enumerate(picks) for b in picks[i + 1:]]
+    if not pairs:
+        return 1.0
+    return sum(x == y for a, b in pairs for x, y in zip(a, b)) / (len(pairs) * len(picks[0]))
+
+
 def cost(tokens: int, d_model: int, heads: int) -> dict[str, int]:
     """Multiply-adds of one layer, stage by stage: the total does not depend on h."""
     d_k = head_width(d_model, heads)
@@ -182,6 +197,7 @@ def combination(corpus: str, seed: int, heads: int, guards: str, sentence: str) 
             "highest_row_max": max(row_max),
             "saturated_heads": sum(1 for value in row_max if value > SATURATION),  # heads near one-hot
             "gradient": sum(h.measures.gradient for h in result.heads) / len(result.heads),
+            "agreement": agreement([head.weights for head in result.heads]),
         },
         "shapes": {"x": [T, d_model], "q_i": [T, d_k], "scores_i": [T, T], "concat": [T, d_model],
                    "w_o": [d_model, d_model], "output": [T, d_model]},

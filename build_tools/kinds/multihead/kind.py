@@ -108,7 +108,8 @@ class Multihead(Kind):
 
     def quotes(self, results, grid, site):
         """<corpus>/<seed>/<heads>/<guards>/<key of the point>, and over every seed and head:
-        <corpus>/all/<heads>/<guards>/<lowest_row_max|highest_row_max|spread/<divisor>/<lowest|highest>>."""
+        <corpus>/all/<heads>/<guards>/<lowest_row_max|highest_row_max|mean_row_max|agreement>, and
+        <corpus>/all/<heads>/<guards>/spread/<unscaled|sqrt_d_k|sqrt_d_model>/<lowest|highest|mean>."""
         tree = super().quotes(results, grid, site)
         for corpus in site.corpora:
             every = tree[corpus]["all"] = {}
@@ -120,8 +121,10 @@ class Multihead(Kind):
                     every.setdefault(str(heads), {})[guards] = {
                         "lowest_row_max": min(row_max), "highest_row_max": max(row_max),
                         "mean_row_max": sum(row_max) / len(row_max),
+                        "agreement": sum(p["summary"]["agreement"] for p in points) / len(points),
                         "spread": {divisor: {"lowest": min(h["spread"][divisor] for h in per_head),
-                                             "highest": max(h["spread"][divisor] for h in per_head)}
+                                             "highest": max(h["spread"][divisor] for h in per_head),
+                                             "mean": sum(h["spread"][divisor] for h in per_head) / len(per_head)}
                                    for divisor in ("unscaled", "sqrt_d_k", "sqrt_d_model")},
                     }
         return tree
