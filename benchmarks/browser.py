@@ -6,7 +6,8 @@
 - baked switch: click to repaint (DOM updated) and click to the next frame, median of 20 clicks;
 - live ready (first live action to Python ready) against a bare Pyodide load of the same
   runtime in a module worker, each in a fresh browser context, median of 3;
-- one live recompute of all 8 guard sets, median of 5 after the first.
+- one live recompute of all 8 guard sets, median of 5 after the first; and one live recompute of
+  each other module's kind (multihead, encoder) on its own page.
 Prints numbers; asserts nothing.
 """
 
@@ -103,6 +104,32 @@ def live(browser, url: str, recomputes: int = 5) -> tuple[float, float]:
     return ready, statistics.median(times)
 
 
+# The other modules' kinds, each recomputed live on its own page by its panel's form.
+KIND_PAGES = (
+    ("multihead", "modules/multi-head-attention.html", "8 guard sets of 4 heads"),
+    ("encoder", "modules/encoder-block.html", "3 LayerNorm placements x 6 layers of 4 heads"),
+)
+
+
+def kind_recompute(browser, url: str, kind: str, recomputes: int = 5) -> float:
+    """One live recompute of a kind's panel (its shared live form), median after the first (which
+    also starts Pyodide): what a reader waits for after pressing Compute live again."""
+    context = browser.new_context()
+    page = context.new_page()
+    page.goto(url)
+    panel = page.locator(f".scalecore-panel--{kind}").filter(has=page.locator(".scalecore-live__open")).first
+    panel.locator(".scalecore-live__open").click()
+    run = panel.locator(".scalecore-live__form button[type=submit]")
+    times = []
+    for _ in range(recomputes + 1):
+        page.evaluate("delete scalecoreTimings.lastRecomputeMs")
+        run.click()
+        page.wait_for_function("() => scalecoreTimings.lastRecomputeMs !== undefined", timeout=120000)
+        times.append(page.evaluate("scalecoreTimings.lastRecomputeMs"))
+    context.close()
+    return statistics.median(times[1:])
+
+
 def bare(browser, url: str) -> float:
     context = browser.new_context()
     page = context.new_page()
@@ -144,6 +171,7 @@ def main() -> None:
                     ready, again = live(browser, base + "site/" + PAGE)
                     readies.append(ready)
                     recompute.append(again)
+                kinds = {kind: kind_recompute(browser, base + "site/" + page, kind) for kind, page, _ in KIND_PAGES}
                 browser.close()
         finally:
             server.shutdown()
@@ -155,6 +183,8 @@ def main() -> None:
     print(f"\nlive ready {live_ready:.0f} ms   bare Pyodide load {bare_ready:.0f} ms   ratio {live_ready / bare_ready:.2f}"
           f"   (medians of 3: live {', '.join(f'{r:.0f}' for r in readies)}; bare {', '.join(f'{b:.0f}' for b in bares)})")
     print(f"live recompute of all 8 guard sets: {statistics.median(recompute):.1f} ms (median)")
+    for kind, page, what in KIND_PAGES:
+        print(f"live recompute, {kind} ({what}, {page}): {kinds[kind]:.0f} ms (median of 5 after the first)")
 
 
 if __name__ == "__main__":

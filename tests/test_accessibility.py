@@ -17,7 +17,7 @@ import re
 import pytest
 
 pytest.register_assert_rewrite("browser")
-from browser import AXE, docs_pages, module_page, page_url, wait_hydrated
+from browser import AXE, docs_pages, module_page, page_url, panel_pages, wait_hydrated
 
 
 PAGES = docs_pages()
@@ -74,9 +74,8 @@ def test_axe_finds_nothing_serious(visit, site_server, page, scheme):
         print(f"\n{page} ({scheme}), minor findings:\n" + _report(minor))
 
 
-def test_every_panel_control_has_a_role_and_a_name(visit, site_server, module):
-    page, _ = visit(site_server.url + module)
-    wait_hydrated(page)
+def _unnamed_controls(page) -> list[str]:
+    """Every panel of the page is a named group, and the controls in it that have no name."""
     page.evaluate("document.querySelectorAll('.scalecore-panel details').forEach(d => { d.open = true; })")
     panels = page.locator(".scalecore-panel[data-scalecore-kind]")
     unnamed = []
@@ -85,6 +84,24 @@ def test_every_panel_control_has_a_role_and_a_name(visit, site_server, module):
         tree = panel.aria_snapshot()
         assert tree.startswith('- group "'), f"panel {panel.get_attribute('id')} is not a named group:\n{tree[:300]}"
         unnamed += [f"{panel.get_attribute('id')}: {line.strip()}" for line in tree.splitlines() if UNNAMED.match(line)]
+    return unnamed
+
+
+def test_every_control_of_every_panel_page_has_a_name(visit, site_server, built_site):
+    pages = panel_pages(built_site)
+    assert len(pages) > 1
+    for found in pages:
+        page, _ = visit(site_server.url + page_url(found))
+        wait_hydrated(page)
+        unnamed = _unnamed_controls(page)
+        assert not unnamed, f"controls without an accessible name on {found}:\n  " + "\n  ".join(unnamed)
+        page.close()
+
+
+def test_every_panel_control_has_a_role_and_a_name(visit, site_server, module):
+    page, _ = visit(site_server.url + module)
+    wait_hydrated(page)
+    unnamed = _unnamed_controls(page)
     assert not unnamed, "controls without an accessible name:\n  " + "\n  ".join(unnamed)
 
     guards = page.locator(".scalecore-panel--scale-guards").last

@@ -197,7 +197,8 @@ def test_every_page_has_a_title_and_a_meta_description(site, html_pages):
     for page in html_pages:
         where = page.relative_to(site).as_posix()
         root = parse(page)
-        titles = [node.text().strip() for node in root.find_all("title")]
+        head = root.find_all("head")
+        titles = [node.text().strip() for node in head[0].find_all("title")] if head else []  # not an SVG's
         if len(titles) != 1 or not titles[0]:
             problems.append(f"{where}: <title> missing or empty ({titles!r})")
         descriptions = [node.attrs.get("content", "").strip() for node in root.find_all("meta")
