@@ -222,18 +222,34 @@
       role: "img", "aria-label": spec.label }, parts);
   }
 
+  /* A curve over x. With spec.log the y axis is logarithmic, ticked at powers of ten: a quantity
+     that grows by factors (a residual stream from 1 to 10^5) stays readable at every step. */
   function line(spec) {
     var width = 360;
     var height = 170;
     var xmax = Math.max.apply(null, spec.xs);
     var ymax = Math.max.apply(null, spec.ys.concat([spec.yMin || 0]));
+    var ticks, fraction;
+    if (spec.log) {
+      var positive = spec.ys.filter(function (y) { return y > 0; });
+      var low = Math.floor(Math.log10(Math.min.apply(null, positive)));
+      var high = Math.max(low + 1, Math.ceil(Math.log10(ymax)));
+      fraction = function (y) { return (Math.log10(Math.max(y, Math.pow(10, low))) - low) / (high - low); };
+      ticks = [];
+      var step = Math.ceil((high - low) / 4);
+      for (var power = low; power <= high; power += step) ticks.push(Math.pow(10, power));
+    } else {
+      fraction = function (y) { return y / ymax; };
+      ticks = [0, ymax / 2, ymax];
+    }
     // Large values (a residual stream of 10^5) get the shared number format, and room for it.
-    var tick = ymax >= 1000 ? format : function (y) { return y.toFixed(2); };
-    var plot = { left: Math.max(40, Math.round(tick(ymax).length * 6.5 + 12)), right: 10, top: 10, bottom: 30 };
+    var tick = spec.log || ymax >= 1000 ? format : function (y) { return y.toFixed(2); };
+    var longest = ticks.reduce(function (n, t) { return Math.max(n, tick(t).length); }, 0);
+    var plot = { left: Math.max(40, Math.round(longest * 6.5 + 12)), right: 10, top: 10, bottom: 30 };
     var X = function (x) { return plot.left + (x / xmax) * (width - plot.left - plot.right); };
-    var Y = function (y) { return height - plot.bottom - (y / ymax) * (height - plot.top - plot.bottom); };
+    var Y = function (y) { return height - plot.bottom - fraction(y) * (height - plot.top - plot.bottom); };
     var parts = [tag("title", {}, [escape(spec.label)])];
-    [0, ymax / 2, ymax].forEach(function (y) {
+    ticks.forEach(function (y) {
       parts.push(tag("line", { x1: plot.left, x2: width - plot.right, y1: Y(y), y2: Y(y), class: "scalecore-grid" }));
       parts.push(text({ x: plot.left - 6, y: Y(y) + 4, "text-anchor": "end", class: "scalecore-tick" }, tick(y)));
     });
@@ -244,6 +260,9 @@
     parts.push(tag("polyline", { class: "scalecore-curve", points: spec.xs.map(function (x, i) {
       return X(x).toFixed(1) + "," + Y(spec.ys[i]).toFixed(1);
     }).join(" ") }));
+    spec.xs.forEach(function (x, i) {  // a dot per value: a flat curve (post-LN's 1s) still shows its points
+      if (spec.dots) parts.push(tag("circle", { cx: X(x).toFixed(1), cy: Y(spec.ys[i]).toFixed(1), r: 3, class: "scalecore-dot" }));
+    });
     if (spec.marker) {
       parts.push(tag("circle", { cx: X(spec.marker[0]), cy: Y(spec.marker[1]), r: 5, class: "scalecore-dot scalecore-dot--on" }));
     }

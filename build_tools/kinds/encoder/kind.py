@@ -25,16 +25,17 @@ LAYER_KEYS = ("attention_input_spread", "attention_update_spread", "ffn_update_s
 
 def layers_table(point: dict, layers: int, where: str) -> dict:
     """The spec of the shared table view: every layer's numbers, the stream's input first."""
-    rows = [{"header": "input", "cells": ["", "", "", point["input_spread"], "", ""]}]
+    rows = [{"header": "input", "cells": ["", "", "", "", point["input_spread"], "", ""]}]
     rows += [{"header": str(layer["layer"]),
               "cells": [layer["attention_input_spread"], layer["attention_update_spread"], layer["ffn_update_spread"],
-                        layer["stream_spread"], layer["mean_row_max"], layer["gradient"]]}
+                        layer["ffn_share"], layer["stream_spread"], layer["mean_row_max"], layer["gradient"]]}
              for layer in point["layers"][:layers]]
     return {
         "className": "scalecore-encoder-layers",
         "caption": f"Layer by layer, {where}: the spread (std) of what the heads see, of what attention and the FFN "
-                   "add, and of the residual stream after the layer; the heads' mean row-max and gradient size.",
-        "columns": ["Layer", "Heads see", "Attention adds", "FFN adds", "Stream", "Row-max", "Gradient"],
+                   "add (and the FFN's share of what the layer adds), and of the residual stream after the layer; the heads' "
+                   "mean row-max and gradient size.",
+        "columns": ["Layer", "Heads see", "Attention adds", "FFN adds", "FFN share", "Stream", "Row-max", "Gradient"],
         "rows": rows,
     }
 
@@ -42,8 +43,8 @@ def layers_table(point: dict, layers: int, where: str) -> dict:
 def stream_line(point: dict, layers: int, where: str) -> dict:
     """The spec of the shared line view: the residual stream's spread after each layer."""
     ys = [point["input_spread"]] + [layer["stream_spread"] for layer in point["layers"][:layers]]
-    return {"xs": list(range(layers + 1)), "ys": ys, "xTicks": list(range(layers + 1)), "yMin": 1,
-            "label": f"Spread of the residual stream, input (0) and after each layer, {where}."}
+    return {"xs": list(range(layers + 1)), "ys": ys, "xTicks": list(range(layers + 1)), "log": True, "dots": True,
+            "label": f"Spread of the residual stream (log scale), input (0) and after each layer, {where}."}
 
 
 def layer_bars(point: dict, layers: int, key: str, what: str, where: str) -> dict:

@@ -188,9 +188,9 @@
     if (p.stream) {
       var ys = [point.input_spread].concat(shown.map(function (l) { return l.stream_spread; }));
       var xs = ys.map(function (_, i) { return i; });
-      p.stream.innerHTML = V.line({ xs: xs, ys: ys, xTicks: xs, yMin: 1,
-        label: "Spread of the residual stream, input (0) and after each layer, " + where + "." }) +
-        "<figcaption>Spread (std) of the residual stream: the input (0), then after each layer.</figcaption>";
+      p.stream.innerHTML = V.line({ xs: xs, ys: ys, xTicks: xs, log: true, dots: true,
+        label: "Spread of the residual stream (log scale), input (0) and after each layer, " + where + "." }) +
+        "<figcaption>Spread (std) of the residual stream, on a log scale: the input (0), then after each layer.</figcaption>";
     }
     if (p.attention) {
       var labels = shown.map(function (l) { return "layer " + l.layer; });
@@ -240,16 +240,17 @@
   };
 
   function layersTable(point, L, where) {
-    var rows = [{ header: "input", cells: ["", "", "", point.input_spread, "", ""] }].concat(
+    var rows = [{ header: "input", cells: ["", "", "", "", point.input_spread, "", ""] }].concat(
       point.layers.slice(0, L).map(function (l) {
         return { header: String(l.layer), cells: [l.attention_input_spread, l.attention_update_spread, l.ffn_update_spread,
-          l.stream_spread, l.mean_row_max, l.gradient] };
+          l.ffn_share, l.stream_spread, l.mean_row_max, l.gradient] };
       }));
     return {
       className: "scalecore-encoder-layers",
       caption: "Layer by layer, " + where + ": the spread (std) of what the heads see, of what attention and the FFN " +
-        "add, and of the residual stream after the layer; the heads' mean row-max and gradient size.",
-      columns: ["Layer", "Heads see", "Attention adds", "FFN adds", "Stream", "Row-max", "Gradient"],
+        "add (and the FFN's share of what the layer adds), and of the residual stream after the layer; the heads' " +
+        "mean row-max and gradient size.",
+      columns: ["Layer", "Heads see", "Attention adds", "FFN adds", "FFN share", "Stream", "Row-max", "Gradient"],
       rows: rows,
     };
   }
