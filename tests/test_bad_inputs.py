@@ -237,7 +237,7 @@ def block_bad_yaml(folder):
 def block_unknown_kind(folder):
     lesson(folder, "/// scale-guards | The guards", "/// scale-gaurds | The guards")
     return [BLOCK_PAGE, "scalecore: docs/lesson.md:5: unknown block kind 'scale-gaurds' (did you mean "
-                        "'scale-guards'?); the kinds are: console, scale-guards, self-check, softmax, variance"]
+                        "'scale-guards'?); the kinds are: console, encoder, multihead, scale-guards, self-check, softmax, variance"]
 
 
 def block_unclosed(folder):
@@ -296,7 +296,7 @@ def quote_unknown_path(folder):
 def block_stray_closing_line(folder):
     lesson(folder, "Without the guards:", "Without the guards:\n\n///")
     return [BLOCK_PAGE, "scalecore: docs/lesson.md:13: stray '///': no block is open, so there is nothing to "
-                        "close; a block opens with '/// <kind>' (the kinds are: console, scale-guards, self-check, "
+                        "close; a block opens with '/// <kind>' (the kinds are: console, encoder, multihead, scale-guards, self-check, "
                         "softmax, variance)"]
 
 

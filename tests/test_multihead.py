@@ -263,10 +263,15 @@ def test_the_combination_holds_every_head_and_its_summary(tiny_site, heads):
         assert math.isclose(shown["spread"]["sqrt_d_model"], head.raw_spread / math.sqrt(D_MODEL))
     row_max = [shown["measures"]["mean_row_max"] for shown in point["per_head"]]
     summary = point["summary"]
-    assert set(summary) == {"mean_row_max", "lowest_row_max", "highest_row_max", "saturated_heads", "gradient"}
+    assert set(summary) == {"mean_row_max", "lowest_row_max", "highest_row_max", "saturated_heads", "gradient",
+                            "agreement"}
     assert math.isclose(summary["mean_row_max"], sum(row_max) / heads, rel_tol=1e-12)
     assert (summary["lowest_row_max"], summary["highest_row_max"]) == (min(row_max), max(row_max))
     assert summary["saturated_heads"] == sum(1 for r in row_max if r > 0.9)
+    favourites = [[row.index(max(row)) for row in shown["weights"]] for shown in point["per_head"]]
+    pairs = [(a, b) for i, a in enumerate(favourites) for b in favourites[i + 1:]]
+    agreeing = sum(x == y for a, b in pairs for x, y in zip(a, b))
+    assert summary["agreement"] == (agreeing / (len(pairs) * len(tokens)) if pairs else 1.0)
     T = len(tokens)
     assert point["shapes"] == {"x": [T, D_MODEL], "q_i": [T, d_k], "scores_i": [T, T], "concat": [T, D_MODEL],
                                "w_o": [D_MODEL, D_MODEL], "output": [T, D_MODEL]}

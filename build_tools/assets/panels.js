@@ -292,39 +292,53 @@
 
   /* "Compute live": a disclosure button over a form of labelled fields, built when first opened
      (over http; from file:// it says how to serve the site instead), with the runtime's progress,
-     a message line and a "Show baked data" button. spec.fields: [{label, input}]; spec.submit(ui)
-     is called on submit and returns a promise (the run button is disabled until it settles);
-     spec.back() runs when the reader returns to the baked data. */
+     a message line and a "Show baked data" button. On submit, spec.points() gives the points to
+     compute (it may throw an Error that says what is wrong with the input), the kind's compute
+     function runs on them in Python (one request), and spec.done(results) shows them; the time
+     is kept in scalecoreTimings.lastRecomputeMs. spec.back() returns to the baked data. */
   function liveForm(root, spec) {
     var message = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
     var progress = progressView();
-    var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, spec.runLabel || "Compute live");
+    var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, "Compute live");
     var back = el("button", { type: "button", class: "scalecore-button", hidden: true }, "Show baked data");
     var fields = spec.fields.map(function (field) {
       field.input.id = field.input.id || nextId("scalecore-input");
       return el("div", { class: "scalecore-field" }, [el("label", { for: field.input.id }, field.label), field.input]);
     });
-    var ui = {
-      progress: progress.update,
-      say: function (text, error) {
-        message.textContent = text;
-        message.className = "scalecore-live__message" + (error ? " scalecore-live__message--error" : "");
-      },
-      computed: function () { back.hidden = false; },
-    };
+    function say(text, error) {
+      message.textContent = text;
+      message.className = "scalecore-live__message" + (error ? " scalecore-live__message--error" : "");
+    }
     var form = el("form", { class: "scalecore-live__form", novalidate: true }, [fields[0],
       el("div", { class: "scalecore-live__row" }, fields.slice(1).concat([run, back])), progress.node, message]);
     back.addEventListener("click", function () {
       back.hidden = true;
-      ui.say("Showing the baked data again.");
+      say("Showing the baked data again.");
       spec.back();
     });
     form.addEventListener("submit", function (event) {
       event.preventDefault();
+      var started = performance.now();
       run.disabled = true;
-      Promise.resolve().then(function () { return spec.submit(ui); })
-        .catch(function (error) { ui.say(error && error.message ? error.message : String(error), true); })
-        .then(function () { run.disabled = false; });
+      Promise.resolve().then(function () {
+        var points = spec.points();
+        say("Computing " + spec.what + " in Python\u2026");
+        return manifestOf(root)
+          .then(function (manifest) {
+            return live().then(function (module) { return module.client(manifest, { onProgress: progress.update }); });
+          })
+          .then(function (client) { return client.compute(spec.kind, points); });
+      }).then(function (results) {
+        spec.done(results);
+        back.hidden = false;
+        timings.lastRecomputeMs = performance.now() - started;
+        say("Live: " + spec.what + " computed in your browser in " + Math.round(timings.lastRecomputeMs) +
+          " ms. The switches now show these results.");
+      }).catch(function (error) {
+        say(error && error.message ? error.message : String(error), true);
+      }).then(function () {
+        run.disabled = false;
+      });
     });
     var box = el("div", { class: "scalecore-live__panel", id: nextId("scalecore-live"), hidden: true });
     var open = el("button", { type: "button", class: "scalecore-button scalecore-live__open", "aria-expanded": "false",
@@ -336,6 +350,39 @@
       if (opening && !box.firstChild) box.appendChild(isHttp() ? form : needsHttp("Live mode", root));
     });
     return el("div", { class: "scalecore-live" }, [open, box]);
+  }
+
+  /* A corpus's title from the manifest (its name when the manifest is missing or lacks it). */
+  function corpusTitle(manifest, name) {
+    var corpora = (manifest && manifest.data.corpora) || [];
+    for (var i = 0; i < corpora.length; i++) if (corpora[i].name === name) return corpora[i].title;
+    return name;
+  }
+
+  /* The corpus and seed pickers of a panel whose points have those axes: spec.corpora (the
+     panel's), spec.corpus and spec.seed (the current), spec.manifest, spec.showCorpus and
+     spec.showSeed; spec.choose(corpus, seed) is called on a change. Returns the fields. */
+  function corpusSeedPickers(spec) {
+    var fields = [];
+    if (spec.showCorpus && spec.corpora.length > 1) {
+      fields.push(labelledSelect("Corpus", spec.corpora.map(function (name) {
+        return { value: name, label: corpusTitle(spec.manifest, name) + " (" + name + ")" };
+      }), spec.corpus, function (value) { spec.choose(value, null); }).field);
+    }
+    var seeds = spec.manifest ? spec.manifest.data.seeds : [];
+    if (spec.showSeed && seeds.length > 1) {
+      fields.push(labelledSelect("Seed", seeds.map(function (s) { return { value: s, label: String(s) }; }),
+        spec.seed, function (value) { spec.choose(null, Number(value)); }).field);
+    }
+    return fields;
+  }
+
+  /* The data of one group of a kind's points (kind/group in scalecoreData), its data.js located
+     through the manifest and loaded once. */
+  function loadGroup(manifest, kind, group) {
+    var own = manifest && manifest.data.kinds[kind];
+    var entry = own && own.scripts[group];
+    return ensureData(kind + "/" + group, entry ? resolveUrl(manifest, entry.url) : null);
   }
 
   /* A whole number from low to high typed in an input, or an Error that says so. */
@@ -403,6 +450,7 @@
     resolveUrl: resolveUrl, announcer: announcer, controls: controls, toggle: toggle,
     labelledSelect: labelledSelect, needsHttp: needsHttp, live: live, progressView: progressView,
     showError: showError, clearError: clearError, liveForm: liveForm, wholeNumber: wholeNumber,
+    corpusTitle: corpusTitle, corpusSeedPickers: corpusSeedPickers, loadGroup: loadGroup,
   };
   S.hydrate = hydrateAll;
   S.timings = timings;

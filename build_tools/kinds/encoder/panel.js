@@ -46,19 +46,12 @@
     var self = this;
     return u.manifestOf(this.root).catch(function () { return null; }).then(function (manifest) {
       self.manifest = manifest;
-      self.seeds = manifest ? manifest.data.seeds : [self.seed];
       return u.panelData(self.root, self.key(self.corpus, self.seed));
     }).then(function (unit) {
       self.deepest = unit[self.norm].layers.length;
       self.build();
       self.render(null);
     });
-  };
-
-  Panel.prototype.corpusTitle = function (name) {
-    var m = this.manifest && this.manifest.data;
-    var found = m && m.corpora.filter(function (c) { return c.name === name; })[0];
-    return found ? found.title : name;
   };
 
   /* ------------------------------------------------------------------ the controls */
@@ -86,17 +79,10 @@
       }).select;
       pickers.appendChild(this.layerSelect.parentNode);
     }
-    if (this.show.corpus && this.o.corpus.length > 1) {
-      this.corpusSelect = u.labelledSelect("Corpus", this.o.corpus.map(function (name) {
-        return { value: name, label: self.corpusTitle(name) + " (" + name + ")" };
-      }), this.corpus, function (value) { self.choose(value, self.seed); }).select;
-      pickers.appendChild(this.corpusSelect.parentNode);
-    }
-    if (this.show.seed && this.seeds.length > 1) {
-      this.seedSelect = u.labelledSelect("Seed", this.seeds.map(function (s) { return { value: s, label: String(s) }; }),
-        this.seed, function (value) { self.choose(self.corpus, Number(value)); }).select;
-      pickers.appendChild(this.seedSelect.parentNode);
-    }
+    u.corpusSeedPickers({ manifest: this.manifest, corpora: this.o.corpus, corpus: this.corpus, seed: this.seed,
+      showCorpus: this.show.corpus, showSeed: this.show.seed,
+      choose: function (corpus, seed) { self.choose(corpus || self.corpus, seed === null ? self.seed : seed); },
+    }).forEach(function (field) { pickers.appendChild(field); });
     this.status = el("span", { class: "scalecore-status", role: "status" });
     pickers.appendChild(this.status);
     box.appendChild(pickers);
@@ -141,14 +127,12 @@
     var self = this;
     var clicked = performance.now();
     var key = this.key(corpus, seed);
-    var own = this.manifest && this.manifest.data.kinds[KIND];
-    var entry = own && own.scripts[corpus + "/" + seed];
     if (!globalThis.scalecoreData[key]) {
       this.status.textContent = "Loading\u2026";
       this.view.setAttribute("aria-busy", "true");
     }
     this.request = key;
-    return u.ensureData(key, entry ? u.resolveUrl(this.manifest, entry.url) : null).then(function () {
+    return u.loadGroup(this.manifest, KIND, corpus + "/" + seed).then(function () {
       if (self.request !== key) return;
       self.corpus = corpus;
       self.seed = seed;
@@ -175,7 +159,7 @@
     var L = this.layers;
     var shown = point.layers.slice(0, L);
     var what = NORMS.filter(function (n) { return n.value === point.norm; })[0].what;
-    var where = this.corpusTitle(point.corpus) + " (" + point.corpus + "), seed " + point.seed + ", " + what +
+    var where = u.corpusTitle(this.manifest, point.corpus) + " (" + point.corpus + "), seed " + point.seed + ", " + what +
       (this.live ? ", computed live" : "");
     this.root.setAttribute("data-scalecore-source", this.live ? "live" : "baked");
     this.root.setAttribute("data-encoder-norm", point.norm);
@@ -263,34 +247,29 @@
       autocomplete: "off", value: (this.manifest && this.manifest.data.sentence) || "" });
     var seed = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1,
       value: this.seed, inputmode: "numeric" });
-    return u.liveForm(this.root, {
+    var form = {
+      kind: KIND,
+      what: "the three placements of " + this.deepest + " layers",
       fields: [{ label: "Sentence", input: sentence }, { label: "Seed", input: seed }],
       back: function () { self.live = null; self.render(performance.now()); },
-      submit: function (ui) {
+      // The function that baked every stack, once per placement (in one request).
+      points: function () {
         var chosen = u.wholeNumber(seed, 0, MAX_SEED, "The seed");
         if (!self.manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
-        var started = performance.now();
-        var m = self.manifest.data;
         var baked = globalThis.scalecoreData[self.key(self.corpus, self.seed)][self.norm];
-        ui.say("Computing the three placements of " + self.deepest + " layers in Python\u2026");
-        var points = NORMS.map(function (norm) {
+        return NORMS.map(function (norm) {
           return { corpus: self.corpus, seed: chosen, norm: norm.value, heads: baked.heads, layers: self.deepest,
             sentence: sentence.value };
         });
-        return u.live().then(function (live) { return live.client(self.manifest, { onProgress: ui.progress }); })
-          .then(function (client) { return client.compute(KIND, points); })
-          .then(function (results) {
-            var byNorm = {};
-            results.forEach(function (r) { byNorm[r.norm] = r; });
-            self.live = { results: byNorm };
-            ui.computed();
-            self.render(started);
-            S.timings.lastRecomputeMs = performance.now() - started;
-            ui.say("Live: three stacks of " + self.deepest + " layers computed in your browser in " +
-              Math.round(S.timings.lastRecomputeMs) + " ms. The switches now show these results.");
-          });
       },
-    });
+      done: function (results) {
+        var byNorm = {};
+        results.forEach(function (r) { byNorm[r.norm] = r; });
+        self.live = { results: byNorm };
+        self.render(performance.now());
+      },
+    };
+    return u.liveForm(this.root, form);
   };
 
   S.kinds[KIND] = {

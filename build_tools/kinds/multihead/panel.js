@@ -95,17 +95,10 @@
       }).select;
       pickers.appendChild(this.headSelect.parentNode);
     }
-    if (this.show.corpus && this.o.corpus.length > 1) {
-      this.corpusSelect = u.labelledSelect("Corpus", this.o.corpus.map(function (name) {
-        return { value: name, label: self.corpusTitle(name) + " (" + name + ")" };
-      }), this.corpus, function (value) { self.choose(value, self.seed, self.heads); }).select;
-      pickers.appendChild(this.corpusSelect.parentNode);
-    }
-    if (this.show.seed && this.seeds.length > 1) {
-      this.seedSelect = u.labelledSelect("Seed", this.seeds.map(function (s) { return { value: s, label: String(s) }; }),
-        this.seed, function (value) { self.choose(self.corpus, Number(value), self.heads); }).select;
-      pickers.appendChild(this.seedSelect.parentNode);
-    }
+    u.corpusSeedPickers({ manifest: this.manifest, corpora: this.o.corpus, corpus: this.corpus, seed: this.seed,
+      showCorpus: this.show.corpus, showSeed: this.show.seed,
+      choose: function (corpus, seed) { self.choose(corpus || self.corpus, seed === null ? self.seed : seed, self.heads); },
+    }).forEach(function (field) { pickers.appendChild(field); });
     this.status = el("span", { class: "scalecore-status", role: "status" });
     pickers.appendChild(this.status);
     box.appendChild(pickers);
@@ -152,25 +145,17 @@
     return m ? m.settings.d_model : 32;
   };
 
-  Panel.prototype.corpusTitle = function (name) {
-    var m = this.manifest && this.manifest.data;
-    var found = m && m.corpora.filter(function (c) { return c.name === name; })[0];
-    return found ? found.title : name;
-  };
-
   /* Another corpus, seed or number of heads: its data.js, through the manifest, loaded once. */
   Panel.prototype.choose = function (corpus, seed, heads) {
     var self = this;
     var clicked = performance.now();
     var key = this.key(corpus, seed, heads);
-    var own = this.manifest && this.manifest.data.kinds[KIND];
-    var entry = own && own.scripts[corpus + "/" + seed + "/" + heads];
     if (!globalThis.scalecoreData[key]) {
       this.status.textContent = "Loading\u2026";
       this.view.setAttribute("aria-busy", "true");
     }
     this.request = key;
-    return u.ensureData(key, entry ? u.resolveUrl(this.manifest, entry.url) : null).then(function () {
+    return u.loadGroup(this.manifest, KIND, corpus + "/" + seed + "/" + heads).then(function () {
       if (self.request !== key) return;
       self.corpus = corpus;
       self.seed = seed;
@@ -204,7 +189,7 @@
     var point = this.current();
     if (!point) return;
     var self = this;
-    var where = this.corpusTitle(point.corpus) + " (" + point.corpus + "), seed " + point.seed + ", guards " + point.guards +
+    var where = u.corpusTitle(this.manifest, point.corpus) + " (" + point.corpus + "), seed " + point.seed + ", guards " + point.guards +
       (this.live ? ", computed live" : "");
     this.root.setAttribute("data-scalecore-source", this.live ? "live" : "baked");
     this.root.setAttribute("data-scalecore-guards", point.guards);
@@ -221,6 +206,7 @@
         }));
       }
       this.headSelect.value = String(this.head);
+      this.headSelect.parentNode.hidden = choices.length < 2; // one head: nothing to pick
     }
     if (this.maps) this.paintMaps(point, where);
     var picked = point.per_head[this.head - 1];
@@ -246,22 +232,22 @@
     self.root.setAttribute("data-multihead-head", String(this.head));
   };
 
-  /* One heatmap per head (the shared view); the picked head is outlined, a click picks another. */
+  /* One heatmap per head (the shared view), each with a button under it that picks the head to
+     read; the picked head is outlined. */
   Panel.prototype.paintMaps = function (point, where) {
     var self = this;
     var small = point.heads > 2;
-    if (this.mapKey !== point.heads + "\u0000" + point.tokens.join(" ")) {
+    var key = point.heads + "\u0000" + point.tokens.join(" ");
+    if (this.mapKey !== key) {
       this.maps.replaceChildren();
       this.mapNodes = point.per_head.map(function (_, i) {
-        var button = el("button", { type: "button", class: "multihead-map", "aria-pressed": "false" });
-        button.addEventListener("click", function () {
-          self.pick(i + 1);
-          if (self.headSelect) self.headSelect.value = String(i + 1);
-        });
-        self.maps.appendChild(button);
-        return button;
+        var button = el("button", { type: "button", class: "scalecore-button multihead-map__pick", "aria-pressed": "false" });
+        button.addEventListener("click", function () { self.pick(i + 1); });
+        var figure = el("figure", { class: "scalecore-figure multihead-map" }, [el("div"), el("figcaption", null, button)]);
+        self.maps.appendChild(figure);
+        return { figure: figure, button: button };
       });
-      this.mapKey = point.heads + "\u0000" + point.tokens.join(" ");
+      this.mapKey = key;
       this.mapSvgs = [];
     }
     this.maps.setAttribute("data-heads", String(point.heads));
@@ -272,12 +258,12 @@
       if (self.mapSvgs[i]) {
         V.repaintHeatmap(self.mapSvgs[i], spec);
       } else {
-        node.innerHTML = V.heatmap(spec) + '<span class="multihead-map__label"></span>';
-        self.mapSvgs[i] = node.firstChild;
+        node.figure.firstChild.innerHTML = V.heatmap(spec);
+        self.mapSvgs[i] = node.figure.firstChild.firstChild;
       }
-      node.lastChild.textContent = "Head " + (i + 1) + ": row-max " + head.measures.mean_row_max.toFixed(2);
-      node.setAttribute("aria-pressed", i + 1 === self.head ? "true" : "false");
-      node.setAttribute("aria-label", "Read head " + (i + 1) + " (mean row-max " + head.measures.mean_row_max.toFixed(2) + ")");
+      node.button.textContent = "Head " + (i + 1) + ": row-max " + head.measures.mean_row_max.toFixed(2);
+      node.button.setAttribute("aria-pressed", i + 1 === self.head ? "true" : "false");
+      node.figure.classList.toggle("multihead-map--picked", i + 1 === self.head);
     });
   };
 
@@ -315,33 +301,27 @@
       autocomplete: "off", value: (this.manifest && this.manifest.data.sentence) || "" });
     var seed = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1,
       value: this.seed, inputmode: "numeric" });
-    return u.liveForm(this.root, {
+    var form = {
+      kind: KIND,
       fields: [{ label: "Sentence", input: sentence }, { label: "Seed", input: seed }],
       back: function () { self.live = null; self.render(performance.now()); },
-      submit: function (ui) {
+      // The function that baked every combination, once per guard set (in one request).
+      points: function () {
         var chosen = u.wholeNumber(seed, 0, MAX_SEED, "The seed");
         if (!self.manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
-        var started = performance.now();
-        var m = self.manifest.data;
-        ui.say("Computing the 8 guard sets of " + self.heads + " heads in Python\u2026");
-        // The function that baked every combination, once per guard set (in one request).
-        var points = m.kinds[KIND].axes.guards.map(function (guards) {
+        form.what = "the 8 guard sets of " + self.heads + " heads";
+        return self.manifest.data.kinds[KIND].axes.guards.map(function (guards) {
           return { corpus: self.corpus, seed: chosen, heads: self.heads, guards: guards, sentence: sentence.value };
         });
-        return u.live().then(function (live) { return live.client(self.manifest, { onProgress: ui.progress }); })
-          .then(function (client) { return client.compute(KIND, points); })
-          .then(function (results) {
-            var byGuards = {};
-            results.forEach(function (r) { byGuards[r.guards] = r; });
-            self.live = { results: byGuards };
-            ui.computed();
-            self.render(started);
-            S.timings.lastRecomputeMs = performance.now() - started;
-            ui.say("Live: the 8 guard sets of " + self.heads + " heads computed in your browser in " +
-              Math.round(S.timings.lastRecomputeMs) + " ms. The switches now show these results.");
-          });
       },
-    });
+      done: function (results) {
+        var byGuards = {};
+        results.forEach(function (r) { byGuards[r.guards] = r; });
+        self.live = { results: byGuards };
+        self.render(performance.now());
+      },
+    };
+    return u.liveForm(this.root, form);
   };
 
   S.kinds[KIND] = {
