@@ -27,8 +27,10 @@ from pathlib import Path
 from typing import ClassVar
 
 from mkdocs.config import base
+from mkdocs.config import config_options as c
 
-from build_tools.blocks.base import PanelOptions
+from build_tools.blocks.base import OptionError, PanelOptions
+from build_tools.blocks.options import Integer, ListOf, Text, listing, suggestion
 
 
 @dataclass(frozen=True)
@@ -140,3 +142,31 @@ class Kind:
 
     def canonical_json(self, options: PanelOptions) -> str:
         return json.dumps(self.canonical(options), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+# ------------------------------------------------------------------ options many kinds share
+
+
+def corpus_option():
+    """One corpus or a list (the reader switches among them); default: every baked corpus."""
+    return c.Optional(ListOf(Text("a corpus name"), min_items=1, single=True, example="[demo, kjv]"))
+
+
+def seed_option():
+    """The initial seed; default: the first baked seed."""
+    return c.Optional(Integer(low=0))
+
+
+def check_corpus_and_seed(options, site: Site) -> None:
+    """Fill the defaults of ``corpus`` and ``seed`` from what was baked, and name a value that
+    was not baked with the ones that were."""
+    if options["corpus"] is None:
+        options["corpus"] = list(site.corpora)
+    for corpus in options["corpus"]:
+        if corpus not in site.corpora:
+            raise OptionError("corpus", f"{corpus!r} is not a baked corpus{suggestion(corpus, site.corpora)}; "
+                                        f"the baked corpora are: {listing(site.corpora)}")
+    if options["seed"] is None:
+        options["seed"] = site.seeds[0]
+    elif options["seed"] not in site.seeds:
+        raise OptionError("seed", f"{options['seed']} is not a baked seed; the baked seeds are: {listing(site.seeds)}")

@@ -11,9 +11,9 @@ shallower stack is the first layers of a deeper one); live mode calls it for any
 from mkdocs.config import config_options as c
 
 from build_tools.blocks.base import OptionError, PanelOptions
-from build_tools.blocks.options import Integer, ListOf, OneOf, Text, listing, suggestion
+from build_tools.blocks.options import Integer, ListOf, OneOf
 from build_tools.config import Bounded
-from build_tools.kind import Grid, Kind, KindSettings
+from build_tools.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.encoder import MAX_LAYERS, NORMS
 from scalecore.multihead import head_width
 
@@ -64,8 +64,8 @@ class Encoder(Kind):
         layers = Bounded(1, MAX_LAYERS, default=6)
 
     class Options(PanelOptions):
-        corpus = c.Optional(ListOf(Text("a corpus name"), min_items=1, single=True, example="[demo, kjv]"))
-        seed = c.Optional(Integer(low=0))
+        corpus = corpus_option()
+        seed = seed_option()
         # Where LayerNorm goes first: none, post or pre.
         norm = OneOf(NORMS, default="post")
         # How many layers are stacked first (1 to the baked depth).
@@ -103,16 +103,7 @@ class Encoder(Kind):
         return tree
 
     def check(self, options, site):
-        if options["corpus"] is None:
-            options["corpus"] = list(site.corpora)
-        for corpus in options["corpus"]:
-            if corpus not in site.corpora:
-                raise OptionError("corpus", f"{corpus!r} is not a baked corpus{suggestion(corpus, site.corpora)}; "
-                                            f"the baked corpora are: {listing(site.corpora)}")
-        if options["seed"] is None:
-            options["seed"] = site.seeds[0]
-        elif options["seed"] not in site.seeds:
-            raise OptionError("seed", f"{options['seed']} is not a baked seed; the baked seeds are: {listing(site.seeds)}")
+        check_corpus_and_seed(options, site)
         deepest = site.options["layers"]
         if options["layers"] is None:
             options["layers"] = deepest

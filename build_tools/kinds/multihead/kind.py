@@ -13,8 +13,8 @@ import json
 from mkdocs.config import config_options as c
 
 from build_tools.blocks.base import OptionError, PanelOptions
-from build_tools.blocks.options import Integer, ListOf, OneOf, Text, listing, suggestion
-from build_tools.kind import Grid, Kind, KindSettings
+from build_tools.blocks.options import Integer, ListOf, OneOf, Text, listing
+from build_tools.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 from scalecore.multihead import head_width
 
@@ -79,9 +79,9 @@ class Multihead(Kind):
 
     class Options(PanelOptions):
         # One corpus or a list (the reader switches among them); default: every baked corpus.
-        corpus = c.Optional(ListOf(Text("a corpus name"), min_items=1, single=True, example="[demo, kjv]"))
+        corpus = corpus_option()
         # The initial seed; default: the first baked seed.
-        seed = c.Optional(Integer(low=0))
+        seed = seed_option()
         # The initial number of heads, one of the baked ones.
         heads = Integer(low=1, default=4)
         # The head read closely first (1 = the first head).
@@ -130,16 +130,7 @@ class Multihead(Kind):
         return tree
 
     def check(self, options, site):
-        if options["corpus"] is None:
-            options["corpus"] = list(site.corpora)
-        for corpus in options["corpus"]:
-            if corpus not in site.corpora:
-                raise OptionError("corpus", f"{corpus!r} is not a baked corpus{suggestion(corpus, site.corpora)}; "
-                                            f"the baked corpora are: {listing(site.corpora)}")
-        if options["seed"] is None:
-            options["seed"] = site.seeds[0]
-        elif options["seed"] not in site.seeds:
-            raise OptionError("seed", f"{options['seed']} is not a baked seed; the baked seeds are: {listing(site.seeds)}")
+        check_corpus_and_seed(options, site)
         if options["heads"] not in site.options["heads"]:
             raise OptionError("heads", f"{options['heads']} is not a baked number of heads; the baked ones are: "
                                        f"{listing(site.options['heads'])}")

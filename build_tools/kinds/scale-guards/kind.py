@@ -11,9 +11,9 @@ import json
 from mkdocs.config import config_options as c
 from mkdocs.config.base import ValidationError
 
-from build_tools.blocks.base import OptionError, PanelOptions
-from build_tools.blocks.options import Integer, ListOf, OneOf, Text, describe, listing, suggestion
-from build_tools.kind import Grid, Kind
+from build_tools.blocks.base import PanelOptions
+from build_tools.blocks.options import ListOf, OneOf, describe
+from build_tools.kind import Grid, Kind, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 
 SHOW = ("heatmap", "measures", "switches", "corpus", "seed", "table", "live")
@@ -59,9 +59,9 @@ class ScaleGuards(Kind):
 
     class Options(PanelOptions):
         # One corpus or a list (the reader switches among them); default: every baked corpus.
-        corpus = c.Optional(ListOf(Text("a corpus name"), min_items=1, single=True, example="[demo, kjv]"))
+        corpus = corpus_option()
         # The initial seed of the projections; default: the first baked seed.
-        seed = c.Optional(Integer(low=0))
+        seed = seed_option()
         # The initial guard set, in any order ('scale+init'); stored as 'init+scale'.
         guards = GuardSetText(default="init+scale")
         # What the panel shows.
@@ -99,17 +99,7 @@ class ScaleGuards(Kind):
         return tree
 
     def check(self, options, site):
-        if options["corpus"] is None:
-            options["corpus"] = list(site.corpora)
-        for corpus in options["corpus"]:
-            if corpus not in site.corpora:
-                raise OptionError("corpus", f"{corpus!r} is not a baked corpus{suggestion(corpus, site.corpora)}; "
-                                            f"the baked corpora are: {listing(site.corpora)}")
-        if options["seed"] is None:
-            options["seed"] = site.seeds[0]
-        elif options["seed"] not in site.seeds:
-            raise OptionError("seed", f"{options['seed']} is not a baked seed; the baked seeds are: "
-                                      f"{listing(site.seeds)}")
+        check_corpus_and_seed(options, site)
 
     def render(self, options, panel):
         site = panel.site
