@@ -21,6 +21,7 @@
 
   var SERVE_COMMAND = "python3 -m http.server -d site 8000";
   var SERVE_URL = "http://127.0.0.1:8000/";
+  var MAX_SEED = 4294967295; // random.Random takes any integer; the panels offer the 32-bit ones
 
   var S = (globalThis.scalecore = globalThis.scalecore || {});
   S.started = true;
@@ -385,6 +386,29 @@
     return ensureData(kind + "/" + group, entry ? resolveUrl(manifest, entry.url) : null);
   }
 
+  /* The fields most live forms ask for: a sentence (the site's, to start with) and a seed. Its
+     values() are {sentence, seed}, or an Error that says what is wrong with the seed. */
+  function sentenceSeedFields(manifest, seed) {
+    var sentence = el("input", { type: "text", class: "scalecore-input scalecore-input--wide", spellcheck: "false",
+      autocomplete: "off", value: (manifest && manifest.data.sentence) || "" });
+    var seedInput = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1,
+      value: seed, inputmode: "numeric" });
+    return {
+      fields: [{ label: "Sentence", input: sentence }, { label: "Seed", input: seedInput }],
+      values: function () {
+        if (!manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
+        return { sentence: sentence.value, seed: wholeNumber(seedInput, 0, MAX_SEED, "The seed") };
+      },
+    };
+  }
+
+  /* Results of one live request keyed by one of their fields ({guards: result, ...}). */
+  function byKey(results, key) {
+    var found = {};
+    results.forEach(function (result) { found[result[key]] = result; });
+    return found;
+  }
+
   /* A whole number from low to high typed in an input, or an Error that says so. */
   function wholeNumber(input, low, high, name) {
     var text = input.value.trim();
@@ -451,6 +475,7 @@
     labelledSelect: labelledSelect, needsHttp: needsHttp, live: live, progressView: progressView,
     showError: showError, clearError: clearError, liveForm: liveForm, wholeNumber: wholeNumber,
     corpusTitle: corpusTitle, corpusSeedPickers: corpusSeedPickers, loadGroup: loadGroup,
+    sentenceSeedFields: sentenceSeedFields, byKey: byKey,
   };
   S.hydrate = hydrateAll;
   S.timings = timings;

@@ -20,7 +20,6 @@
     { value: "post", label: "post-LN", what: "post-LN: LN(x + sublayer(x))" },
     { value: "pre", label: "pre-LN", what: "pre-LN: x + sublayer(LN(x))" },
   ];
-  var MAX_SEED = 4294967295;
 
   function Panel(root, options) {
     var self = this;
@@ -243,33 +242,26 @@
 
   Panel.prototype.buildLive = function () {
     var self = this;
-    var sentence = el("input", { type: "text", class: "scalecore-input scalecore-input--wide", spellcheck: "false",
-      autocomplete: "off", value: (this.manifest && this.manifest.data.sentence) || "" });
-    var seed = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1,
-      value: this.seed, inputmode: "numeric" });
-    var form = {
+    var inputs = u.sentenceSeedFields(this.manifest, this.seed);
+    return u.liveForm(this.root, {
       kind: KIND,
       what: "the three placements of " + this.deepest + " layers",
-      fields: [{ label: "Sentence", input: sentence }, { label: "Seed", input: seed }],
+      fields: inputs.fields,
       back: function () { self.live = null; self.render(performance.now()); },
       // The function that baked every stack, once per placement (in one request).
       points: function () {
-        var chosen = u.wholeNumber(seed, 0, MAX_SEED, "The seed");
-        if (!self.manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
-        var baked = globalThis.scalecoreData[self.key(self.corpus, self.seed)][self.norm];
+        var chosen = inputs.values();
+        var heads = globalThis.scalecoreData[self.key(self.corpus, self.seed)][self.norm].heads;
         return NORMS.map(function (norm) {
-          return { corpus: self.corpus, seed: chosen, norm: norm.value, heads: baked.heads, layers: self.deepest,
-            sentence: sentence.value };
+          return { corpus: self.corpus, seed: chosen.seed, norm: norm.value, heads: heads, layers: self.deepest,
+            sentence: chosen.sentence };
         });
       },
       done: function (results) {
-        var byNorm = {};
-        results.forEach(function (r) { byNorm[r.norm] = r; });
-        self.live = { results: byNorm };
+        self.live = { results: u.byKey(results, "norm") };
         self.render(performance.now());
       },
-    };
-    return u.liveForm(this.root, form);
+    });
   };
 
   S.kinds[KIND] = {

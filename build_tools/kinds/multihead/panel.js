@@ -20,7 +20,6 @@
     { name: "init", what: "weights at 1/\u221ad_model" },
     { name: "scale", what: "each head's scores \u00f7 \u221ad_k" },
   ];
-  var MAX_SEED = 4294967295;
 
   function guardSetName(flags) {
     var on = GUARDS.filter(function (g) { return flags[g.name]; }).map(function (g) { return g.name; });
@@ -297,27 +296,21 @@
 
   Panel.prototype.buildLive = function () {
     var self = this;
-    var sentence = el("input", { type: "text", class: "scalecore-input scalecore-input--wide", spellcheck: "false",
-      autocomplete: "off", value: (this.manifest && this.manifest.data.sentence) || "" });
-    var seed = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1,
-      value: this.seed, inputmode: "numeric" });
+    var inputs = u.sentenceSeedFields(this.manifest, this.seed);
     var form = {
       kind: KIND,
-      fields: [{ label: "Sentence", input: sentence }, { label: "Seed", input: seed }],
+      fields: inputs.fields,
       back: function () { self.live = null; self.render(performance.now()); },
       // The function that baked every combination, once per guard set (in one request).
       points: function () {
-        var chosen = u.wholeNumber(seed, 0, MAX_SEED, "The seed");
-        if (!self.manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
+        var chosen = inputs.values();
         form.what = "the 8 guard sets of " + self.heads + " heads";
         return self.manifest.data.kinds[KIND].axes.guards.map(function (guards) {
-          return { corpus: self.corpus, seed: chosen, heads: self.heads, guards: guards, sentence: sentence.value };
+          return { corpus: self.corpus, seed: chosen.seed, heads: self.heads, guards: guards, sentence: chosen.sentence };
         });
       },
       done: function (results) {
-        var byGuards = {};
-        results.forEach(function (r) { byGuards[r.guards] = r; });
-        self.live = { results: byGuards };
+        self.live = { results: u.byKey(results, "guards") };
         self.render(performance.now());
       },
     };
