@@ -1,4 +1,5 @@
-"""Front-end files the site serves itself: our panel scripts and styles, and KaTeX for math.
+"""Front-end files the site serves itself: our panel scripts and styles, and KaTeX's stylesheet
+and fonts for math (typeset at build time by build_tools/formulas.py: no math script ships).
 
 Everything comes from this repository or from npm packages pinned in build_tools/package-lock.json
 and is copied into the site, so a page makes no request to another host (and works offline).
@@ -12,10 +13,9 @@ NODE_MODULES = Path(__file__).parent / "node_modules"  # npm ci --prefix build_t
 OWN = Path(__file__).parent / "assets"  # panels: plain JS modules and CSS
 OWN_SITE = "assets/scalecore"
 KATEX_SITE = "assets/katex"
-KATEX_FILES = ("katex.min.js", "katex.min.css", "contrib/auto-render.min.js")
-CSS = (f"{KATEX_SITE}/katex.min.css", f"{OWN_SITE}/scalecore.css")
-SCRIPTS = (f"{KATEX_SITE}/katex.min.js", f"{KATEX_SITE}/contrib/auto-render.min.js", f"{OWN_SITE}/math.js",
-           f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
+KATEX_CSS = f"{KATEX_SITE}/katex.min.css"
+CSS = (f"{OWN_SITE}/scalecore.css",)
+SCRIPTS = (f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
 
 
 def katex_folder(root: Path | None = None) -> Path:
@@ -23,25 +23,30 @@ def katex_folder(root: Path | None = None) -> Path:
     return NODE_MODULES / "katex" / "dist"
 
 
-def collect(root: Path, math: bool = True) -> dict[str, Path]:
-    """Site path -> source file. KaTeX ships its fonts in three formats; woff2 is enough for every
-    browser we support, and it is the first the stylesheet lists, so the others are never asked."""
+def collect(root: Path, katex_styles: bool = True) -> dict[str, Path]:
+    """Site path -> source file. KaTeX's HTML output needs its stylesheet and fonts (MathML output
+    needs neither). KaTeX ships its fonts in three formats; woff2 is enough for every browser we
+    support, and it is the first the stylesheet lists, so the others are never asked."""
     files = {f"{OWN_SITE}/{path.relative_to(OWN).as_posix()}": path
              for path in sorted(OWN.rglob("*")) if path.is_file() and not path.name.startswith(".")}
     katex = katex_folder(root)
-    if math and katex.is_dir():
-        files.update({f"{KATEX_SITE}/{name}": katex / name for name in KATEX_FILES})
+    if katex_styles and katex.is_dir():
+        files[KATEX_CSS] = katex / "katex.min.css"
         files.update({f"{KATEX_SITE}/fonts/{font.name}": font for font in sorted((katex / "fonts").glob("*.woff2"))})
     return files
 
 
-def register(config, root: Path) -> None:
+def uses_math(config) -> bool:
+    return "pymdownx.arithmatex" in config.markdown_extensions
+
+
+def register(config, root: Path, katex_styles: bool) -> None:
     """Add our styles and scripts to every page (once, even if on_config runs again on serve).
 
-    Math is typeset by KaTeX, copied from its npm package: a site that uses math
-    (pymdownx.arithmatex) without the package would show raw TeX, so that is an error.
+    Math is typeset at build time by KaTeX from its npm package: a site that uses math
+    (pymdownx.arithmatex) without the package cannot be built, so that is an error.
     """
-    math = "pymdownx.arithmatex" in config.markdown_extensions
+    math = uses_math(config)
     katex = math and katex_folder(root).is_dir()
     if math and not katex:
         raise PluginError(
@@ -49,10 +54,10 @@ def register(config, root: Path) -> None:
             "so every formula would show as raw TeX. Fix: run 'npm ci --prefix build_tools' "
             "(bash build_tools/dev.sh build does it)."
         )
-    for css in CSS if katex else CSS[1:]:
+    for css in ((KATEX_CSS,) if katex and katex_styles else ()) + CSS:
         if css not in config.extra_css:
             config.extra_css.append(css)
     present = [str(script) for script in config.extra_javascript]
-    for script in SCRIPTS if katex else SCRIPTS[2:]:
+    for script in SCRIPTS:
         if script not in present:
             config.extra_javascript.append(script)

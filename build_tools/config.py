@@ -64,6 +64,9 @@ class ScalecoreConfig(base.Config):
     bake_budget_megabytes = c.Type((int, float), default=200)
     # Ship the self-hosted Pyodide and the core wheel for live mode and the console.
     live = c.Type(bool, default=True)
+    # How the build typesets math: 'html' (KaTeX's look, with MathML for screen readers) or
+    # 'mathml' (MathML alone, drawn natively by the browser: a fraction of the DOM).
+    math = c.Choice(("html", "mathml"), default="html")
 
     def validate(self):
         """MkDocs' checks, then ours; every message names mkdocs.yml, the line and the fix."""

@@ -21,7 +21,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, disk, registry, runtime, site_kinds, views
+from build_tools import assets, bake, disk, formulas, registry, runtime, site_kinds, views
 from build_tools.cache import template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
@@ -31,6 +31,7 @@ from build_tools.kind import Site
 from build_tools.module_meta import check_module_meta, check_section_meta
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, build_manifest
 from build_tools.site_swap import StagedSite, WarningCounter
+from build_tools.node import NodeError
 from scalecore.corpus import CorpusError
 from scalecore.embeddings import cached_embeddings
 from scalecore.experiment import sentence_tokens
@@ -79,7 +80,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.kind_settings = site_kinds.settings(self.kinds, self.config.kinds, self.config.where)
         except (registry.KindError, ValueError) as error:
             raise PluginError(f"scalecore: {error}") from None
-        assets.register(config, self.root)
+        assets.register(config, self.root, katex_styles=self.config.math == "html")
+        self.typesetter = formulas.Typesetter(self.config.math, self.cache / "math.json", log) \
+            if assets.uses_math(config) else None
         use_template_cache(self.cache / "templates")
         views.use_cache(self.cache / "views.json", log)
         if self.command == "build" and not self.staged:
@@ -119,7 +122,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.tables_files = self._embedding_tables()
         self.files = self._bake(config)
         self.files.update(self.tables_files)
-        self.files.update(assets.collect(self.root, "pymdownx.arithmatex" in config.markdown_extensions))
+        self.files.update(assets.collect(self.root, assets.uses_math(config) and self.config.math == "html"))
         live = runtime.collect(self.root, self.cache, self.packages) if self.config.live else runtime.Runtime({}, {})
         self.files.update(live.files)
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
@@ -259,10 +262,22 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         except (BlockError, QuoteError) as error:
             raise PluginError(f"scalecore: {error}") from None
 
+    def on_page_content(self, html, page, config, files):
+        """Typeset the page's math now, so that no math script runs in the reader's browser."""
+        if not self.config.enabled or self.typesetter is None or "arithmatex" not in html:
+            return html
+        source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
+        try:
+            return self.typesetter.page(html, f"{Path(config.docs_dir).name}/{page.file.src_uri}", source)
+        except (formulas.MathError, NodeError) as error:
+            raise PluginError(f"scalecore: {error}") from None
+
     def on_post_build(self, config):
         if config.strict and self.warnings.count:
             return  # MkDocs aborts this build: the site and the cache stay as they were
         views.save_cache()
+        if self.typesetter is not None:
+            self.typesetter.save()
         try:
             for site_path, text in sorted(self.figures.items()):
                 target = Path(config.site_dir) / site_path

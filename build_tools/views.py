@@ -12,7 +12,6 @@ import atexit
 import json
 import shutil
 import subprocess
-import threading
 from pathlib import Path
 
 VIEWS = Path(__file__).resolve().parent / "assets" / "views.js"
@@ -72,34 +71,30 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 
 
 class _Server:
-    """One Node process running views.js, answering one JSON line per request."""
+    """One Node process running views.js (see build_tools/node.py)."""
 
     def __init__(self):
-        node = shutil.which("node")
-        if node is None:
-            raise ViewError("the panels' fallbacks are drawn by build_tools/assets/views.js in Node, and node is not "
-                            "on PATH. Fix: install Node.js 20 or newer (bash build_tools/dev.sh sets up the rest).")
-        self.process = subprocess.Popen([node, "-e", SERVER, str(VIEWS)], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                        text=True, encoding="utf-8", bufsize=1)
-        self.lock = threading.Lock()
+        from build_tools.node import LineServer, NodeError
+
+        try:
+            self.lines = LineServer(SERVER, [str(VIEWS)], "drawing the panels' fallbacks (build_tools/assets/views.js)")
+        except NodeError as error:
+            raise ViewError(str(error)) from None
         self.views = _views_hash()  # the views.js this process runs
 
     def ask(self, view: str, spec) -> str:
-        with self.lock:
-            self.process.stdin.write(json.dumps([view, spec], allow_nan=False) + "\n")
-            self.process.stdin.flush()
-            line = self.process.stdout.readline()
-        if not line:
-            raise ViewError("the Node process drawing the views stopped unexpectedly; run the build again.")
-        answer = json.loads(line)
+        from build_tools.node import NodeError
+
+        try:
+            answer = self.lines.ask([view, spec])
+        except NodeError as error:
+            raise ViewError(str(error)) from None
         if "error" in answer:
             raise ViewError(f"the view {view!r} of build_tools/assets/views.js failed: {answer['error']}")
         return answer["markup"]
 
     def close(self):
-        if self.process.poll() is None:
-            self.process.stdin.close()
-            self.process.wait(timeout=10)
+        self.lines.close()
 
 
 _server = None

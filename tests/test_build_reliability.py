@@ -262,6 +262,21 @@ def test_a_corpus_linked_from_outside_the_site_is_named_in_a_warning(cold, site,
         "instead of linking it."], result.describe()
 
 
+def test_a_formula_katex_cannot_parse_stops_the_build_with_page_and_line(cold, site):
+    edit(site / "mkdocs.yml", "  - pymdownx.superfences", "  - pymdownx.superfences\n  - pymdownx.arithmatex:\n"
+                                                          "      generic: true")
+    lesson = site / "docs" / "lesson.md"
+    text = lesson.read_text(encoding="utf-8")
+    lesson.write_text(text.rstrip("\n") + "\n\nThe ratio \\(\\frac{1}{\\sqrt{d_k}\\) is small.\n", encoding="utf-8")
+    line = text.rstrip("\n").count("\n") + 3
+    result = failed_plainly(with_faults(site))
+    assert len(result.errors) == 2 and result.errors[0] == "Error reading page 'lesson.md':", result.describe()
+    assert result.errors[1].startswith(f"scalecore: docs/lesson.md:{line}: the formula \u201c\\frac{{1}}{{\\sqrt{{d_k}}"
+                                       "\u201d is not valid TeX for KaTeX: KaTeX parse error: "), result.describe()
+    assert "Fix: correct the TeX" in result.errors[1]
+    assert tree(site / "site") == cold[1]
+
+
 def test_math_without_katex_is_an_error_not_raw_tex(cold, site, tmp_path):
     edit(site / "mkdocs.yml", "  - pymdownx.superfences", "  - pymdownx.superfences\n  - pymdownx.arithmatex:\n"
                                                           "      generic: true")

@@ -67,6 +67,32 @@ def test_the_bundle_holds_every_page(built_site, bundle):
     assert (folder / API / "index.json").is_file() and (folder / API / "index.js").is_file()
 
 
+# The text a reader sees, code left out (a guide may show TeX as code), and whether it holds TeX.
+RAW_TEX = """() => {
+  const walker = document.createTreeWalker(document.querySelector('article') || document.body, NodeFilter.SHOW_TEXT);
+  const found = [];
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (node.parentElement.closest('code, pre, script, style, annotation')) continue;
+    if (/\\\(|\\\)|\\\[|\\\]/.test(node.data)) found.push(node.data.trim().slice(0, 80));
+  }
+  return found;
+}"""
+
+
+def test_from_disk_every_formula_is_typeset_with_no_math_script(visit, built_site, bundle):
+    _, folder = bundle
+    formulas = 0
+    for found in site_pages(folder):
+        page, watch = visit((folder / found).as_uri())
+        assert page.evaluate(RAW_TEX) == [], f"{found}: raw TeX shows from file://"
+        formulas += page.locator(".arithmatex math").count()  # the MathML screen readers read
+        scripts = [src for src in page.evaluate("Array.from(document.scripts, s => s.src)") if "katex" in src]
+        assert scripts == [], f"{found}: a math script still loads: {scripts}"
+        watch.check()
+        page.close()
+    assert formulas > 100
+
+
 def test_from_disk_baked_panels_switch_to_the_baked_numbers(visit, built_site, bundle):
     _, folder = bundle
     module = module_page(built_site)
