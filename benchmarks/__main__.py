@@ -18,6 +18,7 @@ BENCHMARKS = (
     ("core", "The core: pure Python against numpy; embedding learning"),
     ("build", "The site build: cold and warm against plain mkdocs-material; parallel bake"),
     ("browser", "The browser: page weight, baked switch, live mode, live recompute"),
+    ("lighthouse", "Lighthouse (mobile) on the module pages against plain mkdocs-material"),
 )
 
 

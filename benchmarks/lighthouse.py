@@ -1,0 +1,94 @@
+"""Lighthouse (mobile, its default settings) on the module pages against the same pages built as
+plain mkdocs-material, in one run: ``.venv/bin/python -m benchmarks.lighthouse``.
+
+Lighthouse 12 comes from its own pinned npm package (``benchmarks/lighthouse/package-lock.json``,
+installed here on first use with ``npm ci --prefix benchmarks/lighthouse``: neither the site nor
+the tests need it) and drives Debian's Chromium (CHROME_PATH=/usr/bin/chromium). Each page is
+measured three times and the median kept: performance score, total blocking time, time to
+interactive, DOM elements and bytes. Prints numbers; asserts nothing.
+"""
+
+import json
+import os
+import statistics
+import subprocess
+import tempfile
+from pathlib import Path
+
+from benchmarks.browser import serve
+from benchmarks.build import ROOT, plain_docs, plugin_entry, read_config, timed_build, write_config
+
+HERE = Path(__file__).resolve().parent / "lighthouse"
+CLI = HERE / "node_modules" / "lighthouse" / "cli" / "index.js"
+PAGES = ("modules/softmax-range.html", "modules/multi-head-attention.html", "modules/encoder-block.html")
+RUNS = 3
+CHROME_FLAGS = "--headless --no-sandbox --disable-gpu --disable-background-networking --disable-component-update " \
+               "--disable-sync --no-first-run"
+MEASURES = (  # name, Lighthouse audit (None: the score), unit, scale
+    ("performance score", None, "", 100),
+    ("total blocking time", "total-blocking-time", " ms", 1),
+    ("time to interactive", "interactive", " ms", 1),
+    ("DOM elements", "dom-size", "", 1),
+    ("bytes", "total-byte-weight", " kB", 1e-3),
+)
+
+
+def install() -> None:
+    if not CLI.is_file():
+        subprocess.run(["npm", "ci", "--prefix", str(HERE), "--no-audit", "--no-fund"], check=True,
+                       capture_output=True, text=True)
+
+
+def lighthouse(url: str) -> dict[str, float]:
+    with tempfile.NamedTemporaryFile(suffix=".json") as report:
+        subprocess.run(["node", str(CLI), url, "--quiet", "--only-categories=performance", "--output=json",
+                        f"--output-path={report.name}", f"--chrome-flags={CHROME_FLAGS}"],
+                       check=True, capture_output=True, text=True, timeout=300,
+                       env=dict(os.environ, CHROME_PATH="/usr/bin/chromium"))
+        data = json.loads(Path(report.name).read_text(encoding="utf-8"))
+    found = {}
+    for name, audit, _, scale in MEASURES:
+        value = data["categories"]["performance"]["score"] if audit is None else data["audits"][audit]["numericValue"]
+        found[name] = value * scale
+    return found
+
+
+def median_of(url: str) -> dict[str, float]:
+    runs = [lighthouse(url) for _ in range(RUNS)]
+    return {name: statistics.median(run[name] for run in runs) for name, *_ in MEASURES}
+
+
+def main() -> None:
+    install()
+    version = json.loads((HERE / "node_modules" / "lighthouse" / "package.json").read_text())["version"]
+    config = read_config()
+    index, _ = plugin_entry(config)
+    with tempfile.TemporaryDirectory(prefix="scalecore-lighthouse-") as folder:
+        work = Path(folder)
+        for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):
+            (work / name).symlink_to(ROOT / name, target_is_directory=True)
+        ours = dict(config, plugins=list(config["plugins"]))
+        ours["plugins"][index] = {"scalecore": dict(config["plugins"][index]["scalecore"] or {},
+                                                    cache_dir=str(ROOT / ".cache" / "scalecore"))}
+        plain = dict(config, plugins=[p for i, p in enumerate(config["plugins"]) if i != index],
+                     docs_dir=str(plain_docs(ROOT / "docs", work / "plain-docs")), strict=False)
+        timed_build(write_config(ours, work / "ours.yml"), work / "serve" / "site")
+        timed_build(write_config(plain, work / "plain.yml"), work / "serve" / "plain")
+        server, base = serve(work / "serve")
+        try:
+            results = {page: (median_of(base + "site/" + page), median_of(base + "plain/" + page)) for page in PAGES}
+        finally:
+            server.shutdown()
+    print(f"Lighthouse {version}, mobile defaults, Chromium /usr/bin/chromium, median of {RUNS} runs each")
+    for page, (scalecore, material) in results.items():
+        print(f"\n{page}")
+        print(f"  {'':22} {'scalecore':>12} {'plain Material':>15} {'ratio':>7}")
+        for name, _, unit, _ in MEASURES:
+            ours_value, plain_value = scalecore[name], material[name]
+            ratio = f"{ours_value / plain_value:7.2f}" if plain_value else "      -"
+            print(f"  {name:22} {ours_value:10.0f}{unit:2} {plain_value:13.0f}{unit:2} {ratio}")
+        print(f"  score difference: {scalecore['performance score'] - material['performance score']:+.0f} points")
+
+
+if __name__ == "__main__":
+    main()
