@@ -129,7 +129,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.quotes = self._quote_tree()
         self.manifest = self._manifest(live)
         self.contents = {
-            MANIFEST: json.dumps(self.manifest, indent=1, ensure_ascii=False) + "\n",
+            MANIFEST: json.dumps(self.manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
             MANIFEST_SCRIPT: bake.data_script("manifest", self.manifest),
         }
 

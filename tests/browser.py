@@ -280,10 +280,22 @@ def _where(message) -> str:
         return "?"
 
 
+# A reader's scroll through the page: each panel comes into view (panels hydrate when they come
+# near the viewport), then back to the top.
+SCROLL_THROUGH = """async () => {
+  for (const panel of document.querySelectorAll('.scalecore-panel[data-scalecore-kind]')) {
+    panel.scrollIntoView({block: 'center'});
+    await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  }
+  window.scrollTo(0, 0);
+}"""
+
+
 def wait_hydrated(page, timeout: float = 20_000) -> int:
-    """Wait until every panel of the page is hydrated (a panel that failed fails here, naming it);
-    returns the number of panels."""
+    """Scroll every panel of the page into view, as a reader would, and wait until each is
+    hydrated (a panel that failed fails here, naming it); returns the number of panels."""
     try:
+        page.evaluate(SCROLL_THROUGH)
         page.wait_for_function(HYDRATED, timeout=timeout)
     except Exception:
         states = page.evaluate("""() => Array.from(document.querySelectorAll('.scalecore-panel[data-scalecore-kind]'))

@@ -29,6 +29,7 @@ from urllib.parse import urlsplit
 import pytest
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+from browser import SCROLL_THROUGH  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -181,7 +182,9 @@ def open_page(browser):
 
 
 def _hydrated(page, count: int | None = None) -> None:
+    """Scroll through the page (panels hydrate as they come near the viewport), then wait."""
     total = page.locator(".scalecore-panel").count() if count is None else count
+    page.evaluate(SCROLL_THROUGH)
     page.wait_for_function(f"{HYDRATED} >= {total}", timeout=15_000)
 
 

@@ -459,13 +459,63 @@
       });
   }
 
-  /* Hydrate every panel of the page not hydrated yet; safe to call any number of times. */
+  /* Hydrate every panel of the page not hydrated yet, now; safe to call any number of times. */
   function hydrateAll(scope) {
     var roots = (scope || document).querySelectorAll(".scalecore-panel[data-scalecore-kind]:not([data-scalecore-hydrated])");
     var started = performance.now();
-    return Promise.all(Array.prototype.map.call(roots, hydratePanel)).then(function () {
+    return Promise.all(Array.prototype.map.call(roots, hydrateOne)).then(function () {
       if (roots.length) timings.hydrateMs = performance.now() - started;
     });
+  }
+
+  function hydrateOne(root) {
+    if (root.hasAttribute("data-scalecore-hydrated")) return Promise.resolve();
+    return hydratePanel(root).then(function () { stopWaiting(root); });
+  }
+
+  /* The waiting panel's own Tab stop goes; if it has the focus, the focus goes to its first
+     control first (removing a focused element's tabindex would drop the focus). */
+  function stopWaiting(root) {
+    if (!root.hasAttribute("data-scalecore-waiting")) return;
+    root.removeAttribute("data-scalecore-waiting");
+    if (document.activeElement === root) {
+      var first = root.querySelector(".scalecore-controls button, .scalecore-controls select, " +
+        ".scalecore-controls input, button, select, input, textarea, summary, a[href]");
+      if (first) first.focus();
+    }
+    root.removeAttribute("tabindex");
+  }
+
+  /* Hydrate each panel when it comes near the viewport (a screen ahead), so a page with many
+     panels builds no DOM and runs no long task for panels the reader has not reached. A panel
+     still waiting takes the keyboard's focus (one Tab stop, its fallback stays the view), and
+     hydrates then: a reader who tabs past the screen never skips its controls. Without
+     IntersectionObserver, every panel hydrates at once. */
+  var watcher = null;
+  function hydrateNear(scope) {
+    var roots = (scope || document).querySelectorAll(".scalecore-panel[data-scalecore-kind]:not([data-scalecore-hydrated])");
+    if (!("IntersectionObserver" in window)) return hydrateAll(scope);
+    if (!watcher) {
+      watcher = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (!entry.isIntersecting) return;
+          watcher.unobserve(entry.target);
+          hydrateOne(entry.target);
+        });
+      }, { rootMargin: "100% 0px" });
+    }
+    Array.prototype.forEach.call(roots, function (root) {
+      if (root.hasAttribute("data-scalecore-waiting")) return;
+      root.setAttribute("data-scalecore-waiting", "");
+      if (!root.hasAttribute("tabindex")) root.setAttribute("tabindex", "0");
+      root.addEventListener("focus", function onFocus() {
+        root.removeEventListener("focus", onFocus);
+        watcher.unobserve(root);
+        hydrateOne(root);
+      });
+      watcher.observe(root);
+    });
+    return Promise.resolve();
   }
 
   S.util = {
@@ -477,14 +527,15 @@
     corpusTitle: corpusTitle, corpusSeedPickers: corpusSeedPickers, loadGroup: loadGroup,
     sentenceSeedFields: sentenceSeedFields, byKey: byKey,
   };
-  S.hydrate = hydrateAll;
+  S.hydrate = hydrateAll; // now, every panel (tests, printing)
+  S.hydrateNear = hydrateNear;
   S.timings = timings;
 
   /* Material's document$ emits on every page, including instant swaps. From file:// it may
      complete without emitting (instant navigation is off there), so the plain DOM events run
      too: hydration is idempotent. */
   function hydrateNow() {
-    hydrateAll(document);
+    hydrateNear(document);
   }
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe({ next: hydrateNow, error: hydrateNow, complete: hydrateNow });

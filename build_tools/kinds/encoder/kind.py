@@ -138,5 +138,5 @@ class Encoder(Kind):
             gradient=layer_bars(point, layers, "gradient", "Gradient size (Frobenius norm of the softmax Jacobian, 0 to 0.5) "
                                 "of the heads", where),
             table=layers_table(point, layers, where),
-            scripts=[panel.script(f"{name}/{seed}") for name in options["corpus"]],
+            scripts=[panel.script(f"{corpus}/{seed}")],  # another corpus loads when chosen
         )

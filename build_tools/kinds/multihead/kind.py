@@ -166,5 +166,5 @@ class Multihead(Kind):
             rowmax=rowmax_bars(point, where),
             spread=spread_table(point),
             cost=cost_table(point),
-            scripts=[panel.script(f"{name}/{seed}/{heads}") for name in options["corpus"]],
+            scripts=[panel.script(f"{corpus}/{seed}/{heads}")],  # others load when chosen
         )

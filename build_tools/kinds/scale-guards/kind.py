@@ -120,5 +120,5 @@ class ScaleGuards(Kind):
             measure_definitions=json.dumps(MEASURES, separators=(",", ":"), ensure_ascii=False),
             mean_row_max=data["measures"]["mean_row_max"],
             figure=panel.file(f"{corpus}/{seed}/{guards}.svg"),
-            scripts=[panel.script(f"{name}/{seed}") for name in options["corpus"]],
+            scripts=[panel.script(f"{corpus}/{seed}")],  # another corpus loads when chosen
         )
