@@ -68,12 +68,12 @@ def test_the_bundle_holds_every_page(built_site, bundle):
 
 
 # The text a reader sees, code left out (a guide may show TeX as code), and whether it holds TeX.
-RAW_TEX = """() => {
+RAW_TEX = r"""() => {
   const walker = document.createTreeWalker(document.querySelector('article') || document.body, NodeFilter.SHOW_TEXT);
   const found = [];
   for (let node = walker.nextNode(); node; node = walker.nextNode()) {
     if (node.parentElement.closest('code, pre, script, style, annotation')) continue;
-    if (/\\\(|\\\)|\\\[|\\\]/.test(node.data)) found.push(node.data.trim().slice(0, 80));
+    if (/\\[()\[\]]/.test(node.data)) found.push(node.data.trim().slice(0, 80));
   }
   return found;
 }"""

@@ -70,6 +70,7 @@ def lesson(visit, site_server, built_site, elsewhere):
     own = same_origin(site_server.url)
     page, watch = visit(site_server.url + page_url(module_page(built_site)),
                         allowed=lambda url: own(url) or url.startswith(elsewhere.origin))
+    page.locator(".scalecore-panel--console").scroll_into_view_if_needed()  # panels hydrate when reached
     page.wait_for_selector(".scalecore-panel--console textarea")
     return page
 
