@@ -61,16 +61,31 @@ class HeadResult:
         return matmul(self.weights, self.values)
 
 
+_projected: dict = {}  # recent (input, norm, init, seed, d_k) -> their LayerNorm, projections, Q and K
+
+
+def _project(x: Matrix, norm: bool, init: bool, seed: int, d_k: int):
+    """X (or LayerNorm(X)) through W_Q and W_K. The ``scale`` guard changes neither, so a guard set
+    and its twin without ``scale`` share them: remembered for the last few inputs (live mode
+    recomputes all eight guard sets of one input at once). The numbers are the same either way."""
+    key = (tuple(map(tuple, x)), norm, init, seed, d_k)
+    if key not in _projected:
+        if len(_projected) >= 16:
+            _projected.clear()
+        x_norm = layer_norm(x) if norm else None
+        seen = x if x_norm is None else x_norm
+        projections = draw_projections(seed, len(x[0]), d_k, guarded=init)
+        _projected[key] = (x_norm, projections, matmul(seen, projections.w_q), matmul(seen, projections.w_k))
+    return _projected[key]
+
+
 def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int) -> HeadResult:
     """Run one head on the input ``x`` with the projections drawn from ``seed``."""
     tokens, d_model = shape(x)
     if tokens == 0:
         raise ValueError("attention needs at least one token")
-    x_norm = layer_norm(x) if guards.norm else None
+    x_norm, projections, queries, keys = _project(x, guards.norm, guards.init, seed, d_k)
     seen = x if x_norm is None else x_norm
-    projections = draw_projections(seed, d_model, d_k, guarded=guards.init)
-    queries = matmul(seen, projections.w_q)  # (T, d_k)
-    keys = matmul(seen, projections.w_k)  # (T, d_k)
     scores = matmul(queries, transpose(keys))  # (T, T)
     if guards.scale:
         scores = scale(scores, 1.0 / math.sqrt(d_k))

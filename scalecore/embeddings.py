@@ -51,11 +51,16 @@ class EmbeddingTable:
     vectors: tuple[tuple[float, ...], ...]
 
     def index(self) -> dict[str, int]:
-        return {word: i for i, word in enumerate(self.vocabulary)}
+        """Word -> row, built once per table (live mode looks words up at every recompute)."""
+        found = self.__dict__.get("_index")
+        if found is None:
+            found = {word: i for i, word in enumerate(self.vocabulary)}
+            object.__setattr__(self, "_index", found)  # a cache, not part of the table's value
+        return found
 
     def unknown_words(self, tokens: list[str]) -> list[str]:
         """The tokens that have no vector, in order of first appearance."""
-        known = set(self.vocabulary)
+        known = self.index()
         return list(dict.fromkeys(token for token in tokens if token not in known))
 
     def lookup(self, tokens: list[str]) -> Matrix:

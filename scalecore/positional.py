@@ -11,6 +11,7 @@ embeddings it is added to have no such bound, and with raw co-occurrence counts 
 """
 
 import math
+from functools import lru_cache
 
 from scalecore.matrices import Matrix
 
@@ -19,7 +20,13 @@ def positional_encoding(length: int, d_model: int) -> Matrix:
     """The (length, d_model) matrix of sinusoids, one row per position."""
     if length < 0 or d_model < 1:
         raise ValueError(f"need length >= 0 and d_model >= 1, got {length} and {d_model}")
-    return [[_entry(pos, i, d_model) for i in range(d_model)] for pos in range(length)]
+    return [list(row) for row in _rows(length, d_model)]
+
+
+@lru_cache(maxsize=32)
+def _rows(length: int, d_model: int) -> tuple:
+    """Remembered: every guard set, seed and head of a recompute adds the very same sinusoids."""
+    return tuple(tuple(_entry(pos, i, d_model) for i in range(d_model)) for pos in range(length))
 
 
 def _entry(pos: int, i: int, d_model: int) -> float:

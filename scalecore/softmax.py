@@ -45,8 +45,13 @@ def softmax_jacobian(weights: Vector) -> Matrix:
 
 
 def jacobian_norm(weights: Vector) -> float:
-    """Frobenius norm of the softmax Jacobian: how much gradient can flow back to the scores."""
-    return math.sqrt(math.fsum(x * x for row in softmax_jacobian(weights) for x in row))
+    """Frobenius norm of the softmax Jacobian: how much gradient can flow back to the scores.
+
+    The entries p_i (delta_ij - p_j) of softmax_jacobian, squared and summed exactly, without
+    building the matrix (the measures take it for every row of every head)."""
+    return math.sqrt(math.fsum(
+        (x := p_i * ((1.0 if i == j else 0.0) - p_j)) * x
+        for i, p_i in enumerate(weights) for j, p_j in enumerate(weights)))
 
 
 def entropy(weights: Vector) -> float:
