@@ -262,8 +262,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         except (BlockError, QuoteError) as error:
             raise PluginError(f"scalecore: {error}") from None
 
-    def on_page_content(self, html, page, config, files):
-        """Typeset the page's math now, so that no math script runs in the reader's browser."""
+    def on_post_page(self, html, page, config):
+        """Typeset the page's math, so that no math script runs in the reader's browser. Done on
+        the finished page: the search index keeps the formulas' TeX (what a reader types), not
+        KaTeX's markup, and indexing stays as fast as for a page without math."""
         if not self.config.enabled or self.typesetter is None or "arithmatex" not in html:
             return html
         source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
