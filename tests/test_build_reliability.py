@@ -270,7 +270,7 @@ def test_a_formula_katex_cannot_parse_stops_the_build_with_page_and_line(cold, s
     lesson.write_text(text.rstrip("\n") + "\n\nThe ratio \\(\\frac{1}{\\sqrt{d_k}\\) is small.\n", encoding="utf-8")
     line = text.rstrip("\n").count("\n") + 3
     result = failed_plainly(with_faults(site))
-    assert len(result.errors) == 2 and result.errors[0] == "Error reading page 'lesson.md':", result.describe()
+    assert len(result.errors) == 2 and result.errors[0] == "Error building page 'lesson.md':", result.describe()
     assert result.errors[1].startswith(f"scalecore: docs/lesson.md:{line}: the formula \u201c\\frac{{1}}{{\\sqrt{{d_k}}"
                                        "\u201d is not valid TeX for KaTeX: KaTeX parse error: "), result.describe()
     assert "Fix: correct the TeX" in result.errors[1]
