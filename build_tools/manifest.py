@@ -14,6 +14,13 @@ from build_tools.cache import sha256_file
 MANIFEST = "api/index.json"
 MANIFEST_SCRIPT = "api/index.js"  # the same data as a classic script, for pages opened from disk
 SCHEMA = "scalecore/site-manifest/2"
+# What the pages load: the manifest without the listing of every point and file (which only
+# clients of the static API need), so a page with panels does not download a few hundred kB
+# to find its next data.js.
+PAGE_MANIFEST = "api/panels.json"
+PAGE_MANIFEST_SCRIPT = "api/panels.js"
+PAGE_SCHEMA = "scalecore/page-manifest/1"
+LISTINGS = ("points", "files")  # per kind: in the site manifest only
 
 
 def relative(site_path: str, start: str = "api") -> str:
@@ -72,3 +79,10 @@ def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files
         "runtime": {key: entry(path, files) for key, path in runtime.items()},
         "kinds": {name: kind_entry(kind, bake, served, files) for name, (kind, bake, served) in sorted(kinds.items())},
     }
+
+
+def for_pages(manifest: dict) -> dict:
+    """The site manifest as pages need it: everything but each kind's points and files."""
+    return {**manifest, "schema": PAGE_SCHEMA, "site_manifest": relative(MANIFEST),
+            "kinds": {name: {key: value for key, value in kind.items() if key not in LISTINGS}
+                      for name, kind in manifest["kinds"].items()}}

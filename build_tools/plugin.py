@@ -29,7 +29,8 @@ from build_tools.config import ScalecoreConfig
 from build_tools.corpora import load_for_build
 from build_tools.kind import Site
 from build_tools.module_meta import check_module_meta, check_section_meta
-from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, build_manifest
+from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, build_manifest, \
+    for_pages
 from build_tools.site_swap import StagedSite, WarningCounter
 from build_tools.node import NodeError
 from scalecore.corpus import CorpusError
@@ -131,6 +132,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.contents = {
             MANIFEST: json.dumps(self.manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
             MANIFEST_SCRIPT: bake.data_script("manifest", self.manifest),
+            PAGE_MANIFEST: json.dumps(for_pages(self.manifest), separators=(",", ":"), ensure_ascii=False) + "\n",
+            PAGE_MANIFEST_SCRIPT: bake.data_script("manifest", for_pages(self.manifest)),
         }
 
     def _site(self, name: str | None = None) -> Site:

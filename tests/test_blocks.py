@@ -107,7 +107,7 @@ def test_scale_guards_panel_root_fallback_and_scripts():
     parsed = Panels(html)
     (root,) = parsed.panels()
     assert root["data-scalecore-kind"] == "scale-guards"
-    assert root["data-scalecore-manifest"] == "../../api/index.json"
+    assert root["data-scalecore-manifest"] == "../../api/panels.json"
     assert root["data-scalecore-root"] == "../../"
     assert json.loads(root["data-scalecore-options"]) == {
         "title": None, "corpus": ["kjv", "demo"], "seed": 1, "guards": "init+scale",
@@ -174,7 +174,7 @@ def test_variance_panel():
     assert [s["src"] for s in parsed.find("script")] == ["./api/variance/data.js"]
     assert ('<tr data-scalecore-d="30" class="scalecore-initial"><th scope="row">30</th>'
             '<td>30.6</td><td>1.02</td>') in html
-    assert parsed.panels()[0]["data-scalecore-manifest"] == "./api/index.json"
+    assert parsed.panels()[0]["data-scalecore-manifest"] == "./api/panels.json"
 
 
 def test_softmax_panel_is_computed_by_the_core():

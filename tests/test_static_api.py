@@ -82,7 +82,7 @@ def _validator(name: str, site: Path | None = None) -> Draft202012Validator:
 def _schema_for(site_path: str, manifest: dict) -> str | None:
     """Which schema a JSON file of the API follows: the manifest, an embedding table, or a point
     of a kind the manifest lists (the kind's own schema). None: a file no schema covers."""
-    if site_path == f"{API}/index.json":
+    if site_path in (f"{API}/index.json", f"{API}/panels.json"):
         return "manifest"
     if fnmatch.fnmatchcase(site_path, "api/embeddings/*.json"):
         return "embeddings"
@@ -447,3 +447,19 @@ def test_the_theme_loads_no_web_font_and_the_pages_no_outside_resource(site):
             for url in re.findall(r"""\b(?:src|href|data|srcset|poster)\s*=\s*["']([^"']*)["']""", tag, re.I):
                 assert not re.match(r"([a-z][a-z0-9+.-]*:)?//", url, re.I) or url.startswith("data:"), \
                     f"{page.relative_to(site)}: {tag}"
+
+
+def test_pages_load_the_manifest_without_its_listings(site, manifest):
+    pages = _json(site / API / "panels.json")
+    assert pages["schema"] == "scalecore/page-manifest/1" and pages["site_manifest"] == "index.json"
+    assert {k: v for k, v in pages.items() if k not in ("schema", "site_manifest", "kinds")} == \
+        {k: v for k, v in manifest.items() if k not in ("schema", "kinds")}
+    for name, kind in manifest["kinds"].items():
+        assert pages["kinds"][name] == {k: v for k, v in kind.items() if k not in ("points", "files")}, name
+    script = (site / API / "panels.js").read_text(encoding="utf-8")
+    assert json.loads(script[script.index("=", script.index("]")) + 1:].rstrip().rstrip(";")) == pages
+    size = (site / API / "panels.json").stat().st_size
+    assert size < (site / API / "index.json").stat().st_size / 4, size
+    named = [url for page in sorted(site.rglob("*.html"))
+             for url in re.findall(r'data-scalecore-manifest="([^"]*)"', page.read_text(encoding="utf-8"))]
+    assert named and all(url.endswith("api/panels.json") for url in named), set(named)

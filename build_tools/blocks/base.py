@@ -19,7 +19,7 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from build_tools.blocks.options import Text
-from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT
+from build_tools.manifest import PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT
 
 FIGURES = "assets/scalecore/figures"  # the fallbacks' figures (Panel.figure), named by content
 
@@ -202,8 +202,8 @@ class Panel:
             panel_id=self.id,
             options_json=self.options_json,
             site_root=self.context.site_root,
-            manifest=self.url(MANIFEST),
-            manifest_script=self.url(MANIFEST_SCRIPT),  # the same data, for file://
+            manifest=self.url(PAGE_MANIFEST),
+            manifest_script=self.url(PAGE_MANIFEST_SCRIPT),  # the same data, for file://
             panel_script=self.url(own["script"]) if "script" in own else "",
             panel_style=self.url(own["style"]) if "style" in own else "",
             scripts=[],
