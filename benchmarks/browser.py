@@ -20,7 +20,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from benchmarks.build import ROOT, plain_docs, plugin_entry, read_config, timed_build, write_config
+from benchmarks.build import serve_both
 
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -144,19 +144,9 @@ def main() -> None:
     from playwright.sync_api import sync_playwright
 
     print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, Chromium /usr/bin/chromium")
-    config = read_config()
-    index, _ = plugin_entry(config)
     with tempfile.TemporaryDirectory(prefix="scalecore-bench-") as folder:
         work = Path(folder)
-        for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):
-            (work / name).symlink_to(ROOT / name, target_is_directory=True)
-        ours = dict(config, plugins=list(config["plugins"]))
-        ours["plugins"][index] = {"scalecore": dict(config["plugins"][index]["scalecore"] or {},
-                                                    cache_dir=str(ROOT / ".cache" / "scalecore"))}
-        plain = dict(config, plugins=[p for i, p in enumerate(config["plugins"]) if i != index],
-                     docs_dir=str(plain_docs(ROOT / "docs", work / "plain-docs")), strict=False)
-        timed_build(write_config(ours, work / "ours.yml"), work / "serve" / "site")
-        timed_build(write_config(plain, work / "plain.yml"), work / "serve" / "plain")
+        serve_both(work)
         (work / "serve" / "bare.html").write_text(BARE, encoding="utf-8")
         server, base = serve(work / "serve")
         try:

@@ -124,6 +124,24 @@ def verbose_build(config_file: Path, site_dir: Path) -> tuple[float, float]:
     return seconds, float(bake.group(1))
 
 
+def serve_both(work: Path) -> Path:
+    """Build the site twice into ``work/serve``: ``site/`` with the plugin (the repository's warm
+    cache) and ``plain/`` as plain mkdocs-material (plugin removed, blocks stripped). Returns the
+    folder to serve; the browser benchmarks compare the same page in both."""
+    config = read_config()
+    index, _ = plugin_entry(config)
+    for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):
+        (work / name).symlink_to(ROOT / name, target_is_directory=True)
+    ours = dict(config, plugins=list(config["plugins"]))
+    ours["plugins"][index] = {"scalecore": dict(config["plugins"][index]["scalecore"] or {},
+                                                cache_dir=str(ROOT / ".cache" / "scalecore"))}
+    plain = dict(config, plugins=[p for i, p in enumerate(config["plugins"]) if i != index],
+                 docs_dir=str(plain_docs(ROOT / "docs", work / "plain-docs")), strict=False)
+    timed_build(write_config(ours, work / "ours.yml"), work / "serve" / "site")
+    timed_build(write_config(plain, work / "plain.yml"), work / "serve" / "plain")
+    return work / "serve"
+
+
 def versions() -> str:
     from importlib.metadata import version
 

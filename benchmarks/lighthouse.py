@@ -16,7 +16,7 @@ import tempfile
 from pathlib import Path
 
 from benchmarks.browser import serve
-from benchmarks.build import ROOT, plain_docs, plugin_entry, read_config, timed_build, write_config
+from benchmarks.build import serve_both
 
 HERE = Path(__file__).resolve().parent / "lighthouse"
 CLI = HERE / "node_modules" / "lighthouse" / "cli" / "index.js"
@@ -61,19 +61,9 @@ def median_of(url: str) -> dict[str, float]:
 def main() -> None:
     install()
     version = json.loads((HERE / "node_modules" / "lighthouse" / "package.json").read_text())["version"]
-    config = read_config()
-    index, _ = plugin_entry(config)
     with tempfile.TemporaryDirectory(prefix="scalecore-lighthouse-") as folder:
         work = Path(folder)
-        for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):
-            (work / name).symlink_to(ROOT / name, target_is_directory=True)
-        ours = dict(config, plugins=list(config["plugins"]))
-        ours["plugins"][index] = {"scalecore": dict(config["plugins"][index]["scalecore"] or {},
-                                                    cache_dir=str(ROOT / ".cache" / "scalecore"))}
-        plain = dict(config, plugins=[p for i, p in enumerate(config["plugins"]) if i != index],
-                     docs_dir=str(plain_docs(ROOT / "docs", work / "plain-docs")), strict=False)
-        timed_build(write_config(ours, work / "ours.yml"), work / "serve" / "site")
-        timed_build(write_config(plain, work / "plain.yml"), work / "serve" / "plain")
+        serve_both(work)
         server, base = serve(work / "serve")
         try:
             results = {page: (median_of(base + "site/" + page), median_of(base + "plain/" + page)) for page in PAGES}

@@ -1,24 +1,13 @@
 """The CLI's multihead and encoder commands: every intermediate as JSON, and mistakes in one line."""
 
 import json
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from scalecore import encoder, multihead
 from scalecore.guards import GuardSet
-
-
-def scalecore(*args, cache):
-    return subprocess.run([sys.executable, "-m", "scalecore", *args, "--cache", str(cache)],
-                          capture_output=True, text=True)
-
-
-@pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("cli-cache")
+from test_cli import cache, scalecore  # noqa: F401  (cache is a fixture: the CLI's embeddings cache)
 
 
 def numpy_layer_norm(x):
