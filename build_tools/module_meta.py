@@ -11,7 +11,11 @@ renders its header from these keys, so a typo must stop the build, not quietly h
     next: Encoder Block                           the title of the module to read next (or a list)
 
 Prerequisites and next are page titles: the theme links each to the page of this site with that
-title, and shows it as "not on this site" when there is none.
+title. A title that matches no page is a build error naming the closest titles, unless the page
+lists it under ``external`` (a module that lives elsewhere on purpose): the theme then shows it
+as "not on this site".
+
+    external: [Transformer Decoder]               titles of prerequisites or next not on this site
 
 A page whose front matter has ``section`` is a section page: it holds the modules whose code
 starts with its code and a dot (``section: P10`` holds P10.attention.03, P10.attention.04...).
@@ -33,9 +37,9 @@ import re
 
 AUDIENCES = ("guest", "it-ml", "language-pro")
 REQUIRED = ("code", "title", "description", "audience")
-OPTIONAL = ("prerequisites", "next")
+OPTIONAL = ("prerequisites", "next", "external")
 KEYS = REQUIRED + OPTIONAL
-MODULE_ONLY = ("code", "audience", "prerequisites", "next")  # keys that make a page a module page
+MODULE_ONLY = ("code", "audience", "prerequisites", "next", "external")  # keys that make a page a module page
 # Front-matter keys MkDocs and Material read themselves: never mistaken for a misspelt module key.
 OTHER_KNOWN = ("template", "hide", "icon", "status", "subtitle", "search", "tags", "comments", "authors",
                "date", "categories", "draft", "slug", "links", "readtime", "pin", "social", "toc_depth")
@@ -157,3 +161,29 @@ def _line(source: str | None, key: str) -> int | None:
         if re.match(rf"{re.escape(key)}\s*:", text):
             return number
     return None
+
+
+def titles_of(value) -> list[str]:
+    """A prerequisites, next or external value as a list of titles."""
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def check_neighbours(modules: dict[str, tuple[dict, str]], titles: dict[str, list[str]]) -> None:
+    """Raise ValueError for a prerequisite or next title that names no other page of the site
+    (and is not listed under ``external``). ``modules``: page -> (front matter, source);
+    ``titles``: page -> its titles, matched as the theme matches them (case and spaces aside)."""
+    for page, (meta, source) in sorted(modules.items()):
+        known = {title.strip().lower(): title for other, names in titles.items() if other != page for title in names}
+        external = {title.strip().lower() for title in titles_of(meta.get("external"))}
+        for key in ("prerequisites", "next"):
+            for title in titles_of(meta.get(key)):
+                wanted = title.strip().lower()
+                if wanted in known or wanted in external:
+                    continue
+                close = difflib.get_close_matches(wanted, list(known), n=3, cutoff=0.5)
+                hint = f"; the closest titles are {', '.join(repr(known[c]) for c in close)}" if close else ""
+                line = _line(source, key)
+                where = f"{page}:{line}" if line else page
+                raise ValueError(f"{where}: key {key!r}: {title!r} is not the title of another page of this "
+                                 f"site{hint}. Fix: correct the title, or list it under 'external:' if that "
+                                 "module lives elsewhere on purpose")

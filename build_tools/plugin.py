@@ -28,7 +28,7 @@ from build_tools.blocks.base import use_template_cache
 from build_tools.config import ScalecoreConfig
 from build_tools.corpora import load_for_build
 from build_tools.kind import Site
-from build_tools.module_meta import check_module_meta, check_section_meta
+from build_tools.module_meta import check_module_meta, check_neighbours, check_section_meta
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, build_manifest, \
     for_pages
 from build_tools.site_swap import StagedSite, WarningCounter
@@ -218,6 +218,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             )
 
     def on_files(self, files, config):
+        self.site_files, self.neighbours_checked = files, False
         if not self.config.enabled:
             return
         for site_path, source in sorted(self.files.items()):
@@ -226,6 +227,28 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         for site_path, text in sorted(self.contents.items()):
             files.append(File.generated(config, site_path, content=text, inclusion=InclusionLevel.NOT_IN_NAV))
         return files
+
+    @event_priority(100)  # every page is read by now, before any is rendered with the theme
+    def on_page_context(self, context, page, config, nav):
+        if self.config.enabled and not self.neighbours_checked:
+            self.neighbours_checked = True
+            self._check_neighbours(config)
+        return context
+
+    def _check_neighbours(self, config):
+        """Every prerequisite and next title of a module page names a page (or is external)."""
+        pages = [file.page for file in self.site_files.documentation_pages() if file.page is not None]
+        modules, titles = {}, {}
+        for other in pages:
+            where = f"{Path(config.docs_dir).name}/{other.file.src_uri}"
+            titles[where] = [str(t) for t in (other.meta.get("title"), other.title) if t]
+            if other.meta and "code" in other.meta:
+                source = Path(other.file.abs_src_path).read_text(encoding="utf-8-sig") if other.file.abs_src_path else ""
+                modules[where] = (other.meta, source)
+        try:
+            check_neighbours(modules, titles)
+        except ValueError as error:
+            raise PluginError(f"scalecore: {error}") from None
 
     def on_env(self, env, config, files):
         """Keep the theme's compiled templates in the cache: a warm rebuild skips compiling

@@ -286,6 +286,16 @@ def front_matter_bad_audience(folder):
                         "language-pro (did you mean 'guest'?)"]
 
 
+def front_matter_next_names_no_page(folder):
+    page = folder / "docs" / "lesson.md"
+    page.write_text("---\ncode: T1.demo\ntitle: A lesson\ndescription: A lesson on guards.\n"
+                    "audience: [guest]\nnext: Hom\n---\n\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
+    return ["Error building page 'index.md':",  # MkDocs names the page it was rendering: the first
+            "scalecore: docs/lesson.md:6: key 'next': 'Hom' is not the title of another page of this site; "
+            "the closest titles are 'Home'. Fix: correct the title, or list it under 'external:' if that module "
+            "lives elsewhere on purpose"]
+
+
 def quote_unknown_path(folder):
     lesson(folder, "Without the guards:", "Without the guards ({{ baked: scale-guards/tiny/9/none/mean_row_max }}):")
     return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: {{ baked: scale-guards/tiny/9/none/mean_row_max }}: no value "
@@ -316,7 +326,7 @@ CASES = [Case(f) for f in (
     metadata_misspelt_key, counts_out_of_date, bad_corpus_folder_name,
     block_unknown_corpus, block_bad_guard, block_seed_not_baked, block_bad_yaml, block_unknown_kind,
     block_unclosed, block_unknown_option, block_after_front_matter, corpus_huge_line,
-    front_matter_bad_audience, quote_unknown_path, block_stray_closing_line, corpus_nul_byte,
+    front_matter_bad_audience, front_matter_next_names_no_page, quote_unknown_path, block_stray_closing_line, corpus_nul_byte,
 )]
 
 

@@ -241,6 +241,7 @@ description: "A module page of the fixture site, quoting numbers from its bake."
 audience: [guest, it-ml]
 prerequisites: [Lesson, Missing Module]
 next: Encoder Block
+external: [Missing Module, Encoder Block]
 ---
 
 # Fixture Module
