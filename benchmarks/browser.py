@@ -81,7 +81,7 @@ REACH = """async kind => {
 def repaint(browser, url: str, clicks: int = 20) -> tuple[float, float]:
     page = browser.new_page()
     page.goto(url)
-    page.locator(".scalecore-panel--scale-guards").first.scroll_into_view_if_needed()
+    page.evaluate(REACH, "scale-guards")
     page.wait_for_function("() => document.querySelector('.scalecore-panel--scale-guards [role=switch]:not([disabled])')")
     switch = page.locator(".scalecore-panel--scale-guards [role=switch]:not([disabled])").first
     dom, frame = [], []
@@ -99,7 +99,7 @@ def live(browser, url: str, recomputes: int = 5) -> tuple[float, float]:
     context = browser.new_context()
     page = context.new_page()
     page.goto(url)
-    page.locator(".scalecore-panel--scale-guards").first.scroll_into_view_if_needed()
+    page.evaluate(REACH, "scale-guards")
     page.wait_for_function("() => document.querySelector('.scalecore-panel--scale-guards [role=switch]:not([disabled])')")
     panel = page.locator(".scalecore-panel--scale-guards").filter(has=page.get_by_role("button", name="Compute live")).first
     panel.get_by_role("button", name="Compute live").click()
