@@ -59,9 +59,9 @@ class Typesetter:
         self.loaded, self.used = set(self.memo), set()
         self.server = None
 
-    def page(self, content: str, page: str, source: str) -> str:
-        """``content`` with every formula typeset; ``page`` and ``source`` (its markdown) name the
-        line of a formula KaTeX refuses."""
+    def page(self, content: str, page: str, source) -> str:
+        """``content`` with every formula typeset; ``page`` and ``source()`` (its markdown, read
+        only when needed) name the line of a formula KaTeX refuses."""
 
         def typeset(match: re.Match) -> str:
             tex = html.unescape(match["tex"])
@@ -71,13 +71,13 @@ class Typesetter:
 
         return FORMULA.sub(typeset, content)
 
-    def formula(self, tex: str, display: bool, page: str, source: str) -> str:
+    def formula(self, tex: str, display: bool, page: str, source) -> str:
         key = f"{'D' if display else 'I'}{self.output}\u0000{tex}"
         self.used.add(key)
         if key not in self.memo:
             answer = self._server().ask([tex, display, self.output])
             if "error" in answer:
-                line = _line_of(source, tex)
+                line = _line_of(source(), tex)
                 where = f"{page}:{line}" if line else page
                 raise MathError(f"{where}: the formula {_shown(tex)} is not valid TeX for KaTeX: {answer['error']}. "
                                 "Fix: correct the TeX (KaTeX's supported functions: build_tools/node_modules/katex/"

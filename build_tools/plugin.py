@@ -129,11 +129,12 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
         self.quotes = self._quote_tree()
         self.manifest = self._manifest(live)
+        pages_manifest = for_pages(self.manifest)
         self.contents = {
             MANIFEST: json.dumps(self.manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
             MANIFEST_SCRIPT: bake.data_script("manifest", self.manifest),
-            PAGE_MANIFEST: json.dumps(for_pages(self.manifest), separators=(",", ":"), ensure_ascii=False) + "\n",
-            PAGE_MANIFEST_SCRIPT: bake.data_script("manifest", for_pages(self.manifest)),
+            PAGE_MANIFEST: json.dumps(pages_manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
+            PAGE_MANIFEST_SCRIPT: bake.data_script("manifest", pages_manifest),
         }
 
     def _site(self, name: str | None = None) -> Site:
@@ -294,7 +295,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         KaTeX's markup, and indexing stays as fast as for a page without math."""
         if not self.config.enabled or self.typesetter is None or "arithmatex" not in html:
             return html
-        source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
+        def source() -> str:  # read only to name the line of a formula KaTeX refuses
+            return Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
+
         try:
             return self.typesetter.page(html, f"{Path(config.docs_dir).name}/{page.file.src_uri}", source)
         except (formulas.MathError, NodeError) as error:
