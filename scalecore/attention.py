@@ -13,12 +13,14 @@ Given a sentence of T tokens, each a d_model-vector (rows of X, shape (T, d_mode
 Why the guards: q_i . k_j is a sum of d_k products. If q and k have unit-variance entries, the sum
 has variance d_k (so dividing by sqrt(d_k) brings it back to 1). If X or W are large, q and k
 are large too, the scores spread far apart, softmax puts all weight on one token, and its
-gradient vanishes. Every step below keeps its intermediate, so a reader can inspect each one.
+gradient vanishes. Every step below keeps its intermediate, so a reader can inspect each one; the
+backward pass (scalecore.backward) shows what such a head can and cannot still learn.
 """
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
+from scalecore.backward import backward, size, upstream
 from scalecore.guards import GuardSet
 from scalecore.layernorm import layer_norm
 from scalecore.matrices import Matrix, matmul, scale, shape, transpose
@@ -79,8 +81,9 @@ def _project(x: Matrix, norm: bool, init: bool, seed: int, d_k: int):
     return _projected[key]
 
 
-def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int) -> HeadResult:
-    """Run one head on the input ``x`` with the projections drawn from ``seed``."""
+def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int, words: list[str] | None = None) -> HeadResult:
+    """Run one head on the input ``x`` with the projections drawn from ``seed``; ``words`` (the
+    sentence's tokens), when given, lets the measures count a repeated word once."""
     tokens, d_model = shape(x)
     if tokens == 0:
         raise ValueError("attention needs at least one token")
@@ -90,6 +93,10 @@ def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int) -> HeadResult:
     if guards.scale:
         scores = scale(scores, 1.0 / math.sqrt(d_k))
     weights = softmax_rows(scores)  # (T, T)
+    values = matmul(seen, projections.w_v)
+    learned = backward(seen, queries, keys, values, weights, guards.scale, upstream(seed, tokens, d_k))
+    measures = replace(measure(seen, scores, weights, words), query_gradient=size(learned.w_q),
+                       value_gradient=size(learned.w_v))
     return HeadResult(
         guards=guards,
         seed=seed,
@@ -102,5 +109,5 @@ def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int) -> HeadResult:
         keys=keys,
         scores=scores,
         weights=weights,
-        measures=measure(seen, scores, weights),
+        measures=measures,
     )

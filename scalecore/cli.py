@@ -26,13 +26,17 @@ from scalecore.experiment import Settings, position_aware_input, report, run, ru
 from scalecore.guards import GuardSet
 
 USAGE_ERROR = 2
-COLUMNS = (
+COLUMNS = (  # scalecore.measures defines each one
     ("input_spread", "input spread"),
     ("score_spread", "score spread"),
     ("mean_row_max", "row-max"),
+    ("word_row_max", "per word"),
     ("mean_entropy", "entropy"),
     ("gradient", "gradient"),
     ("saturated_share", "saturated"),
+    ("word_saturated_share", "per word"),
+    ("query_gradient", "|dL/dW_Q|"),
+    ("value_gradient", "|dL/dW_V|"),
 )
 
 

@@ -41,13 +41,13 @@ def position_aware_input(table: EmbeddingTable, tokens: list[str]) -> Matrix:
 
 def run(table: EmbeddingTable, tokens: list[str], seed: int, guards: GuardSet, d_k: int) -> HeadResult:
     """The head on this sentence, with projections drawn from ``seed``."""
-    return attend(position_aware_input(table, tokens), guards, seed, d_k)
+    return attend(position_aware_input(table, tokens), guards, seed, d_k, tokens)
 
 
 def run_all(table: EmbeddingTable, tokens: list[str], seed: int, d_k: int) -> dict[str, HeadResult]:
     """All 8 guard sets, keyed by their names ('none' ... 'norm+init+scale')."""
     x = position_aware_input(table, tokens)
-    return {str(guards): attend(x, guards, seed, d_k) for guards in all_guard_sets()}
+    return {str(guards): attend(x, guards, seed, d_k, tokens) for guards in all_guard_sets()}
 
 
 def combination(corpus: str, seed: int, guards: str, sentence: str, d_k: int, vocabulary_size: int) -> dict:
@@ -65,7 +65,7 @@ def combination(corpus: str, seed: int, guards: str, sentence: str, d_k: int, vo
         raise ValueError(f"not in the {corpus} vocabulary ({len(table.vocabulary)} words): {', '.join(unknown)}")
     shown = report(run(table, tokens, int(seed), GuardSet.parse(guards), int(d_k)), tokens, table)
     return {
-        "schema": "scalecore/scale-guards-combination/1",
+        "schema": "scalecore/scale-guards-combination/2",
         "corpus": corpus,
         "seed": int(seed),
         "guards": shown["settings"]["guards"],

@@ -2,18 +2,34 @@
 
 Each answers one question about the head:
 
-- ``input_spread``:  how large are the entries of the input X the head sees? (std)
-- ``score_spread``:  how far apart are the scores softmax receives? (std)
-- ``mean_row_max``:  how much of its attention does a token give its favourite? 1/T is even, 1 is all.
-- ``mean_entropy``:  the same from the other side, in nats: log(T) is even, 0 is one-hot.
-- ``gradient``:      the size of the softmax Jacobian, averaged over rows: near 0 means saturated
-                     rows pass (almost) no gradient back, so the scores cannot learn.
-- ``saturated_share``: the share of rows whose largest weight exceeds 0.9.
+- ``input_spread``:  how large are the entries of what the head sees? The standard deviation of
+                     the entries of its input: X, or LayerNorm(X) when the ``norm`` guard is on.
+- ``input_rms``:     the same input's root mean square, sqrt(E[x^2]). The projections' variance
+                     argument needs E[x^2], not the variance: X does not have mean 0.
+- ``score_spread``:  how far apart are the scores *of a row*? The standard deviation of each row
+                     of scores, averaged over the rows. Softmax ignores a shift of a whole row, so
+                     only the spread within a row decides how sharp its weights are.
+- ``mean_row_max``:  how much of its attention does a token give its favourite token? 1/T is
+                     even, 1 is all.
+- ``word_row_max``:  the same per word: the weights of repeated tokens (the three *the*) added up
+                     first. A row that splits 0.96 evenly over three *the* has a row-max of 0.32
+                     but a word row-max of 0.96: it is saturated on one word.
+- ``mean_entropy``:  the spread of attention in nats: log(T) is even, 0 is one-hot.
+- ``gradient``:      the Frobenius norm of the softmax Jacobian J = diag(p) - p p^T, averaged over
+                     rows: how much gradient can reach the scores. It lies in [0, 1/2]: 0 for a
+                     one-hot row, sqrt(T - 1)/T for even attention (0.30 for T = 10), 1/2 for an
+                     even split between two tokens. So it is *not* "bigger is better": read it as
+                     "near 0 means the scores get no gradient".
+- ``saturated_share``, ``word_saturated_share``: the share of rows whose largest weight (per
+                     token, per word) exceeds 0.9.
+
+A head's backward pass adds ``query_gradient`` and ``value_gradient`` (see scalecore.backward).
 """
 
+import math
 from dataclasses import asdict, dataclass
 
-from scalecore.matrices import Matrix, flatten, mean, std
+from scalecore.matrices import Matrix, Vector, flatten, mean, std
 from scalecore.softmax import entropy, jacobian_norm
 
 SATURATION = 0.9  # a row counts as saturated when one weight takes more than this
@@ -22,23 +38,60 @@ SATURATION = 0.9  # a row counts as saturated when one weight takes more than th
 @dataclass(frozen=True)
 class Measures:
     input_spread: float
+    input_rms: float
     score_spread: float
     mean_row_max: float
+    word_row_max: float
     mean_entropy: float
     gradient: float
     saturated_share: float
+    word_saturated_share: float
+    query_gradient: float | None = None  # ||dL/dW_Q||, when the head's backward pass was run
+    value_gradient: float | None = None  # ||dL/dW_V||, likewise
 
     def as_dict(self) -> dict[str, float]:
-        return asdict(self)
+        return {name: value for name, value in asdict(self).items() if value is not None}
 
 
-def measure(x: Matrix, scores: Matrix, weights: Matrix) -> Measures:
-    """All measures of one head, from its input, its (final) scores and its weights."""
+def per_word(row: Vector, tokens: list[str] | None) -> Vector:
+    """A row of weights with the weights of identical tokens added up, one entry per word type in
+    order of first appearance. Without tokens every position is its own word."""
+    if tokens is None:
+        return list(row)
+    if len(tokens) != len(row):
+        raise ValueError(f"{len(tokens)} tokens for a row of {len(row)} weights")
+    summed: dict[str, list[float]] = {}
+    for token, weight in zip(tokens, row):
+        summed.setdefault(token, []).append(weight)
+    return [math.fsum(weights) for weights in summed.values()]
+
+
+def row_spread(scores: Matrix) -> float:
+    """The standard deviation within each row of scores, averaged over the rows."""
+    return mean([std(row) for row in scores])
+
+
+def root_mean_square(x: Matrix) -> float:
+    """sqrt(E[x^2]) over the entries: the typical size of an entry, its mean included."""
+    return math.sqrt(mean([v * v for v in flatten(x)]))
+
+
+def share_saturated(rows: Matrix) -> float:
+    return mean([1.0 if max(row) > SATURATION else 0.0 for row in rows])
+
+
+def measure(x: Matrix, scores: Matrix, weights: Matrix, tokens: list[str] | None = None) -> Measures:
+    """All measures of one head, from what it saw, its (final) scores and its weights. ``tokens``
+    names the columns, so that repeated words can be counted as one."""
+    words = [per_word(row, tokens) for row in weights]
     return Measures(
         input_spread=std(flatten(x)),
-        score_spread=std(flatten(scores)),
+        input_rms=root_mean_square(x),
+        score_spread=row_spread(scores),
         mean_row_max=mean([max(row) for row in weights]),
+        word_row_max=mean([max(row) for row in words]),
         mean_entropy=mean([entropy(row) for row in weights]),
         gradient=mean([jacobian_norm(row) for row in weights]),
-        saturated_share=mean([1.0 if max(row) > SATURATION else 0.0 for row in weights]),
+        saturated_share=share_saturated(weights),
+        word_saturated_share=share_saturated(words),
     )

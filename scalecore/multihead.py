@@ -54,7 +54,7 @@ class Head:
     """One head's share of the work."""
 
     scores: Matrix  # (T, T), divided by sqrt(d_k) when the scale guard is on
-    raw_spread: float  # the std of Q_i K_i^T before any division
+    raw_spread: float  # the spread within a row of Q_i K_i^T, before any division
     weights: Matrix  # (T, T), rows sum to 1
     output: Matrix  # A_i V_i, (T, d_k)
     measures: Measures
@@ -99,8 +99,9 @@ def _standard_draws(seed: int, d_model: int) -> tuple:
     return tuple(standard_matrix(rng, d_model, d_model) for _ in range(4))
 
 
-def mix(seen: Matrix, weights: Weights, heads: int, scaled: bool) -> MultiHeadResult:
-    """The layer on an input as it is (no LayerNorm here): the encoder decides where that goes."""
+def mix(seen: Matrix, weights: Weights, heads: int, scaled: bool, words: list[str] | None = None) -> MultiHeadResult:
+    """The layer on an input as it is (no LayerNorm here): the encoder decides where that goes.
+    ``words`` (the sentence's tokens) lets the measures count a repeated word once."""
     tokens, d_model = shape(seen)
     if tokens == 0:
         raise ValueError("attention needs at least one token")
@@ -113,14 +114,15 @@ def mix(seen: Matrix, weights: Weights, heads: int, scaled: bool) -> MultiHeadRe
         raw = matmul(q, transpose(k))  # (T, T)
         scores = scale(raw, 1.0 / math.sqrt(d_k)) if scaled else raw
         a = softmax_rows(scores)
-        m = measure(seen, scores, a)
+        m = measure(seen, scores, a, words)
         raw_spread = m.score_spread * math.sqrt(d_k) if scaled else m.score_spread
         done.append(Head(scores=scores, raw_spread=raw_spread, weights=a, output=matmul(a, v), measures=m))
     concat = [[x for head in done for x in head.output[t]] for t in range(tokens)]
     return MultiHeadResult(head_input=seen, d_k=d_k, heads=done, concat=concat, output=matmul(concat, weights.w_o))
 
 
-def attend(x: Matrix, guards: GuardSet, seed: int, heads: int) -> tuple[MultiHeadResult, Weights]:
+def attend(x: Matrix, guards: GuardSet, seed: int, heads: int,
+           words: list[str] | None = None) -> tuple[MultiHeadResult, Weights]:
     """h heads on ``x`` under a guard set, with the weights drawn from ``seed``."""
     tokens, d_model = shape(x)
     if tokens == 0:
@@ -128,7 +130,7 @@ def attend(x: Matrix, guards: GuardSet, seed: int, heads: int) -> tuple[MultiHea
     head_width(d_model, heads)
     weights = draw_weights(seed, d_model, guarded=guards.init)
     seen = layer_norm(x) if guards.norm else x
-    return mix(seen, weights, heads, scaled=guards.scale), weights
+    return mix(seen, weights, heads, scaled=guards.scale, words=words), weights
 
 
 def favourites(weights: Matrix) -> list[int]:
@@ -170,7 +172,7 @@ def combination(corpus: str, seed: int, heads: int, guards: str, sentence: str) 
     if unknown:
         raise ValueError(f"not in the {corpus} vocabulary ({len(table.vocabulary)} words): {', '.join(unknown)}")
     guard_set = GuardSet.parse(guards)
-    result, weights = attend(position_aware_input(table, tokens), guard_set, int(seed), int(heads))
+    result, weights = attend(position_aware_input(table, tokens), guard_set, int(seed), int(heads), tokens)
     d_model, d_k = table.d_model, result.d_k
     per_head = [{
         "weights": head.weights,
@@ -181,7 +183,7 @@ def combination(corpus: str, seed: int, heads: int, guards: str, sentence: str) 
     row_max = [head.measures.mean_row_max for head in result.heads]
     T = len(tokens)
     return {
-        "schema": "scalecore/multihead-combination/1",
+        "schema": "scalecore/multihead-combination/2",
         "corpus": corpus,
         "seed": int(seed),
         "heads": int(heads),

@@ -8,11 +8,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from scalecore.attention import attend
+from scalecore.backward import upstream
 from scalecore.guards import GuardSet, all_guard_sets
 from scalecore.projections import draw_projections
 
 
-def numpy_head(x, guards, seed, d_k):
+def numpy_head(x, guards, seed, d_k, words=None):
     x = np.asarray(x, dtype=np.float64)
     d_model = x.shape[1]
     if guards.norm:
@@ -26,9 +27,20 @@ def numpy_head(x, guards, seed, d_k):
     a = e / e.sum(axis=1, keepdims=True)
     jac = [np.linalg.norm(np.diag(r) - np.outer(r, r)) for r in a]
     ent = [-(r[r > 0] * np.log(r[r > 0])).sum() for r in a]
+    words = list(range(len(a))) if words is None else words
+    kinds = sorted(set(words), key=words.index)
+    onehot = np.array([[1.0 if w == kind else 0.0 for kind in kinds] for w in words])  # (T, W)
+    per_word = a @ onehot  # each row's weights, summed over the tokens of one word
+    g = np.array(upstream(seed, len(a), d_k))  # the same draw: we test the maths
+    d_a = g @ v.T
+    d_s = np.stack([(np.diag(r) - np.outer(r, r)) @ d for r, d in zip(a, d_a)])
+    d_raw = d_s / np.sqrt(d_k) if guards.scale else d_s
     measures = dict(
-        input_spread=x.std(), score_spread=s.std(), mean_row_max=a.max(axis=1).mean(),
+        input_spread=x.std(), input_rms=np.sqrt((x ** 2).mean()), score_spread=s.std(axis=1).mean(),
+        mean_row_max=a.max(axis=1).mean(), word_row_max=per_word.max(axis=1).mean(),
         mean_entropy=np.mean(ent), gradient=np.mean(jac), saturated_share=(a.max(axis=1) > 0.9).mean(),
+        word_saturated_share=(per_word.max(axis=1) > 0.9).mean(),
+        query_gradient=np.linalg.norm(x.T @ (d_raw @ k)), value_gradient=np.linalg.norm(x.T @ (a.T @ g)),
     )
     return s, a, a @ v, measures
 
@@ -41,10 +53,12 @@ matrices = st.integers(1, 6).flatmap(
 
 
 @settings(max_examples=60, deadline=None)
-@given(matrices, st.sampled_from(all_guard_sets()), st.integers(0, 2**32), st.integers(1, 6))
-def test_agrees_with_numpy_to_1e_9(x, guards, seed, d_k):
-    result = attend(x, guards, seed, d_k)
-    scores, weights, output, measures = numpy_head(x, guards, seed, d_k)
+@given(matrices, st.sampled_from(all_guard_sets()), st.integers(0, 2**32), st.integers(1, 6), st.data())
+def test_agrees_with_numpy_to_1e_9(x, guards, seed, d_k, data):
+    words = data.draw(st.none() | st.lists(st.sampled_from("abc"), min_size=len(x), max_size=len(x)))
+    result = attend(x, guards, seed, d_k, words)
+    scores, weights, output, measures = numpy_head(x, guards, seed, d_k, words)
+    assert set(result.measures.as_dict()) == set(measures)
     scale = max(1.0, float(np.abs(scores).max()))
     assert np.allclose(result.scores, scores, rtol=1e-9, atol=1e-9 * scale)
     assert np.allclose(result.weights, weights, rtol=0, atol=1e-9)

@@ -5,6 +5,7 @@ A small fake grid and synthetic baked data stand in for a real bake, so these te
 
 import json
 import re
+import sys
 from html.parser import HTMLParser
 
 import markdown
@@ -28,7 +29,8 @@ SITE = Site(
 SITES = {name: SITE for name in KINDS} | {"variance": Site(**{**SITE.__dict__, "options": {"dims": VARIANCE_DIMS}})}
 # What the synthetic combination files hold, so tests can find the values in the HTML.
 MEASURES = dict(input_spread=12.5, score_spread=40.25, mean_row_max=0.875, mean_entropy=0.3125,
-                gradient=0.0625, saturated_share=0.5)
+                gradient=0.0625, saturated_share=0.5, word_row_max=0.9375, word_saturated_share=0.75,
+                input_rms=13.0, query_gradient=2.5, value_gradient=3.5)
 
 
 def read_baked(path: str) -> dict:
@@ -218,6 +220,8 @@ def test_scale_guards_without_a_view_still_has_its_measures():
 
 
 def test_self_check_is_markdown_in_a_details_with_a_stable_id():
+    question_key = sys.modules[KINDS["self-check"].__module__].question_key
+
     text = "\n".join(["Before.", "", *block("self-check", "question: Why divide by $\\sqrt{d_k}$?",
                                               "answer: To keep the **variance** at 1.",
                                               "explanation: See [the lesson](../variance/).").splitlines(),
@@ -226,13 +230,52 @@ def test_self_check_is_markdown_in_a_details_with_a_stable_id():
                   markdown_config={"pymdownx.arithmatex": {"generic": True}})
     parsed = Panels(html)
     ids = [p["id"] for p in parsed.panels()]
-    assert ids == ["scalecore-selfcheck-docs-lessons-guards-1", "scalecore-selfcheck-docs-lessons-guards-2"]
-    assert [p["data-scalecore-id"] for p in parsed.panels()] == ids  # where progress will be stored
+    first = question_key("Why divide by $\\sqrt{d_k}$?")
+    assert ids == [f"scalecore-selfcheck-docs-lessons-guards-{first}",
+                   f"scalecore-selfcheck-docs-lessons-guards-{question_key('Q2')}"]
+    assert [p["data-scalecore-id"] for p in parsed.panels()] == ids  # where progress is stored
+    # the ids they had when ids were positions, for the browser to move saved progress once
+    assert [p["data-scalecore-legacy-id"] for p in parsed.panels()] == [
+        "scalecore-selfcheck-docs-lessons-guards-1", "scalecore-selfcheck-docs-lessons-guards-2"]
     assert len(parsed.find("details", class_="scalecore-selfcheck")) == 2
     assert "<summary>Show answer</summary>" in html
     assert '<span class="arithmatex">\\(\\sqrt{d_k}\\)</span>' in html  # the page's extensions
     assert "<p>To keep the <strong>variance</strong> at 1.</p>" in html
     assert '<a href="../variance/">the lesson</a>' in html
+
+
+def _check(question: str, *extra: str) -> str:
+    return block("self-check", f"question: {question}", "answer: A", "explanation: E", *extra)
+
+
+def _check_ids(text: str) -> list[str]:
+    return [p["data-scalecore-id"] for p in Panels(expand(text)).panels()]
+
+
+def test_inserting_a_self_check_keeps_the_others_ids():
+    before = _check_ids(_check("First?") + "\n" + _check("Second?") + "\n" + _check("Third?"))
+    after = _check_ids(_check("A new one?") + "\n" + _check("First?") + "\n" + _check("Second?") + "\n"
+                       + _check("Third?"))
+    assert len(set(after)) == 4 and after[1:] == before
+    # spacing and case do not make another question; an explicit id wins over the question
+    assert _check_ids(_check("  first? ")) == _check_ids(_check("FIRST?")) == before[:1]
+    assert _check_ids(_check("Reworded first?", "id: first-check")) == [
+        "scalecore-selfcheck-docs-lessons-guards-first-check"]
+    assert _check_ids(_check("First?", "id: first-check")) == _check_ids(_check("Reworded?", "id: first-check"))
+
+
+def test_the_same_question_twice_on_a_page_names_both_lines():
+    text = _check("Why divide?") + "\nText.\n\n" + _check("why   DIVIDE?")
+    assert error(text) == (
+        f"{PAGE}:10: /// self-check: option 'question': the same question as the self-check at {PAGE}:2; "
+        "a reader's progress is kept per question. Fix: ask each question once on a page (reword one of "
+        "the two, or remove one)")
+    assert error(_check("One?", "id: shared") + "\n" + _check("Two?", "id: shared")) == (
+        f"{PAGE}:12: /// self-check: option 'id': the id 'shared' is already the id of the self-check at "
+        f"{PAGE}:5. Fix: give each self-check its own id")
+    assert error(_check("One?", "id: 3d")) == (
+        f"{PAGE}:5: /// self-check: option 'id': '3d' is not an id: write lower-case letters, digits and '-', "
+        "starting with a letter (at most 64), e.g. id: softmax-saturation")
 
 
 def test_hostile_text_shows_as_text():
@@ -473,12 +516,22 @@ def test_unclosed_fence_hiding_a_block():
         "is not expanded; close the fence with a line '````'")
 
 
-def test_link_to_a_markdown_file_in_a_self_check():
-    assert error(block("self-check", "question: Why?", "answer: See [it](../variance.md#why).",
-                       "explanation: E")) == (
-        f"{PAGE}:3: /// self-check: option 'answer': the link to '../variance.md' would break: MkDocs "
-        "does not rewrite links to .md files inside a self-check; link to the page's URL "
-        "(for example '../softmax/') instead")
+def test_link_to_a_markdown_file_in_a_self_check_becomes_the_page_url():
+    pages = {"lessons/variance.md": "variance.html", "corpora.md": "../corpora.html"}
+
+    def resolve(target):
+        import posixpath
+        return pages.get(posixpath.normpath(posixpath.join("lessons", target)))
+
+    html = expand(block("self-check", "question: Why?", "answer: See [it](variance.md#why).",
+                        "explanation: And [the corpora](../corpora.md)."), resolve_link=resolve,
+                  pages=tuple(pages))
+    assert '<a href="variance.html#why">it</a>' in html and '<a href="../corpora.html">the corpora</a>' in html
+    assert error(block("self-check", "question: Why?", "answer: See [it](../varaince.md#why).",
+                       "explanation: E"), resolve_link=resolve, pages=tuple(pages)) == (
+        f"{PAGE}:3: /// self-check: option 'answer': the link to '../varaince.md' names no page of this site "
+        "(did you mean 'variance.md'?). Fix: link to a page by its .md file, relative to this page, e.g. "
+        "[Corpora](../corpora.md)")
 
 
 def test_missing_baked_file_is_a_block_error():

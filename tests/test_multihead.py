@@ -136,7 +136,7 @@ def test_the_raw_spread_is_the_spread_before_the_division_by_sqrt_d_k(case, norm
     d_k = scaled.d_k
     for p, s, raw in zip(plain.heads, scaled.heads, expected["raw"]):
         size = max(1.0, float(np.abs(raw).max()))
-        assert math.isclose(p.raw_spread, float(raw.std()), rel_tol=1e-9, abs_tol=1e-9 * size)
+        assert math.isclose(p.raw_spread, float(raw.std(axis=1).mean()), rel_tol=1e-9, abs_tol=1e-9 * size)
         assert math.isclose(s.raw_spread, p.raw_spread, rel_tol=1e-9, abs_tol=1e-9 * size)
         assert math.isclose(s.raw_spread / math.sqrt(d_k), s.measures.score_spread, rel_tol=1e-12, abs_tol=1e-300)
         assert math.isclose(p.raw_spread, p.measures.score_spread, rel_tol=1e-12, abs_tol=1e-300)
@@ -246,13 +246,13 @@ def test_the_combination_holds_every_head_and_its_summary(tiny_site, heads):
     point = multihead.combination("tiny", 3, heads, "init+scale", sentence)
     assert set(point) == {"schema", "corpus", "seed", "heads", "guards", "sentence", "tokens", "d_model", "d_k",
                           "per_head", "summary", "shapes", "cost", "init_std"}
-    assert point["schema"] == "scalecore/multihead-combination/1"
+    assert point["schema"] == "scalecore/multihead-combination/2"
     tokens = ["the", "old", "man", "looked", "at", "the", "sun"]
     d_k = D_MODEL // heads
     assert (point["corpus"], point["seed"], point["heads"], point["guards"]) == ("tiny", 3, heads, "init+scale")
     assert (point["tokens"], point["d_model"], point["d_k"]) == (tokens, D_MODEL, d_k)
     result, weights = multihead.attend(position_aware_input(tiny_site, tokens), GuardSet(init=True, scale=True),
-                                       3, heads)
+                                       3, heads, tokens)
     assert len(point["per_head"]) == heads
     for shown, head in zip(point["per_head"], result.heads):
         assert set(shown) == {"weights", "measures", "spread"}

@@ -24,17 +24,21 @@ GUARD_SETS = tuple(str(g) for g in all_guard_sets())
 # and the range of its meter ("1/T" and "ln T" depend on the sentence's length T).
 MEASURES = (
     dict(key="input_spread", name="Input spread", unit="", range=None,
-         hint="How big the numbers entering the head are (standard deviation of X). About 1 is healthy."),
+         hint="How big the numbers entering the head are: the standard deviation of what it sees (X, or LayerNorm(X) with norm). About 1 is healthy."),
     dict(key="score_spread", name="Score spread", unit="", range=None,
-         hint="How far apart the scores are before softmax. A few units is fine; far more makes softmax pick one word."),
+         hint="How far apart the scores of a row are (their standard deviation, averaged over rows). A few units is fine; far more makes softmax pick one token."),
     dict(key="mean_row_max", name="Mean row-max", unit="", range=["1/T", 1],
-         hint="The share of attention each word gives its favourite: 1/T is even, 1 is all on one word."),
+         hint="The share of attention each token gives its favourite token: 1/T is even, 1 is all on one token."),
+    dict(key="word_row_max", name="Row-max per word", unit="", range=["1/T", 1],
+         hint="The same with a repeated word's weights added up: a token that spreads its attention over the repeats of one word (such as the three \u201cthe\u201d) still looks at one word."),
     dict(key="mean_entropy", name="Entropy", unit=" nats", range=[0, "ln T"],
-         hint="How spread out attention is: ln T is even, 0 is all on one word."),
+         hint="How spread out attention is: ln T is even, 0 is all on one token."),
     dict(key="gradient", name="Gradient size", unit="", range=[0, 0.5],
-         hint="How much learning signal flows back through softmax. Near 0, the head cannot learn."),
+         hint="How much gradient reaches the scores through softmax (Frobenius norm of its Jacobian, 0 to 0.5). Near 0, the scores cannot learn; bigger is not better."),
     dict(key="saturated_share", name="Saturated rows", unit="", range=[0, 1],
-         hint="The share of words that give more than 0.9 of their attention to one word."),
+         hint="The share of tokens that give more than 0.9 of their attention to one token."),
+    dict(key="word_saturated_share", name="Saturated, per word", unit="", range=[0, 1],
+         hint="The share of tokens that give more than 0.9 of their attention to one word, its repeats added up."),
 )
 
 

@@ -1,0 +1,66 @@
+"""What a saturated head can still learn: one head's backward pass.
+
+Training sends a gradient G = dL/d(out) into the head's output out = A V, and the chain rule
+carries it back along two roads:
+
+    through the values:   dL/dW_V = X^T A^T G                      (no softmax on this road)
+    through the softmax:  dL/dA   = G V^T                          (T, T)
+                          dL/dS_i = J_i dL/dA_i, row by row        J_i = diag(a_i) - a_i a_i^T
+                          divided by sqrt(d_k) with the ``scale`` guard
+                          dL/dQ   = dL/dS K,   dL/dK = (dL/dS)^T Q
+                          dL/dW_Q = X^T dL/dQ, dL/dW_K = X^T dL/dK
+
+(X is what the head saw: LayerNorm(X) with the ``norm`` guard.) Saturation makes every J_i
+vanish, so the *scores* get almost no gradient. That is all it silences. W_V never meets the
+Jacobian and keeps learning. W_Q and W_K get the vanishing J multiplied by X and by the keys or
+queries: with a large input that product can still be large, and it goes to 0 only when the
+saturation is deep enough to beat the input's size.
+
+Nothing here is trained, so there is no loss: G is a random draw, one fixed stream per seed
+(``Random("upstream <seed>")``, separate from the projections' stream), the same in CPython and
+Pyodide. The sizes of the resulting gradients are what the measures report.
+"""
+
+import math
+import random
+from dataclasses import dataclass
+
+from scalecore.matrices import Matrix, matmul, scale, transpose
+from scalecore.softmax import softmax_jacobian
+
+
+@dataclass(frozen=True)
+class Gradients:
+    scores: Matrix  # dL/dS, (T, T): the gradient that reaches the scores softmax received
+    w_q: Matrix  # dL/dW_Q, (d_model, d_k)
+    w_k: Matrix  # dL/dW_K, (d_model, d_k)
+    w_v: Matrix  # dL/dW_V, (d_model, d_k)
+
+
+def upstream(seed: int, tokens: int, d_k: int) -> Matrix:
+    """The gradient arriving at the head's output, (T, d_k), drawn from N(0, 1) for ``seed``."""
+    rng = random.Random(f"upstream {seed}")
+    return [[rng.gauss(0.0, 1.0) for _ in range(d_k)] for _ in range(tokens)]
+
+
+def backward(seen: Matrix, queries: Matrix, keys: Matrix, values: Matrix, weights: Matrix,
+             scaled: bool, grad_out: Matrix) -> Gradients:
+    """The gradients of L = sum(G * out) with respect to the scores and the three projections."""
+    d_k = len(keys[0])
+    grad_weights = matmul(grad_out, transpose(values))  # dL/dA = G V^T
+    # J_i is symmetric, so row i of dL/dS is J_i applied to row i of dL/dA.
+    grad_scores = [matmul(softmax_jacobian(a), [[g] for g in row]) for a, row in zip(weights, grad_weights)]
+    grad_scores = [[column[0] for column in row] for row in grad_scores]
+    grad_raw = scale(grad_scores, 1.0 / math.sqrt(d_k)) if scaled else grad_scores
+    seen_t = transpose(seen)
+    return Gradients(
+        scores=grad_scores,
+        w_q=matmul(seen_t, matmul(grad_raw, keys)),
+        w_k=matmul(seen_t, matmul(transpose(grad_raw), queries)),
+        w_v=matmul(seen_t, matmul(transpose(weights), grad_out)),
+    )
+
+
+def size(m: Matrix) -> float:
+    """The Frobenius norm: the square root of the sum of squared entries."""
+    return math.sqrt(math.fsum(v * v for row in m for v in row))
