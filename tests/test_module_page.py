@@ -155,10 +155,13 @@ class Baked:
             (row,) = [row for row in self.point("variance", "index")["dims"] if row["d"] == int(rest[0])]
             return row[rest[1]][rest[2]]
         if kind == "scale-guards":
+            if len(rest) == 5 and rest[3] == "favourite":  # the token a token attends to most, from 1
+                row = self.point(kind, "/".join(rest[:3]))["weights"][int(rest[4])]
+                return row.index(max(row)) + 1
             corpus, seed, guards, measure = rest
-            if seed == "mean":
-                seeds = manifest["seeds"]
-                return sum(self.measures(corpus, s, guards)[measure] for s in seeds) / len(seeds)
+            over = {"mean": lambda values: sum(values) / len(values), "lowest": min, "highest": max}
+            if seed in over:
+                return over[seed]([self.measures(corpus, s, guards)[measure] for s in manifest["seeds"]])
             return self.measures(corpus, int(seed), guards)[measure]
         if len(rest) > 1 and rest[1] == "all":  # over every seed: recomputed here from the points
             return self.over_seeds(kind, rest)

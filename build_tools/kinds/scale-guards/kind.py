@@ -89,17 +89,24 @@ class ScaleGuards(Kind):
                                                        "title": title, "legend": True})}
 
     def quotes(self, results, grid, site):
-        """<corpus>/<seed>/<guards>/<measure>, and <corpus>/mean/<guards>/<measure> over the seeds."""
+        """<corpus>/<seed>/<guards>/<measure>; <corpus>/<seed>/<guards>/favourite/<i>, the position
+        (from 1) of the token that token i attends to most; and over the seeds
+        <corpus>/<mean|lowest|highest>/<guards>/<measure>: a claim made "on every seed" quotes
+        the range it holds over."""
         tree: dict = {}
         for path, result in results.items():
             corpus, seed, guards = path.split("/")
-            tree.setdefault(corpus, {}).setdefault(seed, {})[guards] = result["measures"]
+            favourite = [row.index(max(row)) + 1 for row in result["weights"]]
+            tree.setdefault(corpus, {}).setdefault(seed, {})[guards] = dict(result["measures"], favourite=favourite)
+        over = {"mean": lambda values: sum(values) / len(values), "lowest": min, "highest": max}
         for corpus, seeds in tree.items():
-            seeds["mean"] = {
-                guards: {name: sum(seeds[str(s)][guards][name] for s in site.seeds) / len(site.seeds)
-                         for name in seeds[str(site.seeds[0])][guards]}
-                for guards in GUARD_SETS
-            }
+            first = seeds[str(site.seeds[0])]
+            for name, pick in over.items():
+                seeds[name] = {
+                    guards: {key: pick([seeds[str(s)][guards][key] for s in site.seeds])
+                             for key, value in first[guards].items() if not isinstance(value, list)}
+                    for guards in GUARD_SETS
+                }
         return tree
 
     def check(self, options, site):
