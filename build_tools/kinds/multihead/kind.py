@@ -42,7 +42,7 @@ def spread_table(point: dict) -> dict:
     d_k, d_model = point["d_k"], point["d_model"]
     return {
         "className": "scalecore-multihead-spread",
-        "caption": f"Score spread (std of the scores) of each of {point['heads']} heads of d_k = {d_k}: "
+        "caption": f"Score spread (std within a row of the scores, averaged over the rows) of each of {point['heads']} heads of d_k = {d_k}: "
                    f"raw, divided by √d_k = √{d_k} (the head's own width), and divided by √d_model = √{d_model}.",
         "columns": ["Head", "Raw Q_i K_iᵀ", f"÷ √{d_k}", f"÷ √{d_model}"],
         "rows": [{"header": str(i + 1), "cells": [h["spread"]["unscaled"], h["spread"]["sqrt_d_k"],
@@ -133,7 +133,7 @@ class Multihead(Kind):
         check_corpus_and_seed(options, site)
         if options["heads"] not in site.options["heads"]:
             raise OptionError("heads", f"{options['heads']} is not a baked number of heads; the baked ones are: "
-                                       f"{listing(site.options['heads'])}")
+                                       f"{listing(site.options['heads'])}{site.option_at('kinds')}")
         if options["head"] > options["heads"]:
             raise OptionError("head", f"head {options['head']} does not exist with {options['heads']} heads: "
                                       f"use 1 to {options['heads']}")

@@ -269,7 +269,7 @@
   function spreadTable(point) {
     return {
       className: "scalecore-multihead-spread",
-      caption: "Score spread (std of the scores) of each of " + point.heads + " heads of d_k = " + point.d_k +
+      caption: "Score spread (std within a row of the scores, averaged over the rows) of each of " + point.heads + " heads of d_k = " + point.d_k +
         ": raw, divided by \u221ad_k = \u221a" + point.d_k + " (the head's own width), and divided by \u221ad_model = \u221a" +
         point.d_model + ".",
       columns: ["Head", "Raw Q_i K_i\u1d40", "\u00f7 \u221a" + point.d_k, "\u00f7 \u221a" + point.d_model],
