@@ -1,0 +1,133 @@
+"""The softmax module's claims, pinned to the baked numbers on *every* baked seed.
+
+The quote tests check that each number on the page is the baked one; these check that the
+sentences around the numbers stay true: a claim made of one seed is checked there, a claim made
+of all seeds is checked on each. When a change to the core, a corpus or the seeds breaks one,
+the test names the claim and the seed, and the prose must change with the numbers.
+"""
+
+import math
+
+import pytest
+
+from test_module_page import Baked
+
+CORPORA = ("demo", "wordnet", "kjv")
+ALL_THREE = "norm+init+scale"
+
+
+@pytest.fixture(scope="module")
+def baked(built_site):
+    return Baked(built_site)
+
+
+@pytest.fixture(scope="module")
+def seeds(baked):
+    return baked.manifest["seeds"]
+
+
+def m(baked, corpus, seed, guards):
+    return baked.measures(corpus, seed, guards)
+
+
+def test_the_kjv_exception_under_norm_is_the_three_the_splitting_one_word(baked, seeds):
+    """Step 5: per token kjv seed 0 under norm alone looks unsaturated; per word it is saturated,
+    and so is every other seed."""
+    first = m(baked, "kjv", 0, "norm")
+    assert first["mean_row_max"] < 0.6 and first["word_row_max"] > 0.95
+    assert first["word_saturated_share"] >= 0.8
+    for seed in seeds:
+        assert m(baked, "kjv", seed, "norm")["word_row_max"] > 0.95, f"seed {seed}"
+
+
+def test_per_word_saturation_hides_behind_repeated_tokens_elsewhere_too(baked):
+    """Issue 15, item 2: kjv norm+scale and wordnet init+scale at seeds 1 and 3."""
+    kjv = m(baked, "kjv", 0, "norm+scale")
+    assert kjv["word_row_max"] - kjv["mean_row_max"] > 0.15
+    for seed in (1, 3):
+        wordnet = m(baked, "wordnet", seed, "init+scale")
+        assert wordnet["mean_row_max"] < 0.9 < 0.97 < wordnet["word_row_max"], f"seed {seed}"
+
+
+def test_the_textbook_pair_fails_on_wordnet_and_kjv_on_every_seed(baked, seeds):
+    """Step 1: per word, wordnet at >= 0.96 and kjv one-hot under init+scale; demo far from it."""
+    for seed in seeds:
+        assert m(baked, "wordnet", seed, "init+scale")["word_row_max"] >= 0.96, f"seed {seed}"
+        assert m(baked, "kjv", seed, "init+scale")["word_row_max"] > 0.999, f"seed {seed}"
+        assert m(baked, "demo", seed, "init+scale")["word_saturated_share"] <= 0.1, f"seed {seed}"
+
+
+def test_all_three_guards_leave_no_row_saturated_even_per_word(baked, seeds):
+    """Step 5: 'No row of any corpus is saturated on any seed, even counted per word.'"""
+    for corpus in CORPORA:
+        for seed in seeds:
+            measures = m(baked, corpus, seed, ALL_THREE)
+            assert measures["saturated_share"] == measures["word_saturated_share"] == 0.0, (corpus, seed)
+
+
+def test_no_single_guard_keeps_kjv_or_wordnet_in_range(baked, seeds):
+    for corpus in ("wordnet", "kjv"):
+        for guards in ("norm", "init", "scale"):
+            for seed in seeds:
+                assert m(baked, corpus, seed, guards)["word_row_max"] > 0.95, (corpus, guards, seed)
+
+
+def test_a_saturated_head_still_learns_its_values_and_sometimes_its_queries(baked, seeds):
+    """Step 3: W_V's gradient under init+scale dwarfs that with all three guards on every seed;
+    W_Q's is larger than with all three on wordnet at seed 0, and vanishes on kjv at seed 3."""
+    for seed in seeds:
+        saturated, guarded = m(baked, "kjv", seed, "init+scale"), m(baked, "kjv", seed, ALL_THREE)
+        assert saturated["value_gradient"] > 1000 * guarded["value_gradient"], f"seed {seed}"
+    wordnet = m(baked, "wordnet", 0, "init+scale")
+    assert wordnet["saturated_share"] >= 0.9
+    assert wordnet["query_gradient"] > 5 * m(baked, "wordnet", 0, ALL_THREE)["query_gradient"]
+    assert m(baked, "kjv", 3, "init+scale")["query_gradient"] < 1e-20
+    assert m(baked, "kjv", 4, "init+scale")["query_gradient"] > 1  # saturated, not deeply
+
+
+def test_the_gradient_measure_favours_norm_init_over_all_three_on_kjv(baked, seeds):
+    """Step 5: on kjv the measure is higher with norm+init on every seed than with all three on
+    any seed, which the page explains as its peak at two-way splits, not as a better head."""
+    norm_init = [m(baked, "kjv", seed, "norm+init")["gradient"] for seed in seeds]
+    all_three = [m(baked, "kjv", seed, ALL_THREE)["gradient"] for seed in seeds]
+    assert min(norm_init) > max(all_three)
+    assert all(0.0 <= value <= 0.5 for value in norm_init + all_three)
+
+
+def test_which_the_wins_on_kjv_is_decided_by_position_and_seed(baked):
+    """The linguist's box: the first 'the' attends to a different 'the' at seeds 2 and 3."""
+    tokens = baked.point("scale-guards", "kjv/2/init+scale")["tokens"]
+    at_two = baked.value("scale-guards/kjv/2/init+scale/favourite/0")
+    at_three = baked.value("scale-guards/kjv/3/init+scale/favourite/0")
+    assert (at_two, at_three) == (6, 9)  # the page names them: the 'the' of 'the light', of 'the sun'
+    assert tokens[at_two - 1] == tokens[at_three - 1] == "the"
+    assert tokens[at_two] == "light" and tokens[at_three] == "sun"
+
+
+def test_norm_makes_the_input_unit_scale_and_demo_is_not_centred(baked, seeds):
+    """Step 4: the input has a non-zero mean (RMS above the std); with norm both are 1."""
+    demo = m(baked, "demo", 0, "init")
+    assert demo["input_rms"] > demo["input_spread"] * 1.1
+    for seed in seeds:
+        for corpus in CORPORA:
+            normed = m(baked, corpus, seed, "norm")
+            assert math.isclose(normed["input_spread"], 1.0, rel_tol=1e-3)
+            assert math.isclose(normed["input_rms"], 1.0, rel_tol=1e-3)
+
+
+def test_demo_attention_is_close_to_even(baked):
+    """Step 1's self-check: demo's entropy is near ln 10 (its effective number of tokens is > 8)."""
+    entropy = m(baked, "demo", 0, "init+scale")["mean_entropy"]
+    assert math.log(10) - 0.2 < entropy <= math.log(10) and math.exp(entropy) > 8
+
+
+def test_the_score_spread_is_within_a_row(baked):
+    """The concept box's 'scores of a row': a row of equal scores has no spread, so the measure is
+    at most the spread over all entries."""
+    import statistics
+
+    point = baked.point("scale-guards", "kjv/0/init+scale")
+    within = sum(statistics.pstdev(row) for row in point["scores"]) / len(point["scores"])
+    overall = statistics.pstdev([v for row in point["scores"] for v in row])
+    assert math.isclose(point["measures"]["score_spread"], within, rel_tol=1e-9)
+    assert within < overall
