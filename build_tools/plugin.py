@@ -8,13 +8,16 @@
     on_post_build  swap the staged site into place
 """
 
+import functools
 import json
 import logging
 import os
+import posixpath
 import subprocess
 import sys
 import time
 from pathlib import Path
+from urllib.parse import unquote
 
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
@@ -262,9 +265,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def on_page_markdown(self, markdown, page, config, files):
         if not self.config.enabled:
             return
-        return self._expand(markdown, page, config)
+        return self._expand(markdown, page, config, files)
 
-    def _expand(self, markdown, page, config):
+    def _expand(self, markdown, page, config, files):
         from build_tools.blocks import BlockError, PageContext, expand_blocks
 
         source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
@@ -282,6 +285,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             markdown_config=config.mdx_configs,
             scripts={name: self.served.get(name, {}) for name in self.kinds},
             figures=self.figures,
+            resolve_link=functools.partial(_page_link, files, page.file),
+            pages=tuple(sorted(f.src_uri for f in files.documentation_pages())),
         )
         try:
             markdown = expand_quotes(markdown, self.quotes, where, offset)
@@ -361,6 +366,17 @@ def _default_source_date_epoch(root: Path) -> None:
     except (OSError, subprocess.SubprocessError):
         stamp = ""
     os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01
+
+
+def _page_link(files, here, target: str) -> str | None:
+    """A link from the page ``here`` to a .md file, as MkDocs writes it in a page's own markdown:
+    the URL of that page relative to ``here`` (so it follows use_directory_urls); None when the
+    file is no page of the site."""
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(here.src_uri), unquote(target)))
+    found = files.get_file_from_path(path)
+    if found is None or not found.is_documentation_page():
+        return None
+    return found.url_relative_to(here)
 
 
 def _write_if_changed(path: Path, text: str) -> None:

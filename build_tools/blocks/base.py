@@ -24,6 +24,8 @@ from build_tools.manifest import PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT
 FIGURES = "assets/scalecore/figures"  # the fallbacks' figures (Panel.figure), named by content
 
 SHARED_TEMPLATES = Path(__file__).resolve().parent  # panel.html: the root every panel extends
+# A relative link to a .md file in rendered author text (not a URL with a scheme, not absolute).
+PAGE_LINK = re.compile(r'href="(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)([^"#?]*\.md)([#?][^"]*)?"')
 
 
 class BlockError(Exception):
@@ -59,6 +61,10 @@ class PageContext:
     markdown_extensions: list = field(default_factory=list)
     markdown_config: dict = field(default_factory=dict)
     figures: dict = field(default_factory=dict)  # site path -> SVG text the fallbacks drew (Panel.figure)
+    # A link to a .md file, relative to this page ('../corpora.md'), -> that page's URL relative
+    # to this one (as MkDocs writes it), or None when it is no page of the site.
+    resolve_link: Callable[[str], str | None] | None = None
+    pages: tuple = ()  # the site's pages (src paths), to name the closest to a broken link
 
 
 class PanelOptions(base.Config):
@@ -131,6 +137,12 @@ class Panel:
     kind_number: int  # 1-based position among the blocks of this kind on the page
     options_json: str  # the canonical options, as handed to the browser
     shared: dict = field(default_factory=dict)  # per-page caches (one Markdown instance)
+    line: int = 0  # the block's opening line in the .md file
+    lines: dict = field(default_factory=dict)  # option -> its line in the .md file
+
+    def line_of(self, key: str) -> int:
+        """The line of an option (the block's opening line for one left out), for messages."""
+        return self.lines.get(key, self.line)
 
     @property
     def id(self) -> str:
@@ -176,11 +188,14 @@ class Panel:
             raise OptionError(None, f"cannot read the baked file {site_path} ({error}); "
                                   "is the bake up to date?") from error
 
-    def markdown(self, text: str) -> str:
+    def markdown(self, text: str, key: str | None = None) -> str:
         """Author text as HTML, with the page's markdown extensions, raw HTML shown as text.
 
         The escaping is Python-Markdown's documented recipe: without the ``html_block``
         preprocessor and the ``html`` inline pattern, '<script>' is text like any other.
+        A link to a .md file becomes the URL of that page, as MkDocs writes links in the page's
+        own markdown (it never sees the HTML a block hands it); one to a .md file that is no page
+        of the site is an OptionError on ``key``.
         """
         renderer = self.shared.get("markdown")
         if renderer is None:
@@ -189,7 +204,23 @@ class Panel:
             renderer.preprocessors.deregister("html_block", strict=False)
             renderer.inlinePatterns.deregister("html", strict=False)
             self.shared["markdown"] = renderer
-        return renderer.reset().convert(text)
+        return PAGE_LINK.sub(lambda match: self._link(match, key), renderer.reset().convert(text))
+
+    def _link(self, match: re.Match, key: str | None) -> str:
+        target, rest = match[1], match[2] or ""
+        resolve = self.context.resolve_link
+        url = resolve(target) if resolve else None
+        if url is None:
+            import difflib
+            import posixpath
+
+            here = posixpath.dirname(self.context.page.split("/", 1)[-1]) or "."
+            wanted = posixpath.normpath(posixpath.join(here, target))
+            close = difflib.get_close_matches(wanted, self.context.pages, n=1, cutoff=0.6)
+            hint = f" (did you mean {posixpath.relpath(close[0], here)!r}?)" if close else ""
+            raise OptionError(key, f"the link to {target!r} names no page of this site{hint}. Fix: link to a "
+                                   "page by its .md file, relative to this page, e.g. [Corpora](../corpora.md)")
+        return f'href="{url}{rest}"'
 
     def render_template(self, options: PanelOptions, **values) -> str:
         """The kind's template.html with the values every panel has."""

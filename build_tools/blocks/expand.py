@@ -79,7 +79,7 @@ class _Page:
             self.count += 1
             self.counts[raw.kind] = self.counts.get(raw.kind, 0) + 1
             panel = Panel(kind, self.context, self.count, self.counts[raw.kind],
-                          kind.canonical_json(options), self.shared)
+                          kind.canonical_json(options), self.shared, raw.line, lines)
             return kind.render(options, panel)
         except OptionError as error:
             if error.key is None:

@@ -1,5 +1,9 @@
 /* The self-check panel: the block renders a <details> (it works without JavaScript); this script
  * remembers in this browser that the reader revealed the answer, and says so next time.
+ * The key is the check's stable id (data-scalecore-id: a hash of its question, or the author's
+ * id). Ids used to be positions on the page (data-scalecore-legacy-id): an answer remembered
+ * under that old id is moved to the stable one the first time the check is seen, and the old
+ * key removed, so a self-check inserted later cannot inherit it.
  * A classic script, loaded by panels.js for pages with a self-check: it works from file://.
  */
 (function () {
@@ -31,6 +35,16 @@
         root.classList.add("scalecore-self-check--seen");
         if (summary && !summary.querySelector(".scalecore-seen")) {
           summary.appendChild(el("span", { class: "scalecore-seen" }, "(answer seen before)"));
+        }
+      }
+      var legacy = root.getAttribute("data-scalecore-legacy-id");
+      if (store && legacy) {
+        try {
+          var old = "scalecore:revealed:" + legacy;
+          if (store.getItem(old) === "1") store.setItem(key, "1");
+          store.removeItem(old);
+        } catch (error) {
+          /* full or refused: nothing to move */
         }
       }
       if (store && store.getItem(key) === "1") seen();

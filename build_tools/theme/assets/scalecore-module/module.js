@@ -74,6 +74,14 @@
     }
   }
 
+  function markRevealed(id) {
+    try {
+      window.localStorage.setItem(REVEALED + id, "1");
+    } catch (error) {
+      /* storage refused: the count below still includes it this time */
+    }
+  }
+
   function forgetRevealed(id) {
     try {
       window.localStorage.removeItem(REVEALED + id);
@@ -172,6 +180,33 @@
     done = done.filter(function (id) {
       return typeof id === "string";
     });
+    // Ids used to be positions on the page: progress saved under a check's old id
+    // (data-scalecore-legacy-id) moves to its stable id, once (the old keys are then gone).
+    var moved = {};
+    each(checks, function (check) {
+      var old = check.getAttribute("data-scalecore-legacy-id");
+      if (old) {
+        moved[old] = check.getAttribute("data-scalecore-id");
+      }
+    });
+    var migrated = false;
+    Object.keys(moved).forEach(function (old) {
+      if (revealed(old)) {
+        markRevealed(moved[old]);
+      }
+      forgetRevealed(old);
+    });
+    done = done.reduce(function (kept, id) {
+      var now = moved[id] || id;
+      migrated = migrated || now !== id;
+      if (kept.indexOf(now) < 0) {
+        kept.push(now);
+      }
+      return kept;
+    }, []);
+    if (migrated) {
+      save(key, JSON.stringify(done));
+    }
     // The self-check panels (build_tools/assets/panels.js) mark each answer a reader revealed,
     // with "(answer seen before)", under their own key: count those too, so the page agrees.
     ids.forEach(function (id) {
@@ -191,7 +226,7 @@
           check.removeAttribute("data-scalecore-done");
         }
       });
-      text.textContent = count + " of " + ids.length + " self-checks done";
+      text.textContent = count + " of " + ids.length + " " + plural(ids.length, "self-check") + " done";
       reset.disabled = count === 0;
     }
 
