@@ -110,6 +110,9 @@ class ScalecoreConfig(base.Config):
         for name in self.corpora:
             if name not in available:
                 yield "corpora", f"no corpus named {name!r} in {shown}.", _missing_corpus_fix(name, available, shown)
+        if "all" in (self.corpora or available):
+            yield ("corpora", f"the corpus {shown / 'all'} has a reserved name: a block's 'corpus: all' means every "
+                              "baked corpus.", f"rename the folder, e.g. to {shown / 'all-texts'}, and list it so.")
 
     def where(self, key: str) -> str:
         """``mkdocs.yml:line`` of an option, for messages (the file alone if no line is found)."""

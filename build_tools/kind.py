@@ -43,6 +43,11 @@ class Site:
     seeds: tuple[int, ...]
     settings: dict  # d_model, d_k, sentence, tokens, vocabulary_size, recipe
     options: dict = field(default_factory=dict)  # this kind's Settings values
+    where: dict = field(default_factory=dict)  # plugin option -> "mkdocs.yml:line", for messages
+
+    def option_at(self, key: str) -> str:
+        """' (the plugin option 'seeds', mkdocs.yml:14)': where a baked value comes from."""
+        return f" (the plugin option {key!r}, {self.where[key]})" if key in self.where else ""
 
 
 @dataclass(frozen=True)
@@ -147,8 +152,12 @@ class Kind:
 # ------------------------------------------------------------------ options many kinds share
 
 
+ALL_CORPORA = "all"  # corpus: all -- every baked corpus, in the order of the plugin's option
+
+
 def corpus_option():
-    """One corpus or a list (the reader switches among them); default: every baked corpus."""
+    """One corpus or a list (the reader switches among them), or ``all``; default: every baked
+    corpus (``all``), in the order of the plugin's ``corpora`` option."""
     return c.Optional(ListOf(Text("a corpus name"), min_items=1, single=True, example="[demo, kjv]"))
 
 
@@ -160,13 +169,17 @@ def seed_option():
 def check_corpus_and_seed(options, site: Site) -> None:
     """Fill the defaults of ``corpus`` and ``seed`` from what was baked, and name a value that
     was not baked with the ones that were."""
-    if options["corpus"] is None:
+    if options["corpus"] is None or options["corpus"] == [ALL_CORPORA]:
         options["corpus"] = list(site.corpora)
+    elif ALL_CORPORA in options["corpus"]:
+        raise OptionError("corpus", f"{ALL_CORPORA!r} stands for every baked corpus, so it cannot be listed "
+                                    f"with others; write corpus: {ALL_CORPORA}, or list the corpora you want")
     for corpus in options["corpus"]:
         if corpus not in site.corpora:
             raise OptionError("corpus", f"{corpus!r} is not a baked corpus{suggestion(corpus, site.corpora)}; "
-                                        f"the baked corpora are: {listing(site.corpora)}")
+                                        f"the baked corpora are: {listing(site.corpora)}{site.option_at('corpora')}")
     if options["seed"] is None:
         options["seed"] = site.seeds[0]
     elif options["seed"] not in site.seeds:
-        raise OptionError("seed", f"{options['seed']} is not a baked seed; the baked seeds are: {listing(site.seeds)}")
+        raise OptionError("seed", f"{options['seed']} is not a baked seed; the baked seeds are: "
+                                  f"{listing(site.seeds)}{site.option_at('seeds')}")

@@ -64,6 +64,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     def _configure(self, config):
         self.root = Path(config.config_file_path or ".").resolve().parent
+        self.option_lines = {key: self.config.where(key) for key in ("corpora", "seeds", "kinds")}
         self.cache = self.root / self.config.cache_dir
         _default_source_date_epoch(self.root)
         try:
@@ -148,6 +149,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                           tokens=tuple(self.tokens), vocabulary_size=self.config.vocabulary_size,
                           recipe=self.config.recipe),
             options=self.kind_settings.get(name, {}) if name else {},
+            where=self.option_lines,
         )
 
     def _bake(self, config) -> dict[str, Path]:
