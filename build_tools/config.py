@@ -33,40 +33,66 @@ class Bounded(c.Type):
         return value
 
 
+def described(option, text: str, accepted: str | None = None):
+    """An option with what it changes (markdown), and optionally its accepted values in words
+    when its type cannot say them, for the generated options reference (reference())."""
+    option.description, option.accepted = text, accepted
+    return option
+
+
 class ScalecoreConfig(base.Config):
-    enabled = c.Type(bool, default=True)
-    # Folder of corpora (one sub-folder each), relative to mkdocs.yml.
-    corpora_dir = c.Type(str, default="corpora")
-    # Which corpora to bake, in display order; empty means every corpus in corpora_dir.
-    corpora = c.ListOfItems(c.Type(str), default=[])
-    # Seeds of the projections to bake; readers pick among them (live mode takes any seed).
-    seeds = c.ListOfItems(Bounded(0, 2**32 - 1), default=[0, 1, 2, 3, 4])
-    d_model = Bounded(2, 256, default=_defaults.d_model)
-    d_k = Bounded(1, 256, default=_defaults.d_k)
-    # The sentence every corpus shares: every word must be in every corpus's vocabulary.
-    sentence = c.Type(str, default=SHARED_SENTENCE)
-    recipe = c.Choice(RECIPES, default=DEFAULT_RECIPE)
-    vocabulary_size = Bounded(8, 20000, default=VOCABULARY_SIZE)
-    # Learned tables and baked files, keyed by a hash of their inputs and of the code.
-    cache_dir = c.Type(str, default=".cache/scalecore")
-    # Processes for the bake; 0 means one per core.
-    workers = Bounded(0, 64, default=0)
-    # Each kind's own settings, by kind name (e.g. kinds: {variance: {samples: 2000}}); a kind's
-    # Settings class in its kind.py says what it takes.
-    kinds = c.Type(dict, default={})
-    # The site's own kinds: one folder each, relative to mkdocs.yml.
-    kinds_dir = c.Type(str, default="kinds")
-    # The site's own Python packages that kinds compute with (folders relative to mkdocs.yml):
-    # each ships in the browser as a hash-pinned wheel, like the core.
-    packages = c.ListOfItems(c.Type(str), default=[])
-    # The most a kind may bake: points, and megabytes projected from its first group.
-    bake_budget_points = Bounded(1, 10_000_000, default=20_000)
-    bake_budget_megabytes = c.Type((int, float), default=200)
-    # Ship the self-hosted Pyodide and the core wheel for live mode and the console.
-    live = c.Type(bool, default=True)
-    # How the build typesets math: 'html' (KaTeX's look, with MathML for screen readers) or
-    # 'mathml' (MathML alone, drawn natively by the browser: a fraction of the DOM).
-    math = c.Choice(("html", "mathml"), default="html")
+    enabled = described(c.Type(bool, default=True),
+                        "Run the plugin. With false, blocks and quotes are left as written and nothing is baked.")
+    corpora_dir = described(c.Type(str, default="corpora"),
+                            "The folder of corpora, relative to `mkdocs.yml`: one sub-folder per corpus, each with a "
+                            "`text.txt` and a `corpus.toml`.", "an existing folder")
+    corpora = described(c.ListOfItems(c.Type(str), default=[]),
+                        "Which corpora to bake, in the order panels offer them. Empty: every corpus in `corpora_dir`, "
+                        "by name. A block's `corpus: all` means these.",
+                        "names of sub-folders of `corpora_dir`, each once")
+    seeds = described(c.ListOfItems(Bounded(0, 2**32 - 1), default=[0, 1, 2, 3, 4]),
+                      "The seeds of the random projections to bake, distinct; readers pick among them (live mode "
+                      "takes any seed). A block's seed defaults to the first.")
+    d_model = described(Bounded(2, 256, default=_defaults.d_model),
+                        "The width of the word vectors: the embeddings' dimension and the positional encoding's.")
+    d_k = described(Bounded(1, 256, default=_defaults.d_k),
+                    "The width of queries and keys: a score is a sum of d_k products, and the scale guard divides "
+                    "it by the square root of d_k.")
+    sentence = described(c.Type(str, default=SHARED_SENTENCE),
+                         "The sentence every corpus shares and every attention panel shows.",
+                         "text whose every word is in every corpus's vocabulary")
+    recipe = described(c.Choice(RECIPES, default=DEFAULT_RECIPE),
+                       "How the embeddings are learned from co-occurrence counts: raw keeps the counts (their scale "
+                       "grows with the corpus, the failure the lessons show), sqrt and log1p compress them, ppmi "
+                       "keeps how much more often two words meet than chance predicts.")
+    vocabulary_size = described(Bounded(8, 20000, default=VOCABULARY_SIZE),
+                                "How many of each corpus's most frequent words get a vector.")
+    cache_dir = described(c.Type(str, default=".cache/scalecore"),
+                          "Where learned tables and baked files are kept between builds, relative to `mkdocs.yml`; "
+                          "each is keyed by a hash of its inputs and of the code, so it is safe to delete.", "a folder")
+    workers = described(Bounded(0, 64, default=0), "Processes for the bake; 0 means one per core.")
+    kinds = described(c.Type(dict, default={}),
+                      "Each kind's own settings, by kind name, e.g. `kinds: {variance: {samples: 2000}}`; the "
+                      "`Settings` class in a kind's `kind.py` says what it takes, and a wrong one stops the build.",
+                      "a mapping of kind names to their settings")
+    kinds_dir = described(c.Type(str, default="kinds"),
+                          "The site's own kinds, one folder each, relative to `mkdocs.yml` (see the guide Write your "
+                          "own interactive).", "a folder (it may be absent)")
+    packages = described(c.ListOfItems(c.Type(str), default=[]),
+                         "The site's own Python packages that its kinds compute with; each ships to the browser as a "
+                         "hash-pinned wheel, like the core.",
+                         "folders relative to `mkdocs.yml`, each with an `__init__.py`")
+    bake_budget_points = described(Bounded(1, 10_000_000, default=20_000),
+                                   "The most points one kind may bake; a grid above it stops the build with the page "
+                                   "and line of the block that asked for it.")
+    bake_budget_megabytes = described(c.Type((int, float), default=200),
+                                      "The most megabytes one kind may bake, projected from its first group of points.")
+    live = described(c.Type(bool, default=True),
+                     "Ship the self-hosted Pyodide and the core's wheel, for live recomputation and the console; "
+                     "with false, panels show baked data only.")
+    math = described(c.Choice(("html", "mathml"), default="html"),
+                     "How the build typesets math: html is KaTeX's look with MathML for screen readers; mathml is "
+                     "MathML alone, drawn natively by the browser, for a lighter page.")
 
     def validate(self):
         """MkDocs' checks, then ours; every message names mkdocs.yml, the line and the fix."""
@@ -124,6 +150,57 @@ class ScalecoreConfig(base.Config):
         return c.ValidationError(f"{self.where(key)}: {problem.rstrip('.')}. Fix: {fix}")
 
 
+def option_facts(key: str, option) -> dict[str, str]:
+    """What the options reference says of one option: its type, default and accepted values."""
+    inner = getattr(option, "option_type", None)
+    if isinstance(option, Bounded):
+        kind, accepted = "integer", f"{option.low} to {option.high}"
+    elif isinstance(option, c.Choice):
+        kind, accepted = "text", "one of " + ", ".join(f"`{choice}`" for choice in option.choices)
+    elif isinstance(option, c.ListOfItems) and isinstance(inner, Bounded):
+        kind, accepted = "list of integers", f"each {inner.low} to {inner.high}, each once"
+    elif isinstance(option, c.ListOfItems):
+        kind, accepted = "list of texts", "each once" if key == "corpora" else "any"
+    elif option.default in (True, False):
+        kind, accepted = "true or false", "`true`, `false`"
+    elif isinstance(option.default, dict):
+        kind, accepted = "mapping", "kind name: {setting: value}"
+    elif isinstance(option.default, (int, float)):
+        kind, accepted = "number", "an integer or a decimal"
+    else:
+        kind, accepted = "text", "any"
+    return {"type": kind, "default": _yaml_value(option.default),
+            "accepted": getattr(option, "accepted", None) or accepted}
+
+
+def _yaml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_yaml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{}" if not value else str(value)
+    return str(value)
+
+
+def reference(config_class=None) -> str:
+    """Every option of the plugin as a markdown table, from the config class itself: a new
+    option appears here with its default, and one without a description stops the build."""
+    config_class = config_class or ScalecoreConfig
+    rows = ["| Option | Type | Default | Accepted values | What it changes |", "|---|---|---|---|---|"]
+    for key, option in config_class._schema:
+        description = getattr(option, "description", None)
+        if not description:
+            raise ValueError(f"the plugin option {key!r} has no description. Fix: declare it with "
+                             f"described(..., \"what it changes\") in build_tools/config.py")
+        facts = option_facts(key, option)
+        cells = [f"`{key}`", facts["type"], f"`{facts['default']}`", facts["accepted"], description]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows)
+
+
 def _shown_path(folder: Path) -> Path:
     """A folder as a reader can use it in a command: absolute, and never with '..' in it."""
     return folder.resolve()
@@ -168,13 +245,20 @@ def _fix(key: str, option) -> str:
     return f'write a text in quotes, e.g. {key}: "{option.default}".'
 
 
+def _compose(config_file: str):
+    """mkdocs.yml as YAML nodes (with their lines), or None when it cannot be read."""
+    try:
+        with open(config_file, encoding="utf-8-sig") as stream:
+            return yaml.compose(stream, Loader=yaml.SafeLoader)  # nodes only: any tag is fine
+    except (OSError, yaml.YAMLError):
+        return None
+
+
 def _option_line(config_file: str, key: str) -> int | None:
     """The line of ``key`` under the scalecore plugin in mkdocs.yml (or of the plugin's entry when
     the option is not written there), for messages; None when it cannot be found."""
-    try:
-        with open(config_file, encoding="utf-8-sig") as stream:
-            root = yaml.compose(stream, Loader=yaml.SafeLoader)  # nodes only: any tag is fine
-    except (OSError, yaml.YAMLError):
+    root = _compose(config_file)
+    if root is None:
         return None
 
     def get(node, name):

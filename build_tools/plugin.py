@@ -28,7 +28,8 @@ from build_tools import assets, bake, disk, formulas, registry, runtime, site_ki
 from build_tools.cache import template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
-from build_tools.config import ScalecoreConfig
+from build_tools.config import ScalecoreConfig, reference
+from build_tools.generated import GeneratedError, corpora_table, expand_generated
 from build_tools.corpora import load_for_build
 from build_tools.kind import Site
 from build_tools.module_meta import check_module_meta, check_neighbours, check_section_meta
@@ -290,10 +291,13 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             resolve_link=functools.partial(_page_link, files, page.file),
             pages=tuple(sorted(f.src_uri for f in files.documentation_pages())),
         )
+        tables = {"options": reference, "corpora": lambda: corpora_table(self.manifest["corpora"])}
         try:
+            expand_generated(markdown, tables, where, offset)  # its mistakes, with their lines
             markdown = expand_quotes(markdown, self.quotes, where, offset)
-            return expand_blocks(markdown, context)
-        except (BlockError, QuoteError) as error:
+            markdown = expand_blocks(markdown, context)
+            return expand_generated(markdown, tables, where, check=False)  # tables add lines: last
+        except (BlockError, QuoteError, GeneratedError) as error:
             raise PluginError(f"scalecore: {error}") from None
 
     def on_post_page(self, html, page, config):
