@@ -145,7 +145,13 @@ def read_record(path: Path, log):
 
 class TemplateCache(jinja2.FileSystemBytecodeCache):
     """Compiled templates kept across builds. It only ever saves time: an unreadable or damaged
-    file is compiled again, and a cache that cannot be written (read-only, full) is skipped."""
+    file is compiled again, and a cache that cannot be written (read-only, full) is skipped.
+    What a build compiles is written when the build succeeds (``save_templates``), so a failed
+    build leaves the cache as it was, like the rest of it."""
+
+    def __init__(self, directory: str):
+        super().__init__(directory)
+        self.pending: dict[str, jinja2.bccache.Bucket] = {}
 
     def load_bytecode(self, bucket):
         try:
@@ -154,15 +160,36 @@ class TemplateCache(jinja2.FileSystemBytecodeCache):
             bucket.reset()
 
     def dump_bytecode(self, bucket):
-        try:
-            super().dump_bytecode(bucket)
-        except OSError:
-            pass
+        self.pending[bucket.key] = bucket
+
+    def save(self) -> None:
+        pending, self.pending = self.pending, {}
+        for bucket in pending.values():
+            try:
+                super().dump_bytecode(bucket)
+            except OSError:
+                pass
+
+
+_template_caches: dict[str, TemplateCache] = {}
 
 
 def template_cache(folder: Path) -> TemplateCache | None:
+    """The cache of compiled templates in ``folder`` (one object per folder, for save_templates)."""
     try:
         folder.mkdir(parents=True, exist_ok=True)
     except OSError:
         return None
-    return TemplateCache(str(folder))
+    return _template_caches.setdefault(str(folder), TemplateCache(str(folder)))
+
+
+def save_templates() -> None:
+    """Write the templates this build compiled (called once the build has succeeded)."""
+    for cache in _template_caches.values():
+        cache.save()
+
+
+def forget_templates() -> None:
+    """Drop what a failed build compiled."""
+    for cache in _template_caches.values():
+        cache.pending.clear()

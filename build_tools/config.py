@@ -254,6 +254,42 @@ def _compose(config_file: str):
         return None
 
 
+def nav_line(config_file: str, target: str) -> int | None:
+    """The line in mkdocs.yml of the first nav entry whose target is ``target``."""
+    root = _compose(config_file)
+    nav = next((v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "nav"), None) \
+        if isinstance(root, yaml.MappingNode) else None
+    todo = [nav] if nav is not None else []
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, yaml.SequenceNode):
+            todo[:0] = node.value
+        elif isinstance(node, yaml.MappingNode):
+            todo[:0] = [value for _, value in node.value]
+        elif isinstance(node, yaml.ScalarNode) and node.value == target:
+            return node.start_mark.line + 1
+    return None
+
+
+def missing_nav_pages(nav, pages: list[str]) -> list[str]:
+    """The targets of nav entries that look like pages of docs/ (no scheme, not absolute) but are
+    not among ``pages``; MkDocs only logs these and builds a link that leads nowhere."""
+    from urllib.parse import urlsplit
+
+    missing, todo = [], [nav] if nav else []
+    while todo:
+        item = todo.pop(0)
+        if isinstance(item, list):
+            todo[:0] = item
+        elif isinstance(item, dict):
+            todo[:0] = list(item.values())
+        elif isinstance(item, str):
+            parts = urlsplit(item)
+            if not (parts.scheme or parts.netloc or item.startswith("/")) and item not in pages:
+                missing.append(item)
+    return missing
+
+
 def _option_line(config_file: str, key: str) -> int | None:
     """The line of ``key`` under the scalecore plugin in mkdocs.yml (or of the plugin's entry when
     the option is not written there), for messages; None when it cannot be found."""

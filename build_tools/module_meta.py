@@ -36,6 +36,11 @@ import difflib
 import re
 
 AUDIENCES = ("guest", "it-ml", "language-pro")
+# Each audience's side notes are admonitions of one type (the theme's audience switch shows or
+# hides them by it): the front matter names readers, the callouts name a perspective.
+CALLOUTS = {"guest": "guest", "it-ml": "practitioner", "language-pro": "linguist"}
+CALLOUT_TITLES = {"guest": "In plain words", "it-ml": "For practitioners", "language-pro": "From a linguist's perspective"}
+ADMONITION = re.compile(r"^(?P<indent>\s*)(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<type>[^\s\"]+)")
 REQUIRED = ("code", "title", "description", "audience")
 OPTIONAL = ("prerequisites", "next", "external")
 KEYS = REQUIRED + OPTIONAL
@@ -122,8 +127,10 @@ def check_module_meta(meta: dict, page: str, source: str | None = None) -> None:
                          f"e.g. audience: [guest, it-ml]; got {meta['audience']!r}")
     for value in audience:
         if value not in AUDIENCES:
+            code = _audience_of_callout(value)
             close = difflib.get_close_matches(str(value), AUDIENCES, n=1)
-            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            hint = (f" ({value!r} is the callout type of the {code!r} readers' side notes: write {code!r} here)"
+                    if code else f" (did you mean {close[0]!r}?)" if close else "")
             fail("audience", f"key 'audience': {value!r} is not one of {', '.join(AUDIENCES)}{hint}")
     repeated = sorted({value for value in audience if audience.count(value) > 1})
     if repeated:
@@ -141,6 +148,28 @@ def check_module_meta(meta: dict, page: str, source: str | None = None) -> None:
         stripped = [title.strip() for title in titles]
         if len(set(stripped)) != len(stripped):
             fail(key, f"key {key!r}: a title is listed more than once")
+
+
+def _audience_of_callout(value) -> str | None:
+    return next((code for code, callout in CALLOUTS.items() if callout == value and code != value), None)
+
+
+def check_callouts(markdown: str, page: str, line_offset: int = 0) -> None:
+    """An admonition typed with an audience code (``!!! it-ml``) instead of its callout type
+    (``!!! practitioner``) would never be shown or hidden by the audience switch: a ValueError
+    with the page, the line and the type to write."""
+    from build_tools.blocks.scanner import fenced_lines
+
+    for number, (line, fenced) in enumerate(zip(markdown.split("\n"), fenced_lines(markdown)), start=1 + line_offset):
+        match = None if fenced else ADMONITION.match(line)
+        if match and match["type"] in CALLOUTS and CALLOUTS[match["type"]] != match["type"]:
+            code, marker = match["type"], match["marker"]
+            callout = CALLOUTS[code]
+            raise ValueError(f"{page}:{number}: '{marker} {code}' names the audience {code!r}, not a callout type: "
+                             f"the side notes for {code} readers are '{marker} {callout}' admonitions. Fix: write "
+                             f"'{marker} {callout} \"{CALLOUT_TITLES[code]}\"' (the audience codes "
+                             f"{', '.join(CALLOUTS)} go in front matter; their callouts are "
+                             f"{', '.join(CALLOUTS.values())})")
 
 
 def _text(value, key: str, fail, what: str = "a text") -> None:

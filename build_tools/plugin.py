@@ -6,8 +6,10 @@
     on_files       add every baked and runtime file to the site
     on_page_markdown  expand the authors' panel blocks
     on_post_build  swap the staged site into place
+    on_serve       watch what the plugin reads (corpora, kinds, its templates) for rebuilds
 """
 
+import difflib
 import functools
 import json
 import logging
@@ -25,14 +27,14 @@ from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
 from build_tools import assets, bake, disk, formulas, registry, runtime, site_kinds, views
-from build_tools.cache import template_cache
+from build_tools.cache import forget_templates, save_templates, template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
-from build_tools.config import ScalecoreConfig, reference
+from build_tools.config import ScalecoreConfig, missing_nav_pages, nav_line, reference
 from build_tools.generated import GeneratedError, corpora_table, expand_generated
 from build_tools.corpora import load_for_build
 from build_tools.kind import Site
-from build_tools.module_meta import check_module_meta, check_neighbours, check_section_meta
+from build_tools.module_meta import check_callouts, check_module_meta, check_neighbours, check_section_meta
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, build_manifest, \
     for_pages
 from build_tools.site_swap import StagedSite, WarningCounter
@@ -224,16 +226,36 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                 f"Fix: choose other words (option 'sentence') or raise 'vocabulary_size'."
             )
 
+    @event_priority(-100)  # after plugins that add pages: the nav may name those
     def on_files(self, files, config):
         self.site_files, self.neighbours_checked = files, False
         if not self.config.enabled:
             return
+        self._check_nav(files, config)
         for site_path, source in sorted(self.files.items()):
             files.append(File.generated(config, site_path, abs_src_path=str(source),
                                         inclusion=InclusionLevel.NOT_IN_NAV))
         for site_path, text in sorted(self.contents.items()):
             files.append(File.generated(config, site_path, content=text, inclusion=InclusionLevel.NOT_IN_NAV))
         return files
+
+    def _check_nav(self, files, config):
+        """A nav entry naming a page that is not in docs/ stops the build with its line in
+        mkdocs.yml (MkDocs itself only warns, and publishes a link that leads nowhere)."""
+        pages = sorted(f.src_uri for f in files.documentation_pages())
+        missing = missing_nav_pages(config.nav, pages)
+        if not missing:
+            return
+        target = missing[0]
+        source = config.config_file_path or "mkdocs.yml"
+        line = nav_line(source, target)
+        close = difflib.get_close_matches(target, pages, n=1, cutoff=0.6)
+        hint = f"did you mean {close[0]!r}? " if close else ""
+        docs = Path(config.docs_dir).name
+        listed = f" (the pages are: {', '.join(pages)})" if len(pages) <= 20 else ""
+        raise PluginError(f"scalecore: {source}:{line or 1}: the nav entry {target!r} is not a page in {docs}/. "
+                          f"Fix: {hint}{'W' if hint else 'w'}rite the path of a page relative to {docs}/{listed}, or "
+                          "add that page.")
 
     @event_priority(100)  # every page is read by now, before any is rendered with the theme
     def on_page_context(self, context, page, config, nav):
@@ -257,6 +279,23 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         except ValueError as error:
             raise PluginError(f"scalecore: {error}") from None
 
+    def on_serve(self, server, config, builder):
+        """``mkdocs serve`` rebuilds when what the plugin reads changes, not only docs/ and
+        mkdocs.yml: the corpora, the site's kinds and packages, and the plugin's own templates,
+        scripts and kinds."""
+        if self.config.enabled:
+            for path in self.watched():
+                server.watch(str(path))
+        return server
+
+    def watched(self) -> list[Path]:
+        """The folders ``mkdocs serve`` watches for the plugin (those that exist)."""
+        from build_tools.blocks.base import SHARED_TEMPLATES
+
+        folders = [self.root / self.config.corpora_dir, self.root / self.config.kinds_dir, *self.packages,
+                   registry.BUILT_IN, SHARED_TEMPLATES, assets.OWN.resolve()]
+        return [folder for folder in dict.fromkeys(folders) if folder.is_dir()]
+
     def on_env(self, env, config, files):
         """Keep the theme's compiled templates in the cache: a warm rebuild skips compiling
         Material's templates again (a third of a plain build's time here)."""
@@ -279,6 +318,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         try:
             check_module_meta(page.meta, where, source)
             check_section_meta(page.meta, where, source)
+            check_callouts(markdown, where, offset)
         except ValueError as error:
             raise PluginError(f"scalecore: {error}") from None
         context = PageContext(
@@ -316,8 +356,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     def on_post_build(self, config):
         if config.strict and self.warnings.count:
+            forget_templates()
             return  # MkDocs aborts this build: the site and the cache stay as they were
         views.save_cache()
+        save_templates()
         if self.typesetter is not None:
             self.typesetter.save()
         try:
@@ -332,6 +374,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.staged = None
 
     def on_build_error(self, error):
+        forget_templates()
         if self.staged:
             self.staged.discard()
             self.staged = None

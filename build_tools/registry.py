@@ -81,10 +81,21 @@ def load_kind(folder: Path) -> type[Kind]:
     return kind
 
 
+_stamps: dict[str, tuple] = {}  # module name -> (mtime, size) of the kind.py it was run from
+
+
 def _import(folder: Path):
+    """The kind.py of ``folder`` as a module: imported once, and again when the file changed
+    (``mkdocs serve`` rebuilds in the same process after an edit)."""
     module_name = "scalecore_kind_" + re.sub(r"\W", "_", str(folder.resolve()))
-    if module_name in sys.modules:
+    try:
+        stat = (folder / "kind.py").stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        stamp = None
+    if module_name in sys.modules and _stamps.get(module_name) == stamp:
         return sys.modules[module_name]
+    _stamps[module_name] = stamp
     spec = importlib.util.spec_from_file_location(module_name, folder / "kind.py")
     module = importlib.util.module_from_spec(spec)
     sys.modules[module_name] = module  # pickling for the bake's worker processes needs it

@@ -212,7 +212,71 @@ def bad_corpus_folder_name(folder):
 def block_unknown_corpus(folder):
     lesson(folder, "corpus: [tiny, small]", "corpus: [tiny, kjv]")
     return [BLOCK_PAGE, "scalecore: docs/lesson.md:6: /// scale-guards: option 'corpus': 'kjv' is not a baked "
-                        "corpus; the baked corpora are: tiny, small"]
+                        f"corpus; the baked corpora are: tiny, small (the plugin option 'corpora', "
+                        f"{yml(folder, 'corpora:')})"]
+
+
+def block_all_corpora_with_others(folder):
+    lesson(folder, "corpus: [tiny, small]", "corpus: [all, tiny]")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:6: /// scale-guards: option 'corpus': 'all' stands for every "
+                        "baked corpus, so it cannot be listed with others; write corpus: all, or list the corpora "
+                        "you want"]
+
+
+def corpus_named_all(folder):
+    shutil.copytree(folder / "corpora" / "tiny", folder / "corpora" / "all")
+    set_option(folder, "corpora: [tiny, small]", "corpora: [tiny, small, all]")
+    return plugin_option(folder, "corpora", (
+        f"{yml(folder, 'corpora:')}: the corpus {folder}/corpora/all has a reserved name: a block's 'corpus: all' "
+        f"means every baked corpus. Fix: rename the folder, e.g. to {folder}/corpora/all-texts, and list it so."))
+
+
+def self_check_question_twice(folder):
+    check = "/// self-check\nquestion: Why divide by the root?\nanswer: A.\nexplanation: E.\n///\n"
+    with open(folder / "docs" / "lesson.md", "a", encoding="utf-8") as page:
+        page.write("\n" + check + "\nMore text.\n\n" + check.replace("Why divide", "why  divide"))
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:28: /// self-check: option 'question': the same question as the "
+                        "self-check at docs/lesson.md:20; a reader's progress is kept per question. Fix: ask each "
+                        "question once on a page (reword one of the two, or remove one)"]
+
+
+def self_check_link_to_no_page(folder):
+    with open(folder / "docs" / "lesson.md", "a", encoding="utf-8") as page:
+        page.write("\n/// self-check\nquestion: Q?\nanswer: See [the start](indx.md).\nexplanation: E.\n///\n")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:21: /// self-check: option 'answer': the link to 'indx.md' names "
+                        "no page of this site (did you mean 'index.md'?). Fix: link to a page by its .md file, "
+                        "relative to this page, e.g. [Corpora](../corpora.md)"]
+
+
+def nav_entry_to_a_missing_page(folder):
+    set_option(folder, "  - Lesson: lesson.md", "  - Lesson: lessons.md")
+    return [f"scalecore: {yml(folder, 'lessons.md')}: the nav entry 'lessons.md' is not a page in docs/. Fix: did "
+            "you mean 'lesson.md'? Write the path of a page relative to docs/ (the pages are: index.md, lesson.md), "
+            "or add that page."]
+
+
+def audience_code_as_callout_type(folder):
+    lesson(folder, "Without the guards:", '!!! language-pro "From a linguist\'s perspective"\n    A note.\n\n'
+                                          "Without the guards:")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: '!!! language-pro' names the audience 'language-pro', not a "
+                        "callout type: the side notes for language-pro readers are '!!! linguist' admonitions. Fix: "
+                        "write '!!! linguist \"From a linguist's perspective\"' (the audience codes guest, it-ml, "
+                        "language-pro go in front matter; their callouts are guest, practitioner, linguist)"]
+
+
+def callout_type_as_audience(folder):
+    page = folder / "docs" / "lesson.md"
+    page.write_text("---\ncode: T1.demo\ntitle: A lesson\ndescription: A lesson on guards.\n"
+                    "audience: [guest, practitioner]\n---\n\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:5: key 'audience': 'practitioner' is not one of guest, it-ml, "
+                        "language-pro ('practitioner' is the callout type of the 'it-ml' readers' side notes: write "
+                        "'it-ml' here)"]
+
+
+def generated_table_unknown(folder):
+    lesson(folder, "Without the guards:", "{{ scalecore: option }}\n\nWithout the guards:")
+    return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: {{ scalecore: option }}: no table named 'option' (did you "
+                        "mean 'options'?). Fix: write one of {{ scalecore: options }}, {{ scalecore: corpora }}"]
 
 
 def block_bad_guard(folder):
@@ -224,7 +288,7 @@ def block_bad_guard(folder):
 def block_seed_not_baked(folder):
     lesson(folder, "seed: 0", "seed: 7")
     return [BLOCK_PAGE, "scalecore: docs/lesson.md:7: /// scale-guards: option 'seed': 7 is not a baked seed; "
-                        "the baked seeds are: 0"]
+                        f"the baked seeds are: 0 (the plugin option 'seeds', {yml(folder, 'seeds:')})"]
 
 
 def block_bad_yaml(folder):
@@ -327,6 +391,8 @@ CASES = [Case(f) for f in (
     block_unknown_corpus, block_bad_guard, block_seed_not_baked, block_bad_yaml, block_unknown_kind,
     block_unclosed, block_unknown_option, block_after_front_matter, corpus_huge_line,
     front_matter_bad_audience, front_matter_next_names_no_page, quote_unknown_path, block_stray_closing_line, corpus_nul_byte,
+    block_all_corpora_with_others, corpus_named_all, self_check_question_twice, self_check_link_to_no_page,
+    nav_entry_to_a_missing_page, audience_code_as_callout_type, callout_type_as_audience, generated_table_unknown,
 )]
 
 
