@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
 STAMPS=.venv/.stamps
-export NO_MKDOCS_2_WARNING=1  # Material's banner about a future MkDocs; we pin MkDocs 1.6
+export NO_MKDOCS_2_WARNING=1  # Material's banner about a future MkDocs; we pin MkDocs 1.6 (see quiet_material)
 
 say() { printf '\033[1mscalecore:\033[0m %s\n' "$*" >&2; }
 
@@ -41,6 +41,19 @@ setup_python() {
     .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
     stamp python build_tools/requirements.lock pyproject.toml
   fi
+  quiet_material
+}
+
+# Material prints an end-of-life banner ("MkDocs 2.0", Zensical) when it is imported, before any
+# plugin runs, unless NO_MKDOCS_2_WARNING is set: the switch its banner documents. A .pth line in
+# the virtualenv sets it for every process the venv runs, so `.venv/bin/mkdocs build` run
+# directly stays quiet too. The notice itself is known: the plugin keeps MkDocs at its edge.
+quiet_material() {
+  local site line file
+  site=$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')
+  line="import os; os.environ.setdefault('NO_MKDOCS_2_WARNING', '1')"
+  file="$site/scalecore-quiet-material.pth"
+  [ "$(cat "$file" 2>/dev/null)" = "$line" ] || printf '%s\n' "$line" >"$file"
 }
 
 setup_node() {
