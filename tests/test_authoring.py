@@ -1,0 +1,444 @@
+"""The author's experience (issue 14): what the guides promise is what the build does.
+
+(a) Every fenced example of the authoring guide (docs/guide/authoring.md) builds: each becomes a
+    page of a small site whose corpora, seeds and dimensions carry the names the guide uses.
+(b) The options reference (docs/guide/options.md) is generated from the plugin's config class:
+    every option appears with its default; the corpora table comes from the site manifest.
+(c) ``corpus: all`` means every configured corpus, in the order of the plugin's option.
+(d) Self-check ids come from the question (or ``id:``), so inserting one shifts no other; in
+    Chromium, progress saved under the old positional ids moves to the new ids once.
+(e) ``mkdocs serve`` rebuilds when a corpus or a site kind changes, and watches the plugin's own
+    templates; ``mkdocs build`` run directly prints no end-of-life banner.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from build_tools.blocks.scanner import FENCE_CLOSE, FENCE_OPEN
+from build_tools.config import ScalecoreConfig, option_facts
+from sites import build, copy_site, edit, environment
+
+REPO = Path(__file__).resolve().parent.parent
+GUIDE = REPO / "docs" / "guide" / "authoring.md"
+OPTIONS_GUIDE = REPO / "docs" / "guide" / "options.md"
+THEME = REPO / "build_tools" / "theme"
+
+
+# --------------------------------------------------------------------------------------------
+# Reading built pages
+# --------------------------------------------------------------------------------------------
+
+
+class Elements(HTMLParser):
+    """Every element's tag and attributes, and each table's rows of cell texts."""
+
+    def __init__(self, html: str):
+        super().__init__(convert_charrefs=True)
+        self.elements: list[tuple[str, dict]] = []
+        self.tables: list[list[list[str]]] = []
+        self._cell: list[str] | None = None
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        self.elements.append((tag, dict(attrs)))
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self._cell = []
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th") and self._cell is not None and self.tables and self.tables[-1]:
+            self.tables[-1][-1].append("".join(self._cell).strip())
+            self._cell = None
+
+    def handle_data(self, data):
+        if self._cell is not None:
+            self._cell.append(data)
+
+    def with_attribute(self, name: str) -> list[dict]:
+        return [attrs for _, attrs in self.elements if name in attrs]
+
+
+def page_html(site: Path, source: str) -> str:
+    """The built page of ``source`` (a .md path under docs/) in a fixture site (directory URLs)."""
+    stem = source.removesuffix(".md")
+    built = site / ("index.html" if stem == "index" else f"{stem}/index.html")
+    return built.read_text(encoding="utf-8")
+
+
+# --------------------------------------------------------------------------------------------
+# (a) the guide's examples, built
+# --------------------------------------------------------------------------------------------
+
+
+def fenced_examples(path: Path) -> list[tuple[int, str, str]]:
+    """(line of the opening fence, info string, text) of each fenced block at the start of a line."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    found, number = [], 0
+    while number < len(lines):
+        opener = FENCE_OPEN.match(lines[number])
+        if opener and not opener["indent"]:
+            start, body = number, []
+            number += 1
+            while number < len(lines) and not (FENCE_CLOSE.match(lines[number])
+                                                and FENCE_CLOSE.match(lines[number])["fence"] == opener["fence"]):
+                body.append(lines[number])
+                number += 1
+            found.append((start + 1, opener["info"].strip(), "\n".join(body) + "\n"))
+        number += 1
+    return found
+
+
+def guide_site(folder: Path) -> Path:
+    """A copy of the fixture site with the names the guide uses: corpora demo, wordnet and kjv
+    (small texts), seed 0, the variance dimensions 3 to 1000, math, and pages titled as the
+    front-matter example's prerequisites and next module."""
+    site = copy_site(folder)
+    corpora = site / "corpora"
+    for name, source in (("demo", "tiny"), ("wordnet", "small"), ("kjv", "tiny")):
+        shutil.copytree(corpora / source, corpora / name)
+    shutil.rmtree(corpora / "tiny")
+    shutil.rmtree(corpora / "small")
+    config = site / "mkdocs.yml"
+    edit(config, "corpora: [tiny, small]", "corpora: [demo, wordnet, kjv]")
+    edit(config, "variance: {dims: [3, 10], samples: 100}", "variance: {dims: [3, 10, 30, 100, 300, 1000], samples: 100}")
+    edit(config, "  name: material\n", f"  name: material\n  custom_dir: {THEME.as_posix()}\n")
+    edit(config, "  - pymdownx.superfences\n", "  - pymdownx.superfences\n  - pymdownx.details\n"
+                                               "  - pymdownx.arithmatex:\n      generic: true\n")
+    edit(config, "nav:\n  - Home: index.md\n  - Lesson: lesson.md\n", "")
+    docs = site / "docs"
+    (docs / "lesson.md").unlink()
+    (docs / "corpora.md").write_text("# Corpora\n\n{{ scalecore: corpora }}\n", encoding="utf-8")
+    for stem, title in (("multi-head-attention", "Multi-Head Attention"), ("encoder-block", "Encoder Block")):
+        (docs / "modules").mkdir(exist_ok=True)
+        (docs / "modules" / f"{stem}.md").write_text(f"# {title}\n", encoding="utf-8")
+    return site
+
+
+def test_the_guides_examples_are_found():
+    examples = fenced_examples(GUIDE)
+    markdown = [text for _, info, text in examples if info == "markdown"]
+    assert len(markdown) >= 8
+    kinds = {m[1] for text in markdown for m in re.finditer(r"^/// ([a-z-]+)", text, re.M)}
+    assert {"scale-guards", "variance", "softmax", "console", "self-check"} <= kinds
+    assert any("{{ baked:" in text for text in markdown) and any(text.startswith("!!! ") for text in markdown)
+    assert any(info == "yaml" and text.startswith("---\ncode:") for _, info, text in examples)
+
+
+@pytest.fixture(scope="module")
+def examples_site(tmp_path_factory):
+    """Each example of the guide as a page: guide/example-<line>.md (a front-matter example as a
+    module page with that front matter)."""
+    site = guide_site(tmp_path_factory.mktemp("guide") / "site")
+    pages = {}
+    for line, info, text in fenced_examples(GUIDE):
+        if info == "markdown":
+            page = text
+        elif info == "yaml" and text.startswith("---\ncode:"):
+            page = f"{text}\n# Module example\n"
+        else:
+            continue
+        source = f"guide/example-{line}.md"
+        (site / "docs" / "guide").mkdir(exist_ok=True)
+        (site / "docs" / source).write_text(page, encoding="utf-8")
+        pages[source] = text
+    done = build(site)
+    assert done.returncode == 0, done.describe()
+    return site, pages
+
+
+def test_every_example_of_the_authoring_guide_builds(examples_site):
+    site, pages = examples_site
+    for source, text in pages.items():
+        html = page_html(site / "site", source)
+        blocks = re.findall(r"^/// ([a-z-]+)", text, re.M)
+        roots = [attrs["data-scalecore-kind"] for attrs in Elements(html).with_attribute("data-scalecore-kind")]
+        assert roots == blocks, source
+        article = html[html.index("<article"):html.index("</article>")]
+        assert "{{" not in article and "///" not in article, source  # quotes and blocks all expanded
+    self_checks = [source for source, text in pages.items() if "/// self-check" in text]
+    assert self_checks and all('href="../../corpora/"' in page_html(site / "site", source) for source in self_checks
+                               if "../corpora.md" in pages[source])
+
+
+# --------------------------------------------------------------------------------------------
+# (b) the options reference and the corpora table
+# --------------------------------------------------------------------------------------------
+
+
+def test_the_options_guide_shows_the_generated_reference():
+    from build_tools.blocks.scanner import fenced_lines
+
+    text = OPTIONS_GUIDE.read_text(encoding="utf-8")
+    lines = [line for line, fenced in zip(text.split("\n"), fenced_lines(text)) if not fenced]
+    assert "{{ scalecore: options }}" in lines
+    assert "{{ scalecore: corpora }}" in (REPO / "docs" / "corpora.md").read_text(encoding="utf-8").split("\n")
+    assert "guide/options.md" in (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+
+
+def test_every_option_appears_with_its_default_and_the_corpora_come_from_the_manifest(examples_site):
+    site, _ = examples_site
+    (site / "docs" / "options.md").write_text("# Options\n\n{{ scalecore: options }}\n", encoding="utf-8")
+    done = build(site)
+    assert done.returncode == 0, done.describe()
+    (table,) = Elements(page_html(site / "site", "options.md")).tables
+    assert table[0] == ["Option", "Type", "Default", "Accepted values", "What it changes"]
+    rows = {row[0]: row for row in table[1:]}
+    assert list(rows) == [key for key, _ in ScalecoreConfig._schema]
+    for key, option in ScalecoreConfig._schema:
+        facts = option_facts(key, option)
+        assert rows[key][1:3] == [facts["type"], facts["default"]], key
+        assert rows[key][4] and rows[key][3], key
+    assert rows["seeds"][2] == "[0, 1, 2, 3, 4]" and rows["math"][3] == "one of html, mathml"
+
+    manifest = json.loads((site / "site" / "api" / "index.json").read_text(encoding="utf-8"))
+    (corpora,) = Elements(page_html(site / "site", "corpora.md")).tables
+    assert [row[1] for row in corpora[1:]] == [c["name"] for c in manifest["corpora"]] == ["demo", "wordnet", "kjv"]
+    assert [row[2:] for row in corpora[1:]] == [[f"{c[k]:,}" for k in ("sentences", "tokens", "vocabulary")]
+                                                for c in manifest["corpora"]]
+
+
+def test_an_option_without_a_description_cannot_reach_the_reference():
+    from mkdocs.config import base
+    from mkdocs.config import config_options as c
+
+    from build_tools.config import reference
+
+    class Undocumented(base.Config):
+        colour = c.Type(str, default="red")
+
+    with pytest.raises(ValueError, match="the plugin option 'colour' has no description"):
+        reference(Undocumented)
+
+
+# --------------------------------------------------------------------------------------------
+# (c) corpus: all
+# --------------------------------------------------------------------------------------------
+
+
+def test_corpus_all_is_every_configured_corpus_in_config_order(tmp_path):
+    site = copy_site(tmp_path / "site")
+    edit(site / "mkdocs.yml", "corpora: [tiny, small]", "corpora: [small, tiny]")
+    edit(site / "docs" / "lesson.md", "corpus: [tiny, small]", "corpus: all")
+    edit(site / "docs" / "lesson.md", "corpus: small\n", "")  # the second block: the default
+    done = build(site)
+    assert done.returncode == 0, done.describe()
+    panels = Elements(page_html(site / "site", "lesson.md")).with_attribute("data-scalecore-options")
+    assert [json.loads(p["data-scalecore-options"])["corpus"] for p in panels] == [["small", "tiny"]] * 2
+
+
+# --------------------------------------------------------------------------------------------
+# (d) self-check ids
+# --------------------------------------------------------------------------------------------
+
+MODULE = """---
+code: T01.checks.01
+title: "Checks"
+description: "A module page with self-checks."
+audience: [guest]
+---
+
+# Checks
+
+{checks}
+"""
+
+
+def _check(question: str) -> str:
+    return f"/// self-check\nquestion: {question}\nanswer: A.\nexplanation: E.\n///\n"
+
+
+def _ids(site: Path) -> list[tuple[str, str]]:
+    roots = Elements(page_html(site / "site", "checks.md")).with_attribute("data-scalecore-legacy-id")
+    return [(r["data-scalecore-id"], r["data-scalecore-legacy-id"]) for r in roots]
+
+
+@pytest.fixture(scope="module")
+def checks_site(tmp_path_factory):
+    site = copy_site(tmp_path_factory.mktemp("checks") / "site")
+    edit(site / "mkdocs.yml", "  name: material\n", f"  name: material\n  custom_dir: {THEME.as_posix()}\n")
+    edit(site / "mkdocs.yml", "  - Lesson: lesson.md\n", "  - Lesson: lesson.md\n  - Checks: checks.md\n")
+    questions = ["Why divide the scores?", "What does LayerNorm do?", "Which guard is enough?"]
+    (site / "docs" / "checks.md").write_text(MODULE.format(checks="\n".join(map(_check, questions))), encoding="utf-8")
+    done = build(site)
+    assert done.returncode == 0, done.describe()
+    return site
+
+
+def test_inserting_a_self_check_keeps_the_others_ids(checks_site, tmp_path):
+    before = _ids(checks_site)
+    assert [legacy for _, legacy in before] == [f"scalecore-selfcheck-docs-checks-{n}" for n in (1, 2, 3)]
+    site = copy_site(tmp_path / "site", source=checks_site)
+    edit(site / "docs" / "checks.md", "# Checks\n\n", "# Checks\n\n" + _check("A new first question?") + "\n")
+    done = build(site)
+    assert done.returncode == 0, done.describe()
+    after = _ids(site)
+    assert len(after) == 4 and [i for i, _ in after[1:]] == [i for i, _ in before]
+    assert after[0][0] not in {i for i, _ in before}
+
+
+@pytest.fixture(scope="module")
+def checks_url(checks_site):
+    from browser import StaticServer
+
+    server = StaticServer(checks_site / "site")
+    yield server.url + "checks/"
+    server.close()
+
+
+def test_progress_saved_under_the_old_positional_ids_moves_to_the_new_ids_once(chromium, checks_site, checks_url):
+    ids = _ids(checks_site)
+    (first, first_old), (second, second_old), (third, third_old) = ids
+    context = chromium.new_context()
+    try:
+        page = context.new_page()
+        page.goto(checks_url)
+        # What the previous version kept: the second answer revealed (panel) and counted (module).
+        page.evaluate("""([second_old, third_old]) => {
+            localStorage.clear();
+            localStorage.setItem('scalecore:revealed:' + second_old, '1');
+            localStorage.setItem('scalecore.selfchecks.T01.checks.01', JSON.stringify([second_old, third_old]));
+        }""", [second_old, third_old])
+        page.reload()
+        page.wait_for_selector("[data-scalecore-module][data-scalecore-ready='true']", state="attached")
+        assert page.locator("[data-scalecore-progress-text]").inner_text() == "2 of 3 self-checks done"
+        stored = page.evaluate("() => Object.fromEntries(Object.entries(localStorage))")
+        assert stored.get("scalecore:revealed:" + second) == "1"
+        assert "scalecore:revealed:" + second_old not in stored
+        assert sorted(json.loads(stored["scalecore.selfchecks.T01.checks.01"])) == sorted([second, third])
+        panel = page.locator(f"[data-scalecore-id='{second}']")
+        panel.scroll_into_view_if_needed()
+        page.wait_for_function("el => el.querySelector('.scalecore-seen')", arg=panel.element_handle())
+        assert page.locator(f"[data-scalecore-id='{first}'] .scalecore-seen").count() == 0
+
+        # Once: the old keys are gone, so the next visit finds the same progress and moves nothing.
+        page.reload()
+        page.wait_for_selector("[data-scalecore-module][data-scalecore-ready='true']", state="attached")
+        assert page.locator("[data-scalecore-progress-text]").inner_text() == "2 of 3 self-checks done"
+        assert page.evaluate("() => Object.fromEntries(Object.entries(localStorage))") == stored
+    finally:
+        context.close()
+
+
+# --------------------------------------------------------------------------------------------
+# (e) mkdocs serve and the banner
+# --------------------------------------------------------------------------------------------
+
+TINY_KIND = '''from build_tools.kind import Kind
+
+
+class Note(Kind):
+    label = "A note"
+
+    def render(self, options, panel):
+        return panel.render_template(options)
+'''
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def _get(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as answer:
+        return answer.read().decode("utf-8")
+
+
+def _wait_for(url: str, text: str, seconds: float = 90) -> str:
+    deadline, seen = time.monotonic() + seconds, ""
+    while time.monotonic() < deadline:
+        try:
+            seen = _get(url)
+            if text in seen:
+                return seen
+        except OSError:
+            pass
+        time.sleep(0.5)
+    raise AssertionError(f"{text!r} never appeared at {url}; last page:\n{seen[-2000:]}")
+
+
+def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
+    site = copy_site(tmp_path / "site")
+    kind = site / "kinds" / "note"
+    kind.mkdir(parents=True)
+    (kind / "kind.py").write_text(TINY_KIND, encoding="utf-8")
+    (kind / "panel.js").write_text("/* no view */\n", encoding="utf-8")
+    (kind / "template.html").write_text('{% extends "panel.html" %}{% block body %}<p>note one</p>{% endblock %}\n',
+                                        encoding="utf-8")
+    edit(site / "docs" / "lesson.md", "Without the guards:",
+         "Tokens: {{ baked: corpus/tiny/tokens }}.\n\n/// note\n///\n\nWithout the guards:")
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+                              cwd=site, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/lesson/"
+    try:
+        page = _wait_for(url, "note one")
+        tokens = int(re.search(r"Tokens: (\d+)\.", page)[1])
+        (kind / "template.html").write_text('{% extends "panel.html" %}{% block body %}<p>note two</p>{% endblock %}\n',
+                                            encoding="utf-8")
+        _wait_for(url, "note two")
+        corpus = site / "corpora" / "tiny"
+        toml = (corpus / "corpus.toml").read_text(encoding="utf-8")
+        (corpus / "corpus.toml").write_text(toml[: toml.index("[counts]")], encoding="utf-8")
+        with (corpus / "text.txt").open("a", encoding="utf-8") as text:
+            text.write("The old man looked at the light of the sun.\n")
+        _wait_for(url, f"Tokens: {tokens + 10}.")
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
+def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
+    from build_tools.blocks.base import SHARED_TEMPLATES
+    from build_tools.plugin import ScalecorePlugin
+    from build_tools.registry import BUILT_IN
+
+    class Server:
+        def __init__(self):
+            self.paths = []
+
+        def watch(self, path):
+            self.paths.append(path)
+
+    site = copy_site(tmp_path / "site")
+    (site / "kinds").mkdir()
+    plugin = ScalecorePlugin()
+    plugin.load_config({"corpora": ["tiny", "small"]}, str(site / "mkdocs.yml"))
+    plugin.root, plugin.packages = site, []
+    server = Server()
+    assert plugin.on_serve(server, config=None, builder=None) is server
+    assert set(server.paths) >= {str(site / "corpora"), str(site / "kinds"), str(BUILT_IN), str(SHARED_TEMPLATES),
+                                 str(REPO / "build_tools" / "assets")}
+    assert (BUILT_IN / "self-check" / "template.html").is_file() and (SHARED_TEMPLATES / "panel.html").is_file()
+
+
+def test_mkdocs_build_run_directly_prints_no_end_of_life_banner(tmp_path):
+    site = copy_site(tmp_path / "site")
+    env = {key: value for key, value in environment().items() if key != "NO_MKDOCS_2_WARNING"}
+    mkdocs = Path(sys.executable).parent / "mkdocs"
+    done = subprocess.run([str(mkdocs), "build"], cwd=site, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert "end of life" not in done.stderr and "NO_MKDOCS_2_WARNING" not in done.stderr, done.stderr[:1500]
