@@ -26,7 +26,6 @@ import random
 from dataclasses import dataclass
 
 from scalecore.matrices import Matrix, matmul, scale, transpose
-from scalecore.softmax import softmax_jacobian
 
 
 @dataclass(frozen=True)
@@ -43,14 +42,21 @@ def upstream(seed: int, tokens: int, d_k: int) -> Matrix:
     return [[rng.gauss(0.0, 1.0) for _ in range(d_k)] for _ in range(tokens)]
 
 
+def through_softmax(p: list[float], g: list[float]) -> list[float]:
+    """J g for the softmax Jacobian J = diag(p) - p p^T of one row: (J g)_i = p_i (g_i - p . g).
+
+    Written as p_i * sum_j p_j (g_i - g_j) (the same, since the p_j sum to 1) because a saturated
+    row has p_top = 1 - epsilon, and g_top - p . g would subtract two nearly equal numbers: the
+    rounding of p_top, not the maths, would decide the result (and differ between runtimes)."""
+    return [p_i * math.fsum(p_j * (g_i - g_j) for p_j, g_j in zip(p, g)) for p_i, g_i in zip(p, g)]
+
+
 def backward(seen: Matrix, queries: Matrix, keys: Matrix, values: Matrix, weights: Matrix,
              scaled: bool, grad_out: Matrix) -> Gradients:
     """The gradients of L = sum(G * out) with respect to the scores and the three projections."""
     d_k = len(keys[0])
     grad_weights = matmul(grad_out, transpose(values))  # dL/dA = G V^T
-    # J_i is symmetric, so row i of dL/dS is J_i applied to row i of dL/dA.
-    grad_scores = [matmul(softmax_jacobian(a), [[g] for g in row]) for a, row in zip(weights, grad_weights)]
-    grad_scores = [[column[0] for column in row] for row in grad_scores]
+    grad_scores = [through_softmax(a, row) for a, row in zip(weights, grad_weights)]
     grad_raw = scale(grad_scores, 1.0 / math.sqrt(d_k)) if scaled else grad_scores
     seen_t = transpose(seen)
     return Gradients(

@@ -5,10 +5,13 @@ import math
 import pytest
 
 from scalecore.attention import attend
-from scalecore.backward import backward, size, upstream
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from scalecore.backward import backward, size, through_softmax, upstream
 from scalecore.guards import GuardSet, all_guard_sets
 from scalecore.matrices import matmul, transpose
-from scalecore.softmax import softmax_rows
+from scalecore.softmax import softmax, softmax_jacobian, softmax_rows
 
 X = [[0.3, -1.2, 0.8, 0.1], [1.1, 0.4, -0.6, 0.9], [-0.5, 0.7, 0.2, -1.3]]
 
@@ -55,3 +58,22 @@ def test_the_upstream_gradient_is_one_fixed_stream_per_seed():
     for guards in all_guard_sets():  # every guard set reports both sizes
         m = attend(X, guards, 1, 2).measures
         assert m.query_gradient >= 0 and m.value_gradient >= 0
+
+
+@settings(max_examples=80, deadline=None)
+@given(st.lists(st.tuples(st.floats(-8, 8), st.floats(-5, 5)), min_size=1, max_size=10))
+def test_the_gradient_through_softmax_is_the_jacobian_applied(pairs):
+    """through_softmax is J g, written so that a saturated row loses no precision."""
+    p = softmax([s for s, _ in pairs])
+    g = [v for _, v in pairs]
+    expected = [math.fsum(j * v for j, v in zip(row, g)) for row in softmax_jacobian(p)]
+    for got, want in zip(through_softmax(p, g), expected):
+        assert math.isclose(got, want, rel_tol=1e-9, abs_tol=1e-12)
+
+
+def test_a_saturated_row_keeps_its_gradient_accurate():
+    """p_top = 1 - 1e-13: the naive g_top - p.g has lost three digits; ours has the exact value
+    p_top * p_other * (g_top - g_other)."""
+    p = softmax([0.0, -30.0])
+    got = through_softmax(p, [1.0, 0.0])[0]
+    assert math.isclose(got, p[0] * p[1], rel_tol=1e-14)
