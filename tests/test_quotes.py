@@ -8,10 +8,11 @@ KINDS = discover()
 SITE = Site(corpora=("kjv",), titles={}, seeds=(0, 1), settings={})
 MEASURES = {"mean_row_max": 0.5, "input_spread": 2.0}
 # Each kind lays out its own quote tree from its baked points (here synthetic ones).
-GUARDS = {"kjv/0/init+scale": {"measures": dict(MEASURES)},
-          "kjv/1/init+scale": {"measures": {"mean_row_max": 0.7, "input_spread": 4.0}}}
-GUARDS |= {f"kjv/{seed}/{g}": {"measures": {"mean_row_max": 0.0, "input_spread": 0.0}} for seed in (0, 1)
-           for g in ("none", "norm", "init", "scale", "norm+init", "norm+scale", "norm+init+scale")}
+ROWS = [[0.25, 0.75], [0.5, 0.5]]  # token 1 looks at token 2 most; token 2 ties, and the first wins
+GUARDS = {"kjv/0/init+scale": {"measures": dict(MEASURES), "weights": ROWS},
+          "kjv/1/init+scale": {"measures": {"mean_row_max": 0.7, "input_spread": 4.0}, "weights": ROWS}}
+GUARDS |= {f"kjv/{seed}/{g}": {"measures": {"mean_row_max": 0.0, "input_spread": 0.0}, "weights": ROWS}
+           for seed in (0, 1) for g in ("none", "norm", "init", "scale", "norm+init", "norm+scale", "norm+init+scale")}
 TREE = namespace(
     {
         "scale-guards": KINDS["scale-guards"]().quotes(GUARDS, None, SITE),
@@ -32,6 +33,10 @@ def test_a_quote_becomes_the_baked_value_in_the_given_format():
 
 def test_the_default_format_and_the_mean_over_seeds():
     assert expand_quotes("{{ baked: scale-guards/kjv/mean/init+scale/mean_row_max }}", TREE, "p") == "0.6"
+    assert expand_quotes("{{ baked: scale-guards/kjv/lowest/init+scale/input_spread }}", TREE, "p") == "2"
+    assert expand_quotes("{{ baked: scale-guards/kjv/highest/init+scale/input_spread }}", TREE, "p") == "4"
+    assert expand_quotes("{{ baked: scale-guards/kjv/0/none/favourite/0 }} {{ baked: scale-guards/kjv/0/none/favourite/1 }}",
+                         TREE, "p") == "2 1"
     assert expand_quotes("{{ baked: softmax/0/weights/2 | .4f }}", TREE, "p") == "0.6652"
 
 
@@ -45,7 +50,7 @@ def test_an_unknown_path_names_page_line_and_what_is_accepted():
         expand_quotes("intro\n\nsee {{ baked: scale-guards/kjv/9/init+scale/mean_row_max }}", TREE, "docs/a.md", line_offset=4)
     assert str(error.value) == (
         "docs/a.md:7: {{ baked: scale-guards/kjv/9/init+scale/mean_row_max }}: no value '9' under scale-guards/kjv; "
-        "accepted here: 0, 1, mean. Fix: quote a path that starts with one of scale-guards, softmax, variance, corpus, settings (see the authoring guide)."
+        "accepted here: 0, 1, mean, lowest, highest. Fix: quote a path that starts with one of scale-guards, softmax, variance, corpus, settings (see the authoring guide)."
     )
 
 
