@@ -227,6 +227,19 @@ def test_an_option_without_a_description_cannot_reach_the_reference():
         reference(Undocumented)
 
 
+def test_table_markers_stand_alone_and_code_shows_them_as_written():
+    from build_tools.generated import GeneratedError, expand_generated
+
+    tables = {"options": lambda: "| a |\n|---|\n| 1 |", "corpora": lambda: "| b |"}
+    page = "Intro.\n{{ scalecore: options }}\n\n```markdown\n{{ scalecore: options }}\n```\n`{{ scalecore: corpora }}`\n"
+    assert expand_generated(page, tables, "docs/p.md", check=False) == (
+        "Intro.\n\n| a |\n|---|\n| 1 |\n\n\n```markdown\n{{ scalecore: options }}\n```\n`{{ scalecore: corpora }}`\n")
+    with pytest.raises(GeneratedError) as caught:
+        expand_generated("---\n\nThe options: {{ scalecore: options }}\n", tables, "docs/p.md", line_offset=3)
+    assert str(caught.value) == ("docs/p.md:6: {{ scalecore: options }} shares its line with other text. Fix: put "
+                                 "it alone on its line (it becomes a table)")
+
+
 # --------------------------------------------------------------------------------------------
 # (c) corpus: all
 # --------------------------------------------------------------------------------------------
