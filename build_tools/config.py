@@ -160,7 +160,9 @@ def option_facts(key: str, option) -> dict[str, str]:
     elif isinstance(option, c.ListOfItems) and isinstance(inner, Bounded):
         kind, accepted = "list of integers", f"each {inner.low} to {inner.high}, each once"
     elif isinstance(option, c.ListOfItems):
-        kind, accepted = "list of texts", "each once" if key == "corpora" else "any"
+        item = getattr(inner, "_type", str)
+        kind = {int: "list of integers", float: "list of numbers"}.get(item, "list of texts")
+        accepted = "each once" if key == "corpora" else "any"
     elif option.default in (True, False):
         kind, accepted = "true or false", "`true`, `false`"
     elif isinstance(option.default, dict):
@@ -198,6 +200,19 @@ def reference(config_class=None) -> str:
         facts = option_facts(key, option)
         cells = [f"`{key}`", facts["type"], f"`{facts['default']}`", facts["accepted"], description]
         rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows)
+
+
+def kind_settings_reference(kinds: dict) -> str:
+    """Each kind's own settings (its ``Settings`` class, set under the plugin's ``kinds`` option)
+    as a markdown table; a setting without a description says so."""
+    rows = ["| Kind | Setting | Type | Default | Accepted values | What it changes |", "|---|---|---|---|---|---|"]
+    for name, kind in sorted(kinds.items()):
+        for key, option in kind.Settings._schema:
+            facts = option_facts(key, option)
+            cells = [f"`{name}`", f"`{key}`", facts["type"], f"`{facts['default']}`", facts["accepted"],
+                     getattr(option, "description", None) or "(not described by its kind)"]
+            rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
     return "\n".join(rows)
 
 

@@ -4,6 +4,7 @@ An author writes the marker alone on its line, and the build replaces it with a 
 
     {{ scalecore: options }}    every option of the plugin (build_tools/config.py), with its type,
                                 default, accepted values and what it changes
+    {{ scalecore: kind-settings }}  each kind's own settings (under the plugin's ``kinds`` option)
     {{ scalecore: corpora }}    the corpora this site bakes, in the order of the plugin's corpora
                                 option, with their sizes (the site manifest's corpora)
 

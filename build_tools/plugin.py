@@ -30,7 +30,7 @@ from build_tools import assets, bake, disk, formulas, registry, runtime, site_ki
 from build_tools.cache import forget_templates, save_templates, template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
-from build_tools.config import ScalecoreConfig, missing_nav_pages, nav_line, reference
+from build_tools.config import ScalecoreConfig, kind_settings_reference, missing_nav_pages, nav_line, reference
 from build_tools.generated import GeneratedError, corpora_table, expand_generated
 from build_tools.corpora import load_for_build
 from build_tools.kind import Site
@@ -331,7 +331,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             resolve_link=functools.partial(_page_link, files, page.file),
             pages=tuple(sorted(f.src_uri for f in files.documentation_pages())),
         )
-        tables = {"options": reference, "corpora": lambda: corpora_table(self.manifest["corpora"])}
+        tables = {"options": reference, "kind-settings": lambda: kind_settings_reference(self.kinds),
+                  "corpora": lambda: corpora_table(self.manifest["corpora"])}
         try:
             expand_generated(markdown, tables, where, offset)  # its mistakes, with their lines
             markdown = expand_quotes(markdown, self.quotes, where, offset)

@@ -194,10 +194,11 @@ def test_the_options_guide_shows_the_generated_reference():
 
 def test_every_option_appears_with_its_default_and_the_corpora_come_from_the_manifest(examples_site):
     site, _ = examples_site
-    (site / "docs" / "options.md").write_text("# Options\n\n{{ scalecore: options }}\n", encoding="utf-8")
+    (site / "docs" / "options.md").write_text("# Options\n\n{{ scalecore: options }}\n\n{{ scalecore: kind-settings }}\n",
+                                              encoding="utf-8")
     done = build(site)
     assert done.returncode == 0, done.describe()
-    (table,) = Elements(page_html(site / "site", "options.md")).tables
+    table, settings = Elements(page_html(site / "site", "options.md")).tables
     assert table[0] == ["Option", "Type", "Default", "Accepted values", "What it changes"]
     rows = {row[0]: row for row in table[1:]}
     assert list(rows) == [key for key, _ in ScalecoreConfig._schema]
@@ -207,11 +208,49 @@ def test_every_option_appears_with_its_default_and_the_corpora_come_from_the_man
         assert rows[key][4] and rows[key][3], key
     assert rows["seeds"][2] == "[0, 1, 2, 3, 4]" and rows["math"][3] == "one of html, mathml"
 
+    from build_tools.registry import discover
+
+    expected = [[name, key, option_facts(key, option)["type"], option_facts(key, option)["default"]]
+                for name, kind in sorted(discover().items()) for key, option in kind.Settings._schema]
+    assert len(expected) >= 5 and [row[:4] for row in settings[1:]] == expected
+    assert all(row[5] and row[5] != "(not described by its kind)" for row in settings[1:])
+
     manifest = json.loads((site / "site" / "api" / "index.json").read_text(encoding="utf-8"))
     (corpora,) = Elements(page_html(site / "site", "corpora.md")).tables
     assert [row[1] for row in corpora[1:]] == [c["name"] for c in manifest["corpora"]] == ["demo", "wordnet", "kjv"]
     assert [row[2:] for row in corpora[1:]] == [[f"{c[k]:,}" for k in ("sentences", "tokens", "vocabulary")]
                                                 for c in manifest["corpora"]]
+
+
+def test_the_guides_plugin_examples_use_only_options_the_plugin_has():
+    import yaml
+
+    options = {key for key, _ in ScalecoreConfig._schema}
+    checked = 0
+    for guide in sorted((REPO / "docs").rglob("*.md")):
+        for line, info, text in fenced_examples(guide):
+            if info != "yaml" or "- scalecore:" not in text:
+                continue
+            plugins = yaml.safe_load(text)["plugins"]
+            (given,) = [entry["scalecore"] for entry in plugins if isinstance(entry, dict) and "scalecore" in entry]
+            assert set(given) <= options, f"{guide}:{line}: {set(given) - options}"
+            checked += 1
+    assert checked >= 2
+
+
+def test_the_audience_codes_and_callout_types_agree_everywhere():
+    from build_tools.module_meta import AUDIENCES, CALLOUTS
+
+    assert set(CALLOUTS) == set(AUDIENCES)
+    script = (THEME / "assets" / "scalecore-module" / "module.js").read_text(encoding="utf-8")
+    pairs = dict(re.findall(r'"?([a-z-]+)"?: "([a-z]+)"', re.search(r"var CALLOUTS = \{([^}]*)\}", script)[1]))
+    assert pairs == CALLOUTS
+    macros = (THEME / "partials" / "scalecore-macros.html").read_text(encoding="utf-8")
+    types = dict(re.findall(r'"([a-z-]+)": \{"label": "[^"]*", "short": "[^"]*", "type": "([a-z]+)"', macros))
+    assert types == CALLOUTS
+    guide = GUIDE.read_text(encoding="utf-8")
+    for code, callout in CALLOUTS.items():
+        assert f"| `{code}` | `{callout}` |" in guide
 
 
 def test_an_option_without_a_description_cannot_reach_the_reference():

@@ -276,7 +276,8 @@ def callout_type_as_audience(folder):
 def generated_table_unknown(folder):
     lesson(folder, "Without the guards:", "{{ scalecore: option }}\n\nWithout the guards:")
     return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: {{ scalecore: option }}: no table named 'option' (did you "
-                        "mean 'options'?). Fix: write one of {{ scalecore: options }}, {{ scalecore: corpora }}"]
+                        "mean 'options'?). Fix: write one of {{ scalecore: options }}, {{ scalecore: kind-settings }}, "
+                        "{{ scalecore: corpora }}"]
 
 
 def block_bad_guard(folder):

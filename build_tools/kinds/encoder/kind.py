@@ -12,7 +12,7 @@ from mkdocs.config import config_options as c
 
 from build_tools.blocks.base import OptionError, PanelOptions
 from build_tools.blocks.options import Integer, ListOf, OneOf
-from build_tools.config import Bounded
+from build_tools.config import Bounded, described
 from build_tools.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.encoder import MAX_LAYERS, NORMS
 from scalecore.multihead import head_width
@@ -58,10 +58,10 @@ class Encoder(Kind):
     compute = "scalecore.encoder:block"
 
     class Settings(KindSettings):
-        # The heads of every layer's attention (a divisor of d_model).
-        heads = Bounded(1, 64, default=4)
-        # The deepest stack baked; a panel shows 1 to this many layers.
-        layers = Bounded(1, MAX_LAYERS, default=6)
+        heads = described(Bounded(1, 64, default=4),
+                          "The heads of every layer's attention; it must divide `d_model`.")
+        layers = described(Bounded(1, MAX_LAYERS, default=6),
+                           "The deepest stack baked; a block shows 1 to this many layers.")
 
     class Options(PanelOptions):
         corpus = corpus_option()

@@ -14,6 +14,7 @@ from mkdocs.config import config_options as c
 
 from build_tools.blocks.base import OptionError, PanelOptions
 from build_tools.blocks.options import Integer, ListOf, OneOf, Text, listing
+from build_tools.config import described
 from build_tools.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 from scalecore.multihead import head_width
@@ -74,8 +75,9 @@ class Multihead(Kind):
     compute = "scalecore.multihead:combination"
 
     class Settings(KindSettings):
-        # The numbers of heads to bake; each must divide d_model.
-        heads = c.ListOfItems(c.Type(int), default=[1, 2, 4, 8])
+        heads = described(c.ListOfItems(c.Type(int), default=[1, 2, 4, 8]),
+                          "The numbers of heads to bake; each must divide `d_model`. A block's heads is one of them.",
+                          "divisors of d_model, each once")
 
     class Options(PanelOptions):
         # One corpus or a list (the reader switches among them); default: every baked corpus.

@@ -10,7 +10,7 @@ from mkdocs.config import config_options as c
 
 from build_tools.blocks.base import OptionError, PanelOptions
 from build_tools.blocks.options import Integer, ListOf, OneOf, listing
-from build_tools.config import Bounded
+from build_tools.config import Bounded, described
 from build_tools.kind import Grid, Kind, KindSettings
 
 SHOW = ("histogram", "table", "live")
@@ -34,9 +34,10 @@ class Variance(Kind):
     compute = "scalecore.variance:lesson"
 
     class Settings(KindSettings):
-        # The dimensions of q and k to sample, and the samples per dimension.
-        dims = c.ListOfItems(Bounded(1, 4096), default=[3, 10, 30, 100, 300, 1000])
-        samples = Bounded(100, 100000, default=4000)
+        dims = described(c.ListOfItems(Bounded(1, 4096), default=[3, 10, 30, 100, 300, 1000]),
+                         "The dimensions of q and k to sample; a block's dims are among them.")
+        samples = described(Bounded(100, 100000, default=4000),
+                            "How many random pairs (q, k) are drawn per dimension.")
 
     class Options(PanelOptions):
         # The dimensions the reader can pick, each baked; default: all baked ones. Stored ascending.
