@@ -117,6 +117,7 @@ def guide_site(folder: Path) -> Path:
     shutil.rmtree(corpora / "small")
     config = site / "mkdocs.yml"
     edit(config, "corpora: [tiny, small]", "corpora: [demo, wordnet, kjv]")
+    edit(config, "seeds: [0]", "seeds: [0, 1, 2, 3, 4]")
     edit(config, "variance: {dims: [3, 10], samples: 100}", "variance: {dims: [3, 10, 30, 100, 300, 1000], samples: 100}")
     edit(config, "  name: material\n", f"  name: material\n  custom_dir: {THEME.as_posix()}\n")
     edit(config, "  - pymdownx.superfences\n", "  - pymdownx.superfences\n  - pymdownx.details\n"
@@ -175,6 +176,21 @@ def test_every_example_of_the_authoring_guide_builds(examples_site):
     self_checks = [source for source, text in pages.items() if "/// self-check" in text]
     assert self_checks and all('href="../../corpora/"' in page_html(site / "site", source) for source in self_checks
                                if "../corpora.md" in pages[source])
+
+
+def test_the_guides_messages_for_quotes_and_tables_are_the_builds(examples_site, tmp_path):
+    """Each documented error whose input is in the message itself (a quote, a table marker) is
+    produced by building a page holding that input on that line."""
+    site, _ = examples_site
+    messages = [line for _, info, text in fenced_examples(GUIDE) if info == "text" for line in text.split("\n")
+                if re.match(r"docs/example\.md:\d+: \{\{ (baked|scalecore):", line)]
+    assert len(messages) >= 5
+    for number, message in enumerate(messages):
+        line, marker = re.match(r"docs/example\.md:(\d+): (\{\{.*?\}\})", message).groups()
+        folder = copy_site(tmp_path / f"case-{number}", source=site)
+        (folder / "docs" / "example.md").write_text("\n" * (int(line) - 1) + marker + "\n", encoding="utf-8")
+        done = build(folder)
+        assert done.returncode == 1 and done.errors[-1] == f"scalecore: {message}", done.describe()
 
 
 # --------------------------------------------------------------------------------------------
