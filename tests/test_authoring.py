@@ -23,6 +23,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from concurrent.futures import ThreadPoolExecutor
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -191,6 +192,93 @@ def test_the_guides_messages_for_quotes_and_tables_are_the_builds(examples_site,
         (folder / "docs" / "example.md").write_text("\n" * (int(line) - 1) + marker + "\n", encoding="utf-8")
         done = build(folder)
         assert done.returncode == 1 and done.errors[-1] == f"scalecore: {message}", done.describe()
+
+
+# The input of each documented error (other than quotes and tables, whose input is in the
+# message), in the order the guide lists them: docs/example.md, or mkdocs.yml's nav.
+DOCUMENTED_ERRORS = [
+    "/// softmax\n",
+    "/// softmax\n\n/// variance\n///\n",
+    "Text\n\n    /// softmax\n    ///\n",
+    "Text\n///\n",
+    "///softmax\n///\n",
+    "/// softmax Big scores\n///\n",
+    "//// softmax\n",
+    "```\n/// softmax\n///\n",
+    "/// scale-guard\n///\n",
+    "/// scale-guards\ncorpra: kjv\n///\n",
+    "/// self-check\nquestion: Q\nanswer: A\n///\n",
+    "/// scale-guards\nseed:\n///\n",
+    "/// scale-guards\nseed: 0\nseed: 1\n///\n",
+    "/// scale-guards | The guards\ntitle: The guards again\n///\n",
+    "/// scale-guards\ncorpus: [kjv\n///\n",
+    "/// scale-guards\n- kjv\n///\n",
+    "/// scale-guards\ncorpus: kjb\n///\n",
+    "/// scale-guards\ncorpus: [all, kjv]\n///\n",
+    "/// scale-guards\nseed: 7\n///\n",
+    "/// scale-guards\nseed: one\n///\n",
+    "/// scale-guards\nguards: init+scaling\n///\n",
+    "/// scale-guards\nguards: init+init\n///\n",
+    "/// scale-guards\nshow: [heatmaps]\n///\n",
+    "/// variance\ndims: [50]\n///\n",
+    "/// variance\ndims: [3, 100]\nd: 30\n///\n",
+    "/// softmax\nscores: [1]\n///\n",
+    "/// softmax\nfactor: -1\n///\n",
+    "/// console\nheight: 100\n///\n",
+    "/// self-check\nquestion: Q?\nanswer: See [the corpora](corpra.md).\nexplanation: E\n///\n",
+    "/// self-check\nquestion: Why?\nanswer: A\nexplanation: E\n///\n\n/// self-check\ntitle: Again\nquestion: why?\n"
+    "answer: A\nexplanation: E\n///\n",
+    "/// self-check\nquestion: One?\nanswer: A\nexplanation: E\nid: saturation\n///\n\n/// self-check\nquestion: Two?\n"
+    "answer: A\nexplanation: E\nid: saturation\n///\n",
+    "\n" * 10 + '!!! language-pro "From a linguist\'s perspective"\n    A note.\n',
+    "---\ncode: T1.demo\ntitle: A lesson\ndescription: A lesson.\naudience: [guest, practitioner]\n---\n\n# A lesson\n",
+    "nav: guide/autoring.md",
+]
+
+
+def _documented_errors() -> list[str]:
+    return [line for _, info, text in fenced_examples(GUIDE) if info == "text" for line in text.split("\n")
+            if line.startswith(("docs/example.md:", "mkdocs.yml:")) and not re.match(r"docs/example\.md:\d+: \{\{", line)]
+
+
+def _without_config_lines(message: str) -> str:
+    return re.sub(r"\S*mkdocs\.yml:\d+", "mkdocs.yml:N", message)
+
+
+def test_every_documented_error_is_what_the_build_says(examples_site, tmp_path):
+    site, _ = examples_site
+    documented = _documented_errors()
+    assert len(documented) == len(DOCUMENTED_ERRORS)
+    folders = []
+    for number, page in enumerate(DOCUMENTED_ERRORS):
+        folder = copy_site(tmp_path / f"case-{number}", source=site)
+        if page.startswith("nav: "):
+            (folder / "docs" / "guide" / "authoring.md").write_text("# Authoring\n", encoding="utf-8")
+            with open(folder / "mkdocs.yml", "a", encoding="utf-8") as config:
+                config.write(f"\nnav:\n  - Home: index.md\n  - {page.removeprefix('nav: ')}\n")
+        else:
+            (folder / "docs" / "example.md").write_text(page, encoding="utf-8")
+        folders.append(folder)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        results = list(pool.map(build, folders))
+    for message, done in zip(documented, results):
+        assert done.returncode == 1, done.describe()
+        produced = done.errors[-1].removeprefix("scalecore: ")
+        produced = produced.split(": ", 1)[1] if produced.startswith("Config value") else produced
+        assert _without_config_lines(produced) == _without_config_lines(message), done.describe()
+
+
+def test_the_documented_mkdocs_yml_lines_are_the_real_sites():
+    from build_tools.config import _option_line, nav_line
+
+    config = str(REPO / "mkdocs.yml")
+    lines = {"corpora": _option_line(config, "corpora"), "seeds": _option_line(config, "seeds"),
+             "kinds": _option_line(config, "kinds")}
+    documented = _documented_errors()
+    for key, line in lines.items():
+        assert any(f"(the plugin option '{key}', mkdocs.yml:{line})" in message for message in documented), key
+    assert any(message.startswith(f"mkdocs.yml:{nav_line(config, 'guide/authoring.md')}: the nav entry")
+               for message in documented)
 
 
 # --------------------------------------------------------------------------------------------

@@ -251,8 +251,14 @@ def self_check_link_to_no_page(folder):
 def nav_entry_to_a_missing_page(folder):
     set_option(folder, "  - Lesson: lesson.md", "  - Lesson: lessons.md")
     return [f"scalecore: {yml(folder, 'lessons.md')}: the nav entry 'lessons.md' is not a page in docs/. Fix: did "
-            "you mean 'lesson.md'? Write the path of a page relative to docs/ (the pages are: index.md, lesson.md), "
-            "or add that page."]
+            "you mean 'lesson.md'? Write the path of a page relative to docs/, or add that page."]
+
+
+def nav_entry_far_from_any_page(folder):
+    set_option(folder, "  - Lesson: lesson.md", "  - Lesson: tutorials/first-steps.md")
+    return [f"scalecore: {yml(folder, 'first-steps.md')}: the nav entry 'tutorials/first-steps.md' is not a page in "
+            "docs/. Fix: write the path of a page relative to docs/ (the pages are: index.md, lesson.md), or add "
+            "that page."]
 
 
 def audience_code_as_callout_type(folder):
@@ -393,7 +399,7 @@ CASES = [Case(f) for f in (
     block_unclosed, block_unknown_option, block_after_front_matter, corpus_huge_line,
     front_matter_bad_audience, front_matter_next_names_no_page, quote_unknown_path, block_stray_closing_line, corpus_nul_byte,
     block_all_corpora_with_others, corpus_named_all, self_check_question_twice, self_check_link_to_no_page,
-    nav_entry_to_a_missing_page, audience_code_as_callout_type, callout_type_as_audience, generated_table_unknown,
+    nav_entry_to_a_missing_page, nav_entry_far_from_any_page, audience_code_as_callout_type, callout_type_as_audience, generated_table_unknown,
 )]
 
 
