@@ -26,7 +26,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, disk, formulas, registry, runtime, site_kinds, views
+from build_tools import assets, bake, disk, formulas, mentor, registry, runtime, site_kinds, views
 from build_tools.cache import forget_templates, save_templates, template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
@@ -132,8 +132,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.files.update(self.tables_files)
         self.files.update(assets.collect(self.root, assets.uses_math(config) and self.config.math == "html"))
         live = runtime.collect(self.root, self.cache, self.packages) if self.config.live else runtime.Runtime({}, {})
+        self.files.update(mentor.assets(assets.NODE_MODULES))
         self.files.update(live.files)
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
+        self.mentor = mentor.Collector()  # every page's passages, for the module pages' mentor
         self.quotes = self._quote_tree()
         self.manifest = self._manifest(live)
         pages_manifest = for_pages(self.manifest)
@@ -257,11 +259,20 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                           f"Fix: {hint}{'W' if hint else 'w'}rite the path of a page relative to {docs}/{listed}, or "
                           "add that page.")
 
+    def on_page_content(self, html, page, config, files):
+        """The mentor's passages come from the rendered content, panels expanded, before the
+        theme wraps it (and before KaTeX: a passage keeps its formula as readable text)."""
+        if self.config.enabled:
+            self.mentor.read(html, page.file.dest_uri, page.title, page.meta)
+        return html
+
     @event_priority(100)  # every page is read by now, before any is rendered with the theme
     def on_page_context(self, context, page, config, nav):
         if self.config.enabled and not self.neighbours_checked:
             self.neighbours_checked = True
             self._check_neighbours(config)
+        if self.config.enabled and page.meta.get("code"):
+            context["scalecore_mentor"] = mentor.script_path(page.file.dest_uri)
         return context
 
     def _check_neighbours(self, config):
@@ -364,7 +375,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.typesetter is not None:
             self.typesetter.save()
         try:
-            for site_path, text in sorted(self.figures.items()):
+            for site_path, text in sorted({**self.figures, **self.mentor.scripts(self.quotes)}.items()):
                 target = Path(config.site_dir) / site_path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8")

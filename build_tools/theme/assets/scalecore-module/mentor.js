@@ -1,0 +1,453 @@
+/* "Ask the mentor about this module": the form, the answer, the reader's files and questions.
+ *
+ * Nothing here talks to a server. The answer comes from mentor-core.js over the module's data
+ * (a classic script written at build, so it works from file:// too), loaded with MiniSearch the
+ * first time the reader comes to the question box: until then the mentor costs this file only.
+ * Every text that comes from the reader (a question, a file) or from the data is put in the page
+ * with textContent, never as HTML.
+ *
+ * Kept in this browser, for this module: the questions asked (with time and the sections they led
+ * to: a learning signal, not a grade), and, only when the reader turns the switch on, copies of
+ * the files attached (IndexedDB).
+ */
+(function () {
+  "use strict";
+
+  var LIMITS = { files: 5, textBytes: 2 * 1024 * 1024, pdfBytes: 20 * 1024 * 1024, pdfPages: 100,
+    imageBytes: 10 * 1024 * 1024, questions: 200, questionLength: 2000 };
+  var KEEP_KEY = "scalecore:mentor:keep";
+  var DB_NAME = "scalecore-mentor";
+
+  function questionsKey(code) { return "scalecore:mentor:questions:" + code; }
+
+  function el(tag, attributes, children) {
+    var node = document.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) {
+      if (name === "text") node.textContent = attributes[name];
+      else node.setAttribute(name, attributes[name]);
+    });
+    (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var script = document.createElement("script");
+      script.src = src;
+      script.onload = resolve;
+      script.onerror = function () { reject(new Error("could not load " + src)); };
+      document.head.appendChild(script);
+    });
+  }
+
+  function readJSON(key, fallback) {
+    try {
+      var text = window.localStorage.getItem(key);
+      return text ? JSON.parse(text) : fallback;
+    } catch (error) {
+      return fallback;
+    }
+  }
+
+  function writeJSON(key, value) {
+    try {
+      window.localStorage.setItem(key, JSON.stringify(value));
+      return true;
+    } catch (error) {
+      return false;
+    }
+  }
+
+  /* ------------------------------------------------------------- kept files (IndexedDB) */
+
+  function openStore() {
+    return new Promise(function (resolve, reject) {
+      if (!window.indexedDB) return reject(new Error("this browser keeps no files for pages"));
+      var request = window.indexedDB.open(DB_NAME, 1);
+      request.onupgradeneeded = function () {
+        request.result.createObjectStore("files", { keyPath: "id", autoIncrement: true }).createIndex("module", "module");
+      };
+      request.onsuccess = function () { resolve(request.result); };
+      request.onerror = function () { reject(request.error || new Error("the file store did not open")); };
+    });
+  }
+
+  function withStore(mode, work) {
+    return openStore().then(function (db) {
+      return new Promise(function (resolve, reject) {
+        var tx = db.transaction("files", mode);
+        var result = work(tx.objectStore("files"));
+        tx.oncomplete = function () { db.close(); resolve(result && result.result !== undefined ? result.result : result); };
+        tx.onerror = function () { db.close(); reject(tx.error); };
+      });
+    });
+  }
+
+  /* ------------------------------------------------------------- reading the reader's files */
+
+  function readText(file) {
+    if (file.size > LIMITS.textBytes) {
+      return Promise.reject(new Error(file.name + " is larger than 2 MB: attach the part you want to ask about."));
+    }
+    return file.text().then(function (text) { return [text]; });
+  }
+
+  function readPdf(file, pdfUrl, workerUrl) {
+    if (file.size > LIMITS.pdfBytes) {
+      return Promise.reject(new Error(file.name + " is larger than 20 MB: attach a smaller PDF."));
+    }
+    if (location.protocol === "file:") {
+      return Promise.reject(new Error("PDF files can be read only when the site is served over http (a page " +
+        "opened from disk cannot start the PDF reader). Text files work here."));
+    }
+    return import(pdfUrl).then(function (pdfjs) {
+      pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
+      return file.arrayBuffer().then(function (buffer) {
+        return pdfjs.getDocument({ data: new Uint8Array(buffer), isEvalSupported: false }).promise;
+      }).then(function (pdf) {
+        var count = Math.min(pdf.numPages, LIMITS.pdfPages);
+        var pages = [];
+        var chain = Promise.resolve();
+        for (var n = 1; n <= count; n++) {
+          (function (number) {
+            chain = chain.then(function () { return pdf.getPage(number); }).then(function (page) {
+              return page.getTextContent();
+            }).then(function (content) {
+              pages.push(content.items.map(function (item) { return item.str + (item.hasEOL ? "\n" : " "); }).join(""));
+            });
+          })(n);
+        }
+        return chain.then(function () {
+          pages.truncated = pdf.numPages > count ? pdf.numPages : 0;
+          return pages;
+        });
+      });
+    });
+  }
+
+  /* ------------------------------------------------------------- the panel */
+
+  function Mentor(section) {
+    this.section = section;
+    this.code = section.getAttribute("data-scalecore-mentor-code");
+    this.page = section.getAttribute("data-scalecore-mentor-page");
+    this.root = section.getAttribute("data-scalecore-mentor-root") || "";
+    this.form = section.querySelector("[data-scalecore-mentor-form]");
+    this.box = section.querySelector("[data-scalecore-mentor-question]");
+    this.answerRegion = section.querySelector("[data-scalecore-mentor-answer]");
+    this.status = section.querySelector("[data-scalecore-mentor-status]");
+    this.fileInput = section.querySelector("[data-scalecore-mentor-files]");
+    this.attachedList = section.querySelector("[data-scalecore-mentor-attached]");
+    this.keep = section.querySelector("[data-scalecore-mentor-keep]");
+    this.keptList = section.querySelector("[data-scalecore-mentor-kept]");
+    this.askedList = section.querySelector("[data-scalecore-mentor-asked]");
+    this.attached = []; // {file, name, kind: "text"|"pdf"|"image", url}
+    this.ready = null;
+    var self = this;
+    this.keep.checked = readJSON(KEEP_KEY, false) === true;
+    this.keep.addEventListener("change", function () {
+      writeJSON(KEEP_KEY, self.keep.checked);
+      self.say(self.keep.checked ? "Copies of the files you attach from now on will be kept in this browser." :
+        "Files you attach from now on are not kept. Copies kept before stay until you delete them.");
+    });
+    ["focus", "pointerdown"].forEach(function (type) {
+      self.box.addEventListener(type, function () { self.load(); }, { once: true });
+    });
+    this.box.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        event.preventDefault();
+        self.ask();
+      }
+    });
+    this.form.addEventListener("submit", function (event) {
+      event.preventDefault();
+      self.ask();
+    });
+    this.fileInput.addEventListener("change", function () {
+      self.attach(Array.prototype.slice.call(self.fileInput.files || []));
+      self.fileInput.value = "";
+    });
+    section.querySelector("[data-scalecore-mentor-forget]").addEventListener("click", function () {
+      writeJSON(questionsKey(self.code), []);
+      self.renderAsked();
+      self.say("Your questions to the mentor on this module were deleted from this browser.");
+    });
+    this.renderAsked();
+    this.renderKept();
+    section.hidden = false;
+  }
+
+  Mentor.prototype.say = function (message) {
+    this.status.textContent = message;
+  };
+
+  Mentor.prototype.url = function (sitePath) {
+    return this.root + sitePath;
+  };
+
+  /* The core, MiniSearch and this module's data, once. */
+  Mentor.prototype.load = function () {
+    if (this.ready) return this.ready;
+    var s = this.section;
+    var self = this;
+    this.ready = Promise.all([
+      loadScript(s.getAttribute("data-scalecore-mentor-search")),
+      loadScript(s.getAttribute("data-scalecore-mentor-core")),
+      loadScript(s.getAttribute("data-scalecore-mentor"))
+    ]).then(function () {
+      var data = (window.scalecoreMentor || {})[self.page];
+      if (!data) throw new Error("this module's mentor data is missing from the site");
+      return new window.scalecoreMentorCore.Mentor(data, window.MiniSearch);
+    });
+    this.ready.catch(function (error) {
+      self.say("The mentor could not start: " + error.message + ".");
+    });
+    return this.ready;
+  };
+
+  /* ------------------------------------------------------------- files */
+
+  Mentor.prototype.attach = function (files) {
+    var self = this;
+    files.forEach(function (file) {
+      if (self.attached.length >= LIMITS.files) {
+        self.say("At most " + LIMITS.files + " files per question: " + file.name + " was not attached.");
+        return;
+      }
+      var kind = /^image\//.test(file.type) ? "image" : (/pdf$/i.test(file.type) || /\.pdf$/i.test(file.name)) ? "pdf" :
+        (/^text\//.test(file.type) || /\.(txt|md|markdown|csv|tex|py)$/i.test(file.name)) ? "text" : null;
+      if (!kind) {
+        self.say(file.name + " is not an image, a PDF or a text file, so the mentor cannot use it.");
+        return;
+      }
+      if (kind === "image" && file.size > LIMITS.imageBytes) {
+        self.say(file.name + " is larger than 10 MB: attach a smaller image.");
+        return;
+      }
+      self.attached.push({ file: file, name: file.name, kind: kind });
+      if (self.keep.checked) self.store(file);
+    });
+    this.renderAttached();
+  };
+
+  Mentor.prototype.renderAttached = function () {
+    var self = this;
+    this.attachedList.textContent = "";
+    this.attached.forEach(function (item, i) {
+      var remove = el("button", { type: "button", class: "scalecore-button scalecore-button--small",
+        text: "Remove", "aria-label": "Remove " + item.name });
+      remove.addEventListener("click", function () {
+        self.attached.splice(i, 1);
+        self.renderAttached();
+      });
+      self.attachedList.appendChild(el("li", {}, [el("span", { text: item.name + " (" + item.kind + ")" }), remove]));
+    });
+  };
+
+  Mentor.prototype.store = function (file) {
+    var self = this;
+    withStore("readwrite", function (store) {
+      return store.add({ module: self.code, name: file.name, type: file.type, size: file.size,
+        at: new Date().toISOString(), blob: file });
+    }).then(function () { self.renderKept(); }, function (error) {
+      self.say("This browser refused to keep a copy of " + file.name + ": " + (error && error.message || error) + ".");
+    });
+  };
+
+  Mentor.prototype.renderKept = function () {
+    var self = this;
+    withStore("readonly", function (store) {
+      return store.index("module").getAll(self.code);
+    }).then(function (records) {
+      self.keptList.textContent = "";
+      (records || []).forEach(function (record) {
+        var open = el("a", { href: URL.createObjectURL(record.blob), download: record.name, text: "Open" });
+        var again = el("button", { type: "button", class: "scalecore-button scalecore-button--small", text: "Attach again" });
+        var remove = el("button", { type: "button", class: "scalecore-button scalecore-button--small", text: "Delete",
+          "aria-label": "Delete the kept copy of " + record.name });
+        again.addEventListener("click", function () {
+          var file = new File([record.blob], record.name, { type: record.type });
+          var keep = self.keep.checked;
+          self.keep.checked = false; // attaching a kept copy does not keep it twice
+          self.attach([file]);
+          self.keep.checked = keep;
+        });
+        remove.addEventListener("click", function () {
+          withStore("readwrite", function (store) { return store.delete(record.id); }).then(function () {
+            self.renderKept();
+            self.say("Deleted the kept copy of " + record.name + ".");
+          });
+        });
+        self.keptList.appendChild(el("li", {}, [el("span", { text: record.name + " " }), open, again, remove]));
+      });
+      self.keptList.hidden = !records || !records.length;
+    }, function () { self.keptList.hidden = true; });
+  };
+
+  /* The attached files as passages: text and PDF are read here; images are shown, not read. */
+  Mentor.prototype.readAttached = function () {
+    var s = this.section;
+    var core = window.scalecoreMentorCore;
+    var notes = [];
+    var images = [];
+    var reads = this.attached.map(function (item) {
+      if (item.kind === "image") {
+        images.push(item);
+        return Promise.resolve([]);
+      }
+      var read = item.kind === "pdf" ?
+        readPdf(item.file, s.getAttribute("data-scalecore-mentor-pdf"), s.getAttribute("data-scalecore-mentor-pdf-worker")) :
+        readText(item.file);
+      return read.then(function (pages) {
+        if (pages.truncated) notes.push(item.name + " has " + pages.truncated + " pages; the first " + LIMITS.pdfPages + " were read.");
+        return core.filePassages(item.name, pages);
+      }, function (error) {
+        notes.push(error.message);
+        return [];
+      });
+    });
+    return Promise.all(reads).then(function (lists) {
+      return { passages: [].concat.apply([], lists), notes: notes, images: images };
+    });
+  };
+
+  /* ------------------------------------------------------------- asking */
+
+  Mentor.prototype.ask = function () {
+    var question = this.box.value.trim().slice(0, LIMITS.questionLength);
+    var self = this;
+    if (!question) {
+      this.say("Write a question first.");
+      this.box.focus();
+      return;
+    }
+    this.say("Looking in this module…");
+    var started = performance.now();
+    this.load().then(function (mentor) {
+      return self.readAttached().then(function (files) {
+        var answer = mentor.answer(question, files.passages);
+        self.render(answer, files);
+        self.record(answer);
+        var ms = Math.round(performance.now() - started);
+        self.section.setAttribute("data-scalecore-mentor-ms", String(ms));
+        self.say(answer.found ? "Answered from this module's sources." : "Nothing in this module answers that yet.");
+      });
+    }).catch(function (error) {
+      self.say("The mentor could not answer: " + (error && error.message || error) + ".");
+    });
+  };
+
+  Mentor.prototype.link = function (page, anchor, text) {
+    return el("a", { href: this.url(page) + (anchor ? "#" + anchor : ""), text: text });
+  };
+
+  Mentor.prototype.render = function (answer, files) {
+    var self = this;
+    var out = this.answerRegion;
+    out.textContent = "";
+    out.appendChild(el("p", { class: "scalecore-mentor__asked" }, [el("strong", { text: "You asked: " }),
+      el("span", { text: answer.question })]));
+    files.notes.forEach(function (note) { out.appendChild(el("p", { class: "scalecore-mentor__note", text: note })); });
+    files.images.forEach(function (item) {
+      var img = el("img", { alt: "Your image " + item.name, class: "scalecore-mentor__image" });
+      img.src = URL.createObjectURL(item.file);
+      out.appendChild(el("figure", {}, [img, el("figcaption", { text: item.name + ": the mentor cannot read images " +
+        "offline. Describe what it shows in your question, or attach its text." })]));
+    });
+    if (answer.numbers.length) {
+      var list = el("ul", { class: "scalecore-mentor__numbers" });
+      answer.numbers.forEach(function (fact) {
+        var item = el("li", {}, [
+          el("strong", { text: window.scalecoreViews ? window.scalecoreViews.number(fact.value, "") : String(fact.value) }),
+          el("span", { text: " for " + fact.path.split("/").join(" · ") + " " }),
+          el("code", { text: "{{ baked: " + fact.path + " }}" })
+        ]);
+        if (fact.panel) {
+          var at = fact.panel.split("#");
+          item.appendChild(document.createTextNode(" "));
+          item.appendChild(self.link(at[0], at[1], "See it in the panel"));
+        }
+        list.appendChild(item);
+      });
+      out.appendChild(el("h3", { text: "From the numbers this site baked" }));
+      out.appendChild(list);
+    }
+    if (answer.check) {
+      var c = answer.check;
+      out.appendChild(el("h3", { text: "The self-check closest to your question" }));
+      out.appendChild(el("blockquote", { class: "scalecore-mentor__quote" }, [
+        el("p", { text: c.question }), el("p", {}, [el("strong", { text: "Answer: " }), el("span", { text: c.answer })]),
+        el("p", { text: c.explanation })]));
+      out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "Source: " }),
+        this.link(c.page, c.anchor, "the self-check in " + c.section)]));
+    }
+    if (answer.passages.length) {
+      out.appendChild(el("h3", { text: answer.check || answer.numbers.length ? "More from the module" : "From the module" }));
+      answer.passages.forEach(function (p) {
+        var source = p.source ? el("span", { text: "Your file " + p.source.file + ", page " + p.source.page }) :
+          self.link(p.page, p.anchor, p.section + (p.label ? " (" + p.label + ")" : ""));
+        out.appendChild(el("blockquote", { class: "scalecore-mentor__quote" }, [el("p", { text: p.text })]));
+        out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "Source: " }), source,
+          el("span", { class: "scalecore-mentor__why", text: " · picked because it matches " + p.terms.join(", ") })]));
+      });
+    }
+    if (!answer.found) {
+      out.appendChild(el("p", { text: "I found nothing in this module or its prerequisites that answers this, and I " +
+        "answer only from sources. The module covers:" }));
+      var outline = el("ul", {});
+      answer.outline.forEach(function (section) {
+        outline.appendChild(el("li", {}, [self.link(self.page, section.anchor, section.title)]));
+      });
+      out.appendChild(outline);
+    }
+  };
+
+  /* ------------------------------------------------------------- the learning signal */
+
+  Mentor.prototype.record = function (answer) {
+    var asked = readJSON(questionsKey(this.code), []);
+    var sections = [];
+    if (answer.check) sections.push({ title: answer.check.section, href: answer.check.page + "#" + answer.check.anchor });
+    answer.passages.forEach(function (p) {
+      if (p.page && !sections.some(function (s) { return s.title === p.section; })) {
+        sections.push({ title: p.section, href: p.page + (p.anchor ? "#" + p.anchor : "") });
+      }
+    });
+    asked.push({ question: answer.question, at: new Date().toISOString(), sections: sections.slice(0, 3),
+      found: answer.found });
+    if (!writeJSON(questionsKey(this.code), asked.slice(-LIMITS.questions))) {
+      this.say("Your question was answered, but this browser refused to keep it.");
+    }
+    this.renderAsked();
+  };
+
+  Mentor.prototype.renderAsked = function () {
+    var self = this;
+    var asked = readJSON(questionsKey(this.code), []);
+    this.askedList.textContent = "";
+    asked.slice().reverse().forEach(function (entry) {
+      var item = el("li", {}, [el("time", { datetime: entry.at, text: entry.at.slice(0, 16).replace("T", " ") }),
+        el("span", { text: " " + entry.question })]);
+      (entry.sections || []).forEach(function (s) {
+        var at = String(s.href).split("#");
+        item.appendChild(document.createTextNode(" → "));
+        item.appendChild(self.link(at[0], at[1], s.title));
+      });
+      self.askedList.appendChild(item);
+    });
+    this.section.querySelector("[data-scalecore-mentor-history]").hidden = !asked.length;
+  };
+
+  function setUp() {
+    var section = document.querySelector("[data-scalecore-mentor]");
+    if (!section || section.getAttribute("data-scalecore-ready") === "true") return;
+    section.setAttribute("data-scalecore-ready", "true");
+    new Mentor(section);
+  }
+
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe({ next: setUp, error: setUp, complete: setUp });
+  }
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", setUp);
+  else setUp();
+})();
