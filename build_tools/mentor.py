@@ -308,11 +308,13 @@ class Collector:
 def assets(node_modules) -> dict:
     """Site path -> file of the libraries the mentor loads on demand, from the npm packages pinned
     in build_tools/package-lock.json: MiniSearch (the search) and pdf.js (a reader's PDF, read in
-    its own worker). Missing packages leave the mentor without them, and it says so when used."""
+    its own worker). Missing packages leave the mentor without them, and it says so when used.
+    pdf.js's ES modules are served as .js: every static host (and python -m http.server) sends
+    .js as JavaScript, which a module script requires, while .mjs is unknown to some."""
     wanted = {
         "assets/scalecore/vendor/minisearch.js": node_modules / "minisearch" / "dist" / "umd" / "index.js",
-        "assets/scalecore/vendor/pdfjs/pdf.min.mjs": node_modules / "pdfjs-dist" / "build" / "pdf.min.mjs",
-        "assets/scalecore/vendor/pdfjs/pdf.worker.min.mjs": node_modules / "pdfjs-dist" / "build" / "pdf.worker.min.mjs",
+        "assets/scalecore/vendor/pdfjs/pdf.min.js": node_modules / "pdfjs-dist" / "build" / "pdf.min.mjs",
+        "assets/scalecore/vendor/pdfjs/pdf.worker.min.js": node_modules / "pdfjs-dist" / "build" / "pdf.worker.min.mjs",
         "assets/scalecore/vendor/pdfjs/LICENSE": node_modules / "pdfjs-dist" / "LICENSE",
         "assets/scalecore/vendor/minisearch.LICENSE.txt": node_modules / "minisearch" / "LICENSE.txt",
     }

@@ -304,7 +304,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         from build_tools.blocks.base import SHARED_TEMPLATES
 
         folders = [self.root / self.config.corpora_dir, self.root / self.config.kinds_dir, *self.packages,
-                   registry.BUILT_IN, SHARED_TEMPLATES, assets.OWN.resolve()]
+                   registry.BUILT_IN, SHARED_TEMPLATES, assets.OWN.resolve(), THEME]
         return [folder for folder in dict.fromkeys(folders) if folder.is_dir()]
 
     def on_env(self, env, config, files):
@@ -427,6 +427,9 @@ def _default_source_date_epoch(root: Path) -> None:
     except (OSError, subprocess.SubprocessError):
         stamp = ""
     os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01
+
+
+THEME = Path(__file__).resolve().parent / "theme"  # the module pages' templates (theme.custom_dir)
 
 
 def _page_link(files, here, target: str) -> str | None:

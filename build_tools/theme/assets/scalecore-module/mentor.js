@@ -100,8 +100,9 @@
       return Promise.reject(new Error("PDF files can be read only when the site is served over http (a page " +
         "opened from disk cannot start the PDF reader). Text files work here."));
     }
-    return import(pdfUrl).then(function (pdfjs) {
-      pdfjs.GlobalWorkerOptions.workerSrc = workerUrl;
+    // import() resolves a relative URL against this script, not the page: make both absolute.
+    return import(new URL(pdfUrl, document.baseURI).href).then(function (pdfjs) {
+      pdfjs.GlobalWorkerOptions.workerSrc = new URL(workerUrl, document.baseURI).href;
       return file.arrayBuffer().then(function (buffer) {
         return pdfjs.getDocument({ data: new Uint8Array(buffer), isEvalSupported: false }).promise;
       }).then(function (pdf) {
@@ -407,6 +408,9 @@
   Mentor.prototype.record = function (answer) {
     var asked = readJSON(questionsKey(this.code), []);
     var sections = [];
+    answer.numbers.slice(0, 1).forEach(function (fact) {
+      if (fact.panel) sections.push({ title: "the panel for " + fact.path, href: fact.panel });
+    });
     if (answer.check) sections.push({ title: answer.check.section, href: answer.check.page + "#" + answer.check.anchor });
     answer.passages.forEach(function (p) {
       if (p.page && !sections.some(function (s) { return s.title === p.section; })) {

@@ -517,8 +517,27 @@
       }
     }
 
+    /* The questions this reader asked the mentor on this module (mentor.js keeps them), as a
+       section of the export: the notes and the learning signal travel together. */
+    function askedSection() {
+      var asked = [];
+      try {
+        asked = JSON.parse(window.localStorage.getItem("scalecore:mentor:questions:" + code) || "[]");
+      } catch (error) {
+        asked = [];
+      }
+      if (!Array.isArray(asked) || !asked.length) {
+        return "";
+      }
+      return "\n\n## My questions to the mentor\n\n" + asked.map(function (entry) {
+        var where = (entry.sections || []).map(function (s) { return s.title; }).join("; ");
+        return "- " + String(entry.at).slice(0, 16).replace("T", " ") + ": " + String(entry.question).replace(/\s+/g, " ") +
+          (where ? " (led to: " + where + ")" : "");
+      }).join("\n") + "\n";
+    }
+
     function exportNotes() {
-      var text = heading + "\n" + area.value;
+      var text = heading + "\n" + area.value + askedSection();
       var url = URL.createObjectURL(new Blob([text], { type: "text/markdown;charset=utf-8" }));
       var link = document.createElement("a");
       link.href = url;
@@ -577,6 +596,10 @@
         text = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n");
         if (text.indexOf(heading) === 0) { // our own export: its heading is not part of the notes
           text = text.slice(heading.length).replace(/^\n/, "");
+          var asked = text.lastIndexOf("\n\n## My questions to the mentor\n");
+          if (asked >= 0) { // nor is the list of questions, which the mentor keeps on its own
+            text = text.slice(0, asked);
+          }
         }
         if (text.length > NOTES_LIMIT) {
           say(chosen.name + " is too large for notes (over 1 MB); nothing was imported.");

@@ -1,0 +1,24 @@
+// Answers questions with the mentor's own core, in Node: node answer.js <site> <page> <questions.json>
+// prints [{question, answer}] as JSON. The same mentor-core.js and MiniSearch the page loads.
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const [site, page, questionsFile] = process.argv.slice(2);
+const repo = path.resolve(__dirname, "..", "..");
+let MiniSearch = require(path.join(repo, "build_tools", "node_modules", "minisearch", "dist", "cjs", "index.cjs"));
+MiniSearch = MiniSearch.default || MiniSearch;
+const core = require(path.join(repo, "build_tools", "theme", "assets", "scalecore-module", "mentor-core.js"));
+globalThis.scalecoreMentor = {};
+const stem = page.replace(/\.html$/, "").replace(/\//g, "--");
+require(path.resolve(site, "assets", "scalecore", "mentor", stem + ".js"));
+const data = globalThis.scalecoreMentor[page];
+let started = process.hrtime.bigint();
+const mentor = new core.Mentor(data, MiniSearch);
+const indexMs = Number(process.hrtime.bigint() - started) / 1e6;
+const questions = JSON.parse(fs.readFileSync(questionsFile, "utf8"));
+const out = questions.map((q) => {
+  const t = process.hrtime.bigint();
+  const answer = mentor.answer(q.question, q.files ? core.filePassages(q.files.name, q.files.pages) : []);
+  return { question: q.question, answer, ms: Number(process.hrtime.bigint() - t) / 1e6 };
+});
+process.stdout.write(JSON.stringify({ indexMs, passages: data.passages.length, answers: out }));

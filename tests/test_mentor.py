@@ -1,0 +1,306 @@
+"""The mentor answers from the module's own sources, and only from them (issue 11).
+
+- build_tools/mentor.py: what a passage is (text, callouts, the parts a panel marks), formulas
+  as readable text, the numbers from the quote trees, a data script nothing can break out of;
+- mentor-core.js in Node (tests/mentor/answer.js, the same file the page loads): the module's
+  self-check questions find their self-check, a numbers question gets the baked value, an
+  unrelated question gets "not found";
+- in Chromium on the built site: the form (Ctrl+Enter), the answer with its links, the outline
+  when nothing is found, attachments (text, a PDF made here, an image), the keep-a-copy switch
+  (kept across a reload only when on), hostile text shown as text, the questions kept and
+  exported with the notes, and no request outside the site.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+pytest.register_assert_rewrite("browser")
+from browser import page_url  # noqa: E402
+from build_tools import mentor  # noqa: E402
+from test_module_page import Baked  # noqa: E402
+
+REPO = Path(__file__).resolve().parent.parent
+MODULE = "modules/softmax-range.html"
+ANSWER = REPO / "tests" / "mentor" / "answer.js"
+ASK = "textbox[name='Your question']"
+
+
+# --------------------------------------------------------------------------------------------
+# The sources, at build
+# --------------------------------------------------------------------------------------------
+
+PAGE = """
+<h1 id="t">Title</h1>
+<p>An opening paragraph that is long enough to count as a passage.</p>
+<h2 id="step-one">1. Step one<a class="headerlink" href="#step-one">¶</a></h2>
+<p>Scores are divided by \\(\\sqrt{d_k}\\) so that their variance stays one.</p>
+<ul><li>A list item that explains the <code>scale</code> guard in a sentence.</li></ul>
+<div class="admonition practitioner"><p class="admonition-title">For practitioners</p>
+<p>This is the fan-in rule of LeCun and colleagues, in one line.</p></div>
+<div class="scalecore-panel" id="check-1" aria-label="Check yourself" data-scalecore-kind="self-check">
+<p class="scalecore-panel-title">Check yourself</p>
+<div data-scalecore-passage="question"><p>Why divide by \\(\\sqrt{d_k}\\)?</p></div>
+<button>Show answer</button>
+<div data-scalecore-passage="answer"><p>Because the variance adds up.</p></div>
+</div>
+<div class="scalecore-panel" id="heat" data-scalecore-kind="heatmap"><p>Weights of a long caption here</p></div>
+<h2 id="step-two">2. Step two</h2>
+<p>Short.</p>
+"""
+
+
+def test_a_page_becomes_passages_under_their_sections():
+    page = mentor.read_page(PAGE, "m/p.html", "Title")
+    texts = [(p["anchor"], p["label"], p["text"]) for p in page.passages]
+    assert texts == [
+        ("", "", "An opening paragraph that is long enough to count as a passage."),
+        ("step-one", "", "Scores are divided by √d_k so that their variance stays one."),
+        ("step-one", "", "A list item that explains the scale guard in a sentence."),
+        ("step-one", "For practitioners", "This is the fan-in rule of LeCun and colleagues, in one line."),
+        ("check-1", "Check yourself", "Why divide by √d_k? Because the variance adds up."),
+    ]
+    assert page.passages[-1]["parts"] == {"question": "Why divide by √d_k?", "answer": "Because the variance adds up."}
+    assert page.outline == [{"title": "1. Step one", "anchor": "step-one"}, {"title": "2. Step two", "anchor": "step-two"}]
+    assert page.panels == [{"kind": "self-check", "anchor": "check-1"}, {"kind": "heatmap", "anchor": "heat"}]
+
+
+@pytest.mark.parametrize("tex, text", [
+    (r"\sqrt{d_{\text{model}}}", "√d_model"),
+    (r"\operatorname{Var}(q_j) = d_{\text{model}}\,\mathbb{E}[x^2]\,s^2", "Var(q_j) = d_model E[x^2] s^2"),
+    (r"\frac{QK^\top}{\sqrt{d_k}}", "(QKᵀ)/(√d_k)"),
+    (r"J = \operatorname{diag}(p) - p\,p^\top", "J = diag(p) - p pᵀ"),
+])
+def test_formulas_are_quoted_as_readable_text(tex, text):
+    assert mentor.tex_to_text(tex) == text
+
+
+def test_the_data_script_cannot_be_closed_by_a_passage():
+    page = mentor.read_page("<h2 id='a'>A</h2><p>A passage with &lt;/script&gt;&lt;script&gt;alert(1) in it.</p>", "p.html", "T")
+    script = mentor.data_script(page, [page], {}, {}, "X.1")
+    assert "</script" not in script.lower()
+    data = json.loads(script.split("]=", 1)[1].rstrip(";\n"))
+    assert data["passages"][0]["text"] == "A passage with </script><script>alert(1) in it."
+
+
+def test_facts_keep_the_numbers_and_leave_the_rows():
+    tree = {"k": {"a": {"mean": 0.123456789012, "weights": [[0.5, 0.5]], "favourite": [1, 2, 3, 4, 5], "pair": [1.5, 2.0]}},
+            "other": {"x": 1.0}}
+    assert mentor.facts(tree, {"k", "missing"}) == {"k": {"a": {"mean": 0.1234568, "pair": [1.5, 2.0]}}}
+
+
+def test_every_module_page_has_its_mentor_data(built_site):
+    for page in ("modules/softmax-range.html", "modules/multi-head-attention.html", "modules/encoder-block.html"):
+        data = _data(built_site, page)
+        assert data["module"]["page"] == page and data["outline"]
+        pages = set(data["pages"])
+        assert page in pages
+        checks = [p for p in data["passages"] if p.get("parts", {}).get("question")]
+        assert len([c for c in checks if c["page"] == page]) >= 5
+    softmax = _data(built_site, MODULE)
+    assert "modules/multi-head-attention.html" in softmax["pages"]  # its prerequisite
+    assert set(softmax["facts"]) >= {"scale-guards", "variance", "corpus", "settings"}
+    html = (built_site / MODULE).read_text(encoding="utf-8")
+    assert 'data-scalecore-mentor="../assets/scalecore/mentor/modules--softmax-range.js"' in html
+    assert not (built_site / "index.html").read_text(encoding="utf-8").count("data-scalecore-mentor=")
+
+
+def _data(site: Path, page: str) -> dict:
+    text = (site / mentor.script_path(page)).read_text(encoding="utf-8")
+    return json.loads(text.split("]=", 1)[1].rstrip(";\n"))
+
+
+# --------------------------------------------------------------------------------------------
+# The answers, in Node (the page's own core)
+# --------------------------------------------------------------------------------------------
+
+def answers(site: Path, questions: list[dict], page: str = MODULE) -> dict:
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node is not installed")
+    file = site.parent / f"questions-{abs(hash(json.dumps(questions)))}.json"
+    file.write_text(json.dumps(questions), encoding="utf-8")
+    done = subprocess.run([node, str(ANSWER), str(site), page, str(file)], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)
+
+
+def test_each_self_check_question_finds_its_self_check(built_site):
+    data = _data(built_site, MODULE)
+    checks = [p for p in data["passages"] if p["page"] == MODULE and p.get("parts", {}).get("question")]
+    got = answers(built_site, [{"question": c["parts"]["question"]} for c in checks])["answers"]
+    for check, reply in zip(checks, got):
+        assert reply["answer"]["check"] is not None, check["parts"]["question"]
+        assert reply["answer"]["check"]["anchor"] == check["anchor"], check["parts"]["question"]
+        assert reply["answer"]["check"]["explanation"] == check["parts"]["explanation"]
+
+
+def test_a_numbers_question_gets_the_baked_value(built_site):
+    baked = Baked(built_site)
+    got = answers(built_site, [{"question": "What is the mean row-max on kjv with norm+init+scale?"},
+                               {"question": "what is the variance at d = 100?"},
+                               {"question": "What is the input spread on wordnet at seed 2 with init + scale?"}])["answers"]
+    for reply, path in zip(got, ["scale-guards/kjv/mean/norm+init+scale/mean_row_max", "variance/100/raw/variance",
+                                 "scale-guards/wordnet/2/init+scale/input_spread"]):
+        first = reply["answer"]["numbers"][0]
+        assert first["path"] == path
+        assert first["value"] == pytest.approx(baked.value(path), rel=1e-6)
+        assert first["panel"].startswith(MODULE + "#scalecore-")
+
+
+def test_a_question_the_module_does_not_answer_says_so(built_site):
+    got = answers(built_site, [{"question": "What is the capital of France?"},
+                               {"question": "How do I bake sourdough bread?"}])["answers"]
+    for reply in got:
+        assert reply["answer"]["found"] is False
+        assert reply["answer"]["numbers"] == [] and reply["answer"]["passages"] == []
+        assert [s["anchor"] for s in reply["answer"]["outline"]][:2] == ["1-the-failure-reproduced", "2-why-scores-grow"]
+
+
+def test_a_readers_file_is_cited_by_name_and_page(built_site):
+    files = {"name": "my-notes.txt", "pages": ["Unrelated opening.\n\nThe quokka theorem says attention is a vote.",
+                                               "Second page about the wombat lemma and softmax saturation."]}
+    got = answers(built_site, [{"question": "What does the wombat lemma say?", "files": files}])["answers"][0]
+    first = got["answer"]["passages"][0]
+    assert first["source"] == {"file": "my-notes.txt", "page": 2} and "wombat" in first["terms"]
+
+
+# --------------------------------------------------------------------------------------------
+# The form, in Chromium
+# --------------------------------------------------------------------------------------------
+
+def _ask(page, question: str):
+    box = page.get_by_role("textbox", name="Your question")
+    box.fill(question)
+    box.press("Control+Enter")
+    page.wait_for_function("() => /Answered|Nothing in this module/.test("
+                           "document.querySelector('[data-scalecore-mentor-status]').textContent)")
+    region = page.get_by_role("region", name="The mentor's answer")
+    return region
+
+
+def _reset_status(page):
+    page.evaluate("document.querySelector('[data-scalecore-mentor-status]').textContent = ''")
+
+
+def test_the_mentor_answers_in_the_page_with_its_sources(visit, site_server, built_site):
+    page, watch = visit(site_server.url + page_url(MODULE))
+    assert page.get_by_role("heading", name="Ask the mentor about this module").is_visible()
+    before = [p for p in site_server.paths if "minisearch" in p]
+    region = _ask(page, "Why divide by the square root of d_k and not by d_k?")
+    assert before == []  # nothing of the mentor's was fetched before the reader came to the box
+    assert "The self-check closest to your question" in region.inner_text()
+    link = region.get_by_role("link", name="the self-check in 2. Why scores grow")
+    assert link.get_attribute("href").startswith("#scalecore-selfcheck-") or "#scalecore-selfcheck-" in link.get_attribute("href")
+    _reset_status(page)
+    region = _ask(page, "What is the mean row-max on kjv with norm+init+scale?")
+    value = Baked(built_site).value("scale-guards/kjv/mean/norm+init+scale/mean_row_max")
+    assert f"{value:.3g}" in region.inner_text()
+    assert region.get_by_role("link", name="See it in the panel").count() == 1
+    _reset_status(page)
+    region = _ask(page, "What is the capital of France?")
+    assert "I found nothing in this module" in region.inner_text()
+    assert region.get_by_role("link", name="2. Why scores grow").is_visible()
+    history = page.locator("[data-scalecore-mentor-asked] li")
+    assert history.count() == 3 and "capital of France" in history.first.inner_text()
+    watch.check()
+
+
+def test_hostile_questions_and_files_stay_text(visit, site_server, tmp_path):
+    page, watch = visit(site_server.url + page_url(MODULE))
+    hostile = "<img src=x onerror=\"window.__pwned=1\"> softmax <script>window.__pwned=2</script>"
+    file = tmp_path / "evil.txt"
+    file.write_text("<b onmouseover=alert(1)>saturation</b> of the softmax, <img src=y onerror=window.__pwned=3>",
+                    encoding="utf-8")
+    page.locator("[data-scalecore-mentor-files]").set_input_files(str(file))
+    region = _ask(page, hostile)
+    assert hostile in region.inner_text()
+    assert region.locator("img, script, b").count() == 0
+    assert page.evaluate("window.__pwned") is None
+    assert "Your file evil.txt, page 1" in region.inner_text()
+    watch.check()
+
+
+def _pdf(text: str) -> bytes:
+    """A one-page PDF with ``text`` in Helvetica, written by hand (a few objects and an xref)."""
+    stream = f"BT /F1 18 Tf 72 720 Td ({text}) Tj ET".encode()
+    objects = [b"<< /Type /Catalog /Pages 2 0 R >>", b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+               b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R /Resources << /Font << /F1 5 0 R >> >> >>",
+               b"<< /Length %d >>\nstream\n" % len(stream) + stream + b"\nendstream",
+               b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"]
+    out, offsets = bytearray(b"%PDF-1.4\n"), []
+    for number, body in enumerate(objects, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % number + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1)
+    out += b"".join(b"%010d 00000 n \n" % offset for offset in offsets)
+    out += b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref)
+    return bytes(out)
+
+
+def test_pdf_text_and_images_are_handled_as_promised(visit, site_server, tmp_path):
+    page, watch = visit(site_server.url + page_url(MODULE))
+    pdf = tmp_path / "paper.pdf"
+    pdf.write_bytes(_pdf("The platypus conjecture bounds the attention entropy."))
+    image = tmp_path / "figure.png"
+    image.write_bytes(bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+                                    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"))
+    page.locator("[data-scalecore-mentor-files]").set_input_files([str(pdf), str(image)])
+    region = _ask(page, "What does the platypus conjecture bound?")
+    text = region.inner_text()
+    assert "Your file paper.pdf, page 1" in text and "platypus conjecture" in text
+    assert "cannot read images offline" in text
+    assert region.get_by_role("img", name="Your image figure.png").is_visible()
+    assert not [p for p in site_server.paths if p.endswith(".pdf")]  # read in the browser, never uploaded
+    watch.check()
+
+
+def test_a_copy_is_kept_across_a_reload_only_when_the_reader_asks(visit, site_server, tmp_path):
+    page, watch = visit(site_server.url + page_url(MODULE))
+    note = tmp_path / "kept.txt"
+    note.write_text("A file to keep about softmax.", encoding="utf-8")
+    keep = page.get_by_role("checkbox", name="Keep a copy of the files I attach, in this browser")
+    page.get_by_role("textbox", name="Your question").focus()
+    assert not keep.is_checked()
+    page.locator("[data-scalecore-mentor-files]").set_input_files(str(note))
+    page.reload()
+    kept = page.locator("[data-scalecore-mentor-kept] li")
+    page.wait_for_timeout(300)
+    assert kept.count() == 0 and not page.get_by_role("checkbox", name="Keep a copy of the files I attach, in this browser").is_checked()
+    page.get_by_role("checkbox", name="Keep a copy of the files I attach, in this browser").check()
+    page.locator("[data-scalecore-mentor-files]").set_input_files(str(note))
+    page.wait_for_function("() => document.querySelectorAll('[data-scalecore-mentor-kept] li').length === 1")
+    page.reload()
+    page.wait_for_function("() => document.querySelectorAll('[data-scalecore-mentor-kept] li').length === 1")
+    assert page.get_by_role("checkbox", name="Keep a copy of the files I attach, in this browser").is_checked()
+    page.get_by_role("button", name="Delete the kept copy of kept.txt").click()
+    page.wait_for_function("() => document.querySelectorAll('[data-scalecore-mentor-kept] li').length === 0")
+    watch.check()
+
+
+def test_questions_are_exported_with_the_notes_and_can_be_deleted(visit, site_server):
+    page, watch = visit(site_server.url + page_url(MODULE), accept_downloads=True)
+    _ask(page, "Why does layernorm ignore scale?")
+    with page.expect_download() as download:
+        page.get_by_role("button", name="Export as .md").click()
+    text = Path(download.value.path()).read_text(encoding="utf-8")
+    assert "## My questions to the mentor" in text and "Why does layernorm ignore scale?" in text
+    page.get_by_role("button", name="Delete my questions").click()
+    assert page.locator("[data-scalecore-mentor-history]").is_hidden()
+    page.reload()
+    assert page.locator("[data-scalecore-mentor-asked] li").count() == 0
+    watch.check()
+
+
+def test_the_mentor_answers_from_disk(visit, built_site, tmp_path):
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    page, watch = visit((site / MODULE).as_uri())
+    region = _ask(page, "Why divide by the square root of d_k and not by d_k?")
+    assert "The self-check closest to your question" in region.inner_text()
+    watch.check()
