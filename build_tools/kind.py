@@ -31,6 +31,7 @@ from mkdocs.config import config_options as c
 
 from build_tools.blocks.base import OptionError, PanelOptions
 from build_tools.blocks.options import Integer, ListOf, Text, listing, suggestion
+from build_tools.config import described  # noqa: F401  (for kinds: a setting with what it changes)
 
 
 @dataclass(frozen=True)

@@ -343,7 +343,7 @@ def test_the_guides_plugin_examples_use_only_options_the_plugin_has():
 
 
 def test_the_audience_codes_and_callout_types_agree_everywhere():
-    from build_tools.module_meta import AUDIENCES, CALLOUTS
+    from build_tools.module_meta import AUDIENCES, CALLOUT_TITLES, CALLOUTS
 
     assert set(CALLOUTS) == set(AUDIENCES)
     script = (THEME / "assets" / "scalecore-module" / "module.js").read_text(encoding="utf-8")
@@ -352,6 +352,8 @@ def test_the_audience_codes_and_callout_types_agree_everywhere():
     macros = (THEME / "partials" / "scalecore-macros.html").read_text(encoding="utf-8")
     types = dict(re.findall(r'"([a-z-]+)": \{"label": "[^"]*", "short": "[^"]*", "type": "([a-z]+)"', macros))
     assert types == CALLOUTS
+    titles = dict(re.findall(r'"([a-z-]+)": \{"label"[^}]*"callout": "([^"]*)"', macros))
+    assert titles == CALLOUT_TITLES
     guide = GUIDE.read_text(encoding="utf-8")
     for code, callout in CALLOUTS.items():
         assert f"| `{code}` | `{callout}` |" in guide
@@ -552,6 +554,8 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
         (kind / "template.html").write_text('{% extends "panel.html" %}{% block body %}<p>note two</p>{% endblock %}\n',
                                             encoding="utf-8")
         _wait_for(url, "note two")
+        (kind / "kind.py").write_text(TINY_KIND.replace('"A note"', '"A changed note"'), encoding="utf-8")
+        _wait_for(url, 'aria-label="A changed note"')  # an edited kind.py is imported again
         corpus = site / "corpora" / "tiny"
         toml = (corpus / "corpus.toml").read_text(encoding="utf-8")
         (corpus / "corpus.toml").write_text(toml[: toml.index("[counts]")], encoding="utf-8")
@@ -587,7 +591,7 @@ def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
     server = Server()
     assert plugin.on_serve(server, config=None, builder=None) is server
     assert set(server.paths) >= {str(site / "corpora"), str(site / "kinds"), str(BUILT_IN), str(SHARED_TEMPLATES),
-                                 str(REPO / "build_tools" / "assets")}
+                                 str(REPO / "build_tools" / "assets"), str(THEME)}
     assert (BUILT_IN / "self-check" / "template.html").is_file() and (SHARED_TEMPLATES / "panel.html").is_file()
 
 

@@ -7,7 +7,7 @@ browser by the very function that baked the others (mylessons.temperature:weight
 from mkdocs.config import config_options as c
 
 from build_tools.blocks.base import OptionError, PanelOptions
-from build_tools.kind import Grid, Kind, KindSettings
+from build_tools.kind import Grid, Kind, KindSettings, described
 
 SCORES = [1.0, 2.0, 4.0]
 
@@ -17,8 +17,9 @@ class Temperature(Kind):
     compute = "mylessons.temperature:weights"
 
     class Settings(KindSettings):
-        # The temperatures to bake (readers can compute any other live).
-        temperatures = c.ListOfItems(c.Type(float), default=[0.25, 0.5, 1.0, 2.0, 4.0])
+        # described(): what the setting changes, shown in the options guide's table of settings.
+        temperatures = described(c.ListOfItems(c.Type(float), default=[0.25, 0.5, 1.0, 2.0, 4.0]),
+                                 "The temperatures to bake (readers can compute any other live).")
 
     class Options(PanelOptions):
         # The temperature shown first: one of the baked ones.
