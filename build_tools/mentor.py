@@ -135,8 +135,8 @@ class _Passages(HTMLParser):
         elif tag == "p" and "admonition-title" in classes and self._inside("callout"):
             opened.kind = "title"
             self.callout = []
-        elif tag in BLOCKS and self.text is None:
-            opened.kind = "block"
+        elif self.text is None and (tag in BLOCKS or (tag == "div" and "arithmatex" in classes)):
+            opened.kind = "block"  # a paragraph, a list item, or a displayed formula
             self.text = []
         self.stack.append(opened)
 
@@ -165,8 +165,13 @@ class _Passages(HTMLParser):
             text = readable("".join(self.text))
             self.text = None
             callout = self._inside("callout")
-            if len(text) >= 20:
-                self._add(text, callout.label if callout else "", self.section["anchor"])
+            label = callout.label if callout else ""
+            last = self.page.passages[-1] if self.page.passages else None
+            if opened.tag == "div" and last and (last["anchor"], last["label"]) == (self.section["anchor"], label) \
+                    and "parts" not in last:
+                last["text"] += " " + text  # a displayed formula belongs to the sentence that leads to it
+            elif len(text) >= 20:
+                self._add(text, label, self.section["anchor"])
         elif opened.kind == "part":
             self.part = None
         elif opened.kind == "panel" and self.parts is not None:

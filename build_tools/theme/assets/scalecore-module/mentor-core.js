@@ -24,7 +24,8 @@
     "if in into is it its itself just me more most my no nor not now of off on once only or other our out over own " +
     "same she should so some such than that the their them then there these they this those through to too under " +
     "until up very was we were what when where which while who whom why will with would you your yours explain " +
-    "tell please mean means meant happen happens happened does work works get gets value values number").split(" ");
+    "tell please mean means meant happen happens happened does work works get gets value values number many much " +
+    "measure measures measured").split(" ");
   var STOPWORDS = {};
   STOP.forEach(function (word) { STOPWORDS[word] = true; });
   var MAX_PASSAGES = 3;
@@ -133,7 +134,7 @@
     var whole = String(segment).toLowerCase();
     if (asked.whole[whole] || asked.whole[stem(whole)]) return true;
     if (whole.indexOf("+") > 0) return false; // a guard set is named whole ("norm+init+scale")
-    var parts = segmentTerms(segment).filter(function (t) { return !STOPWORDS[t]; });
+    var parts = segmentTerms(segment); // our own names: "mean" in mean_row_max is not a stop word
     return parts.length > 0 && parts.every(function (t) { return asked.terms[t]; });
   }
 

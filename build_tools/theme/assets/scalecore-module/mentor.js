@@ -191,6 +191,7 @@
     if (this.ready) return this.ready;
     var s = this.section;
     var self = this;
+    var started = performance.now();
     this.ready = Promise.all([
       loadScript(s.getAttribute("data-scalecore-mentor-search")),
       loadScript(s.getAttribute("data-scalecore-mentor-core")),
@@ -198,7 +199,9 @@
     ]).then(function () {
       var data = (window.scalecoreMentor || {})[self.page];
       if (!data) throw new Error("this module's mentor data is missing from the site");
-      return new window.scalecoreMentorCore.Mentor(data, window.MiniSearch);
+      var mentor = new window.scalecoreMentorCore.Mentor(data, window.MiniSearch);
+      s.setAttribute("data-scalecore-mentor-load-ms", String(Math.round(performance.now() - started)));
+      return mentor;
     });
     this.ready.catch(function (error) {
       self.say("The mentor could not start: " + error.message + ".");
