@@ -451,6 +451,19 @@ def test_inserting_a_self_check_keeps_the_others_ids(checks_site, tmp_path):
     assert after[0][0] not in {i for i, _ in before}
 
 
+def test_giving_a_self_check_its_current_id_keeps_it_when_the_question_is_reworded():
+    from test_blocks import Panels, expand
+
+    def ids(*lines):
+        text = "\n".join(["/// self-check", *lines, "answer: A", "explanation: E", "///", ""])
+        return [p["data-scalecore-id"] for p in Panels(expand(text)).panels()]
+
+    (derived,) = ids("question: Why divide by the root of d_k?")
+    current = derived.rsplit("-", 1)[1]
+    assert re.fullmatch(r"q[0-9a-f]{8}", current)
+    assert ids("question: Why do we divide the scores by the root of d_k?", f"id: {current}") == [derived]
+
+
 @pytest.fixture(scope="module")
 def checks_url(checks_site):
     from browser import StaticServer
