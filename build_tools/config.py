@@ -70,6 +70,11 @@ class ScalecoreConfig(base.Config):
     cache_dir = described(c.Type(str, default=".cache/scalecore"),
                           "Where learned tables and baked files are kept between builds, relative to `mkdocs.yml`; "
                           "each is keyed by a hash of its inputs and of the code, so it is safe to delete.", "a folder")
+    cache_keep_builds = described(Bounded(1, 10000, default=10),
+                                  "How many builds a cache entry is kept without being used: after a successful "
+                                  "build, baked groups no build used in this many builds are removed, so the cache "
+                                  "stays bounded while the code and the pages change. `python -m scalecore cache` "
+                                  "shows its size and prunes by hand.")
     workers = described(Bounded(0, 64, default=0), "Processes for the bake; 0 means one per core.")
     kinds = described(c.Type(dict, default={}),
                       "Each kind's own settings, by kind name, e.g. `kinds: {variance: {samples: 2000}}`; the "

@@ -26,7 +26,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, disk, formulas, mentor, registry, runtime, site_kinds, views
+from build_tools import assets, bake, cache, disk, formulas, mentor, registry, runtime, site_kinds, views
 from build_tools.cache import forget_templates, save_templates, template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
@@ -102,6 +102,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def on_pre_build(self, config):
         if not self.config.enabled:
             return
+        self.cache_use = cache.SharedUse(self.cache)  # a prune elsewhere waits while this build runs
+        self.cache_use.acquire()
         try:
             self._prepare(config)
         except OSError as error:
@@ -384,9 +386,12 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.staged:
             self.staged.commit()
             self.staged = None
+        cache.finish_build(self.cache, self.config.cache_keep_builds, getattr(self, "cache_use", None), log)
 
     def on_build_error(self, error):
         forget_templates()
+        if getattr(self, "cache_use", None) is not None:
+            self.cache_use.release()
         if self.staged:
             self.staged.discard()
             self.staged = None

@@ -1,0 +1,120 @@
+"""The build cache stays bounded (issue 14, item 9): entries no build used for ``cache_keep_builds``
+builds are removed after a successful build; a prune never runs while another build holds the
+cache; ``python -m scalecore cache`` shows the size and prunes by hand."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from build_tools import cache
+from sites import CACHE, build, copy_site, edit
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+class Log:
+    def __init__(self):
+        self.lines = []
+
+    def info(self, message):
+        self.lines.append(message)
+
+
+def entry(root: Path, name: str) -> Path:
+    with cache.writing(root / "bake" / name) as folder:
+        (folder / "data.json").write_text(json.dumps({"name": name}), encoding="utf-8")
+    return root / "bake" / name
+
+
+def test_entries_unused_for_keep_builds_builds_are_removed(tmp_path):
+    root = tmp_path / "cache"
+    log = Log()
+    old, kept = entry(root, "old"), entry(root, "kept")
+    cache.finish_build(root, 2, None, log)  # build 1 used both
+    for _ in range(2):  # builds 2 and 3 use only 'kept'
+        cache.note_use(kept)
+        cache.finish_build(root, 2, None, log)
+    assert not old.exists() and kept.exists()
+    assert any("removed 1 entries no build used in the last 2 builds" in line for line in log.lines)
+    ledger = json.loads((root / cache.LEDGER).read_text(encoding="utf-8"))
+    assert ledger["builds"] == 3 and ledger["entries"] == {"bake/kept": 3}
+    assert not list((root / "bake").glob(f"{cache.TEMPORARY}*"))
+
+
+def test_an_entry_from_before_the_ledger_is_not_wiped_at_once(tmp_path):
+    root = tmp_path / "cache"
+    before = entry(root, "before")
+    cache._used.clear()  # written by an older build, which kept no ledger
+    cache.finish_build(root, 1, None, Log())
+    assert before.exists()  # first seen now: its count starts
+    cache.finish_build(root, 1, None, Log())
+    assert not before.exists()
+
+
+HOLD = """
+import fcntl, sys, time
+handle = open(sys.argv[1], "a+")
+fcntl.flock(handle, fcntl.LOCK_SH)
+print("held", flush=True)
+time.sleep(30)
+"""
+
+
+def test_no_prune_while_another_build_holds_the_cache(tmp_path):
+    root = tmp_path / "cache"
+    old = entry(root, "old")
+    cache.finish_build(root, 1, None, Log())
+    holder = subprocess.Popen([sys.executable, "-c", HOLD, str(root / cache.LOCK)], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        log = Log()
+        cache.finish_build(root, 1, None, log)
+        assert old.exists()
+        assert "cache: another build is using the cache; pruning waits for a later build." in log.lines
+        done = subprocess.run([sys.executable, "-m", "scalecore", "cache", "--dir", str(root), "--keep-builds", "1",
+                               "--prune"], capture_output=True, text=True, cwd=REPO)
+        assert done.returncode == 2 and "another build is using the cache" in done.stderr
+        assert "nothing was removed" in done.stderr and old.exists()
+    finally:
+        holder.kill()
+        holder.wait()
+    done = subprocess.run([sys.executable, "-m", "scalecore", "cache", "--dir", str(root), "--keep-builds", "1",
+                           "--prune"], capture_output=True, text=True, cwd=REPO)
+    assert done.returncode == 0, done.stderr
+    assert "1 entries; 1 unused in the last 1 builds" in done.stdout and "removed 1 entries" in done.stdout
+    assert not old.exists()
+
+
+def test_the_cache_command_reports_size_and_stale_entries(tmp_path):
+    root = tmp_path / "cache"
+    entry(root, "a")
+    entry(root, "b")
+    cache.finish_build(root, 5, None, Log())
+    done = subprocess.run([sys.executable, "-m", "scalecore", "cache", "--dir", str(root)], capture_output=True,
+                          text=True, cwd=REPO)
+    assert done.returncode == 0 and "2 entries; 0 unused in the last 10 builds" in done.stdout
+    missing = subprocess.run([sys.executable, "-m", "scalecore", "cache", "--dir", str(tmp_path / "none")],
+                             capture_output=True, text=True, cwd=REPO)
+    assert missing.returncode == 2 and missing.stderr.startswith("scalecore: error: no cache at")
+
+
+def test_repeated_builds_with_changing_inputs_keep_the_cache_bounded(tmp_path):
+    site = copy_site(tmp_path / "site")
+    edit(site / "mkdocs.yml", "      live: false", "      live: false\n      cache_keep_builds: 1")
+    counts = []
+    for number, samples in enumerate((100, 101, 102, 103)):  # each change re-bakes the variance lesson
+        if number:
+            edit(site / "mkdocs.yml", f"samples: {samples - 1}", f"samples: {samples}")
+        done = build(site)
+        assert done.returncode == 0, done.describe()
+        counts.append(len(cache.entries(site / CACHE)))
+    assert counts[0] > 0
+    assert max(counts) <= counts[0] + 1, counts  # each build's groups replace the last build's, not add to them
+    ledger = json.loads((site / CACHE / cache.LEDGER).read_text(encoding="utf-8"))
+    assert ledger["builds"] == 4 and set(ledger["entries"].values()) == {4}
