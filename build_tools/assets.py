@@ -16,6 +16,7 @@ KATEX_SITE = "assets/katex"
 KATEX_CSS = f"{KATEX_SITE}/katex.min.css"
 CSS = (f"{OWN_SITE}/scalecore.css",)
 SCRIPTS = (f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
+ISOLATE = f"{OWN_SITE}/isolate.js"  # registers the site's cross-origin isolation service worker
 
 
 def katex_folder(root: Path | None = None) -> Path:
@@ -40,8 +41,11 @@ def uses_math(config) -> bool:
     return "pymdownx.arithmatex" in config.markdown_extensions
 
 
-def register(config, root: Path, katex_styles: bool) -> None:
+def register(config, root: Path, katex_styles: bool, isolation: bool = False) -> None:
     """Add our styles and scripts to every page (once, even if on_config runs again on serve).
+
+    With ``isolation`` (live mode), isolate.js registers the service worker that makes pages
+    cross-origin isolated (build_tools/runtime.py serves it at the site root).
 
     Math is typeset at build time by KaTeX from its npm package: a site that uses math
     (pymdownx.arithmatex) without the package cannot be built, so that is an error.
@@ -58,6 +62,6 @@ def register(config, root: Path, katex_styles: bool) -> None:
         if css not in config.extra_css:
             config.extra_css.append(css)
     present = [str(script) for script in config.extra_javascript]
-    for script in SCRIPTS:
+    for script in SCRIPTS + ((ISOLATE,) if isolation else ()):
         if script not in present:
             config.extra_javascript.append(script)

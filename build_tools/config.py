@@ -95,6 +95,12 @@ class ScalecoreConfig(base.Config):
     live = described(c.Type(bool, default=True),
                      "Ship the self-hosted Pyodide and the core's wheel, for live recomputation and the console; "
                      "with false, panels show baked data only.")
+    package_mirror = described(c.Type(str, default=""),
+                               "A Pyodide package mirror the deployer hosts (a folder with a `pyodide-lock.json` "
+                               "and its wheels, sent with CORS headers): the console's imports of packages the "
+                               "site does not serve offline (numpy, pandas, ...) load from there. Empty: never "
+                               "used, and the console says what it has offline.",
+                               "an http(s) URL, or empty")
     math = described(c.Choice(("html", "mathml"), default="html"),
                      "How the build typesets math: html is KaTeX's look with MathML for screen readers; mathml is "
                      "MathML alone, drawn natively by the browser, for a lighter page.")

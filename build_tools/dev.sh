@@ -4,7 +4,8 @@
 #   bash build_tools/dev.sh test    run the whole test suite (what CI runs)
 #   bash build_tools/dev.sh bundle  build and zip the site for offline use (scalecore-site.zip)
 # Set-up: a virtualenv in .venv with the exact pins of build_tools/requirements.lock, the npm
-# packages of build_tools/package-lock.json (Pyodide, axe-core...), and for tests Debian's chromium.
+# packages of build_tools/package-lock.json (Pyodide, axe-core...), the console's offline wheels of
+# build_tools/browser-wheels.lock (sympy, mpmath, networkx), and for tests Debian's chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -66,6 +67,18 @@ setup_node() {
   fi
 }
 
+# The console's offline scientific stack: pure-Python wheels, each checked against its sha256 in
+# the lock (pip download --require-hashes); the build checks them again and serves them.
+setup_wheels() {
+  if [ ! -d build_tools/browser_wheels ] || changed wheels build_tools/browser-wheels.lock; then
+    say "downloading the console's offline wheels (pinned in build_tools/browser-wheels.lock)"
+    .venv/bin/python -m pip download --quiet --disable-pip-version-check --require-hashes --no-deps \
+      --only-binary=:all: --python-version 3.14 --implementation py --abi none --platform any \
+      -r build_tools/browser-wheels.lock -d build_tools/browser_wheels
+    stamp wheels build_tools/browser-wheels.lock
+  fi
+}
+
 setup_chromium() {
   [ -x /usr/bin/chromium ] && return
   say "installing Debian's chromium for the browser tests"
@@ -79,23 +92,27 @@ case "${1:-}" in
   serve)
     setup_python
     setup_node
+    setup_wheels
     say "building and serving the site at http://127.0.0.1:8000/ (Ctrl+C stops)"
     exec .venv/bin/mkdocs serve --dev-addr 127.0.0.1:8000 "${@:2}"
     ;;
   build)
     setup_python
     setup_node
+    setup_wheels
     exec .venv/bin/mkdocs build --strict "${@:2}"
     ;;
   bundle)
     setup_python
     setup_node
+    setup_wheels
     .venv/bin/mkdocs build --strict
     exec .venv/bin/python -m build_tools.bundle site "${2:-scalecore-site.zip}"
     ;;
   test)
     setup_python
     setup_node
+    setup_wheels
     setup_chromium
     exec .venv/bin/python -m pytest "${@:2}"
     ;;

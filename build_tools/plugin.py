@@ -88,7 +88,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.kind_settings = site_kinds.settings(self.kinds, self.config.kinds, self.config.where)
         except (registry.KindError, ValueError) as error:
             raise PluginError(f"scalecore: {error}") from None
-        assets.register(config, self.root, katex_styles=self.config.math == "html")
+        assets.register(config, self.root, katex_styles=self.config.math == "html", isolation=self.config.live)
         self.typesetter = formulas.Typesetter(self.config.math, self.cache / "math.json", log) \
             if assets.uses_math(config) else None
         use_template_cache(self.cache / "templates")
@@ -133,7 +133,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.files = self._bake(config)
         self.files.update(self.tables_files)
         self.files.update(assets.collect(self.root, assets.uses_math(config) and self.config.math == "html"))
-        live = runtime.collect(self.root, self.cache, self.packages) if self.config.live else runtime.Runtime({}, {})
+        live = (runtime.collect(self.root, self.cache, self.packages, self.config.package_mirror or None)
+                if self.config.live else runtime.Runtime({}, {}))
         self.files.update(mentor.assets(assets.NODE_MODULES))
         self.files.update(live.files)
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
