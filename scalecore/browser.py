@@ -1,11 +1,13 @@
 """The core's side of live mode and the console, in Pyodide (imported by the browser's worker).
 
-The worker hands over the site's files it may read (URL and sha256 from the manifest) and then
+The worker hands over the site's files it may read (URL and sha256 from the manifest) and, on a
+cross-origin-isolated page, a function that asks the reader for a line (input()); then it
 sends two kinds of request: ``compute`` (a kind's compute function, named in the manifest,
 called with JSON parameters: exactly what the bake called at build time) and ``run`` (console
 code). Nothing here knows a kind.
 """
 
+import builtins
 import hashlib
 import importlib
 import json
@@ -15,13 +17,59 @@ import traceback
 from scalecore import sitedata
 
 _files: dict[str, dict] = {}  # site path -> {"url", "sha256"}
+_read_line = None  # the worker's readLine(prompt) -> str, or None after Stop; None: no keyboard
+PACKAGES = "assets/pyodide/packages.json"  # what the console can import (build_tools/runtime.py)
 
 
-def start(files_json: str) -> None:
-    """Read site files through the site's own URLs from now on, each checked against its sha256."""
+class InputUnavailable(EOFError):
+    """input() where the page cannot answer (it is not cross-origin isolated): one plain line."""
+
+
+def start(files_json: str, read_line=None) -> None:
+    """Read site files through the site's own URLs from now on, each checked against its sha256;
+    input() asks the reader through ``read_line`` (or says it cannot read here)."""
+    global _read_line
     _files.clear()
     _files.update(json.loads(files_json))
     sitedata.use(_read_checked)
+    _read_line = read_line if callable(read_line) else None
+    builtins.input = console_input
+
+
+def console_input(prompt: object = "") -> str:
+    """input() in the console: the prompt is shown on the reader's input line (never printed, so
+    it cannot end up in later output); Stop while it waits raises KeyboardInterrupt."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    if _read_line is None:
+        raise InputUnavailable(
+            "input() cannot read here: this page is not cross-origin isolated, so Python cannot wait for "
+            "what you type (reload the page once the site's service worker is active, or serve the site "
+            "with COOP/COEP headers); give the value in the code instead.")
+    answer = _read_line(str(prompt))
+    if answer is None:
+        raise KeyboardInterrupt
+    return str(answer)
+
+
+def missing_module(name: str) -> str | None:
+    """One plain line for an import this site cannot serve but Pyodide's distribution has (numpy,
+    pandas, ...): what is missing, what is available offline, and the option that enables it."""
+    top = name.partition(".")[0]
+    try:
+        packages = json.loads(_read_checked(PACKAGES))
+    except (OSError, ValueError):
+        return None
+    package = packages.get("elsewhere", {}).get(top)
+    if package is None:
+        return None
+    offline = ", ".join(packages.get("offline", [])) or "nothing beyond the standard library"
+    where = (f"nor on its package mirror ({packages['mirror']})" if packages.get("mirror")
+             else "(it needs a package index, which this site does not use)")
+    return (f"ModuleNotFoundError: {top} ({package}) is not available offline on this site {where}; "
+            f"offline there is the standard library, scalecore and {offline}. A site can serve {package} and "
+            "Pyodide's other packages from a mirror it hosts: the plugin option package_mirror "
+            "(see the offline guide).")
 
 
 def _read_checked(site_path: str) -> str:
@@ -87,12 +135,27 @@ async def run(code: str, globals_: dict) -> str:
     except SystemExit as stop:
         print(f"SystemExit({stop.code!r}): the console keeps running.", file=sys.stderr)
         return "exit"
+    except InputUnavailable as error:
+        print(error, file=sys.stderr)
+        return "error"
+    except ModuleNotFoundError as error:
+        line = missing_module(error.name) if error.name else None
+        if line is None:
+            _print_own_traceback(error)
+        else:
+            print(line, file=sys.stderr)
+        return "error"
     except BaseException as error:
-        tb = error.__traceback__
-        while tb is not None and tb.tb_frame.f_code.co_filename != "<console>":
-            tb = tb.tb_next
-        traceback.print_exception(type(error), error, tb)
+        _print_own_traceback(error)
         return "error"
     finally:
         sys.stdout.flush()
         sys.stderr.flush()
+
+
+def _print_own_traceback(error: BaseException) -> None:
+    """The traceback from the reader's own code on (the console's machinery left out)."""
+    tb = error.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename != "<console>":
+        tb = tb.tb_next
+    traceback.print_exception(type(error), error, tb)

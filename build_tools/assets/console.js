@@ -2,8 +2,10 @@
 //
 // Ctrl/Cmd+Enter runs, Alt+Up/Down walks the history, Tab indents (Escape then Tab leaves the
 // editor). Output streams in as the code prints, as text (never HTML). Stop interrupts Python
-// where the page is cross-origin isolated, else restarts the worker. The page never waits on
-// Python: everything runs in the worker, and output is painted at most once per frame.
+// where the page is cross-origin isolated, else restarts the worker; input() shows a line for
+// the reader's answer where the page is isolated. The page never waits on Python: everything
+// runs in the worker, output is painted at most once per frame (requestAnimationFrame), and a
+// flood keeps its last MAX_OUTPUT characters, saying how many were cut.
 //
 // A module, imported by panels.js only for pages with a console, over http.
 
@@ -15,6 +17,11 @@ const el = u.el;
 const timings = S.timings;
 
 const MAX_OUTPUT = 200000; // characters kept in the output; older ones are dropped
+const CHUNK = 1024; // characters per block of output (see append)
+const PAINT_BUDGET = 8192; // characters painted per frame at most (see paint)
+const FLOOD_EVERY_MS = 50; // during a flood, a paint every so often (see schedule)
+const TRIM_TO = MAX_OUTPUT - 8 * CHUNK; // where trimming stops (see trim)
+const NOTE_EVERY_MS = 500; // how often the note on cut output changes during a flood
 const HISTORY_SIZE = 50;
 
 
@@ -31,7 +38,10 @@ class Console {
     this.history = this.loadHistory();
     this.position = this.history.length;
     this.running = false;
-    this.queued = { text: [], scheduled: false };
+    this.queued = { text: [], size: 0, scheduled: false };
+    this.waiting = []; // drained() promises
+    this.size = 0; // characters in the output
+    this.cut = 0; // characters dropped from its top
     root.scalecoreConsole = this; // for tests and curious readers
     this.build(options);
   }
@@ -57,6 +67,7 @@ class Console {
     // allowed on a bare <pre>. Not role="log": streamed output would flood a screen reader; the
     // status line announces when a run ends.
     this.output = el("pre", { class: "scalecore-console__output", tabindex: "0", role: "region", "aria-label": "Console output" });
+    this.cutNote = el("p", { class: "scalecore-console__cut", hidden: true });
     box.append(
       el("div", { class: "scalecore-console" }, [
         el("label", { for: editorId, class: "scalecore-console__label" }, "Python code"),
@@ -64,13 +75,32 @@ class Console {
         el("p", { id: helpId, class: "scalecore-console__help" },
           "Ctrl+Enter (\u2318+Enter) runs \u00b7 Alt+\u2191/\u2193 walks the history \u00b7 Tab indents (Escape, then Tab, leaves the editor). " +
           "scalecore is imported, and load_table(\"demo\") gives this site's embedding table for a corpus."),
-        el("div", { class: "scalecore-console__bar" }, [this.runButton, this.stopButton, this.clearButton, this.status]),
+        el("div", { class: "scalecore-console__bar" }, [this.examplePicker(), this.runButton, this.stopButton, this.clearButton, this.status].filter(Boolean)),
         this.progress.node,
+        this.cutNote,
         this.output,
       ]),
     );
     for (const node of this.root.querySelectorAll(".scalecore-fallback, [data-scalecore-fallback]")) node.hidden = true;
     this.editor.addEventListener("keydown", (event) => this.keydown(event));
+  }
+
+  /* The examples the block ships (template.html): a picker that puts one in the editor. */
+  examplePicker() {
+    const examples = Array.from(this.root.querySelectorAll("template[data-scalecore-example]"));
+    if (!examples.length) return null;
+    const id = u.nextId("scalecore-example");
+    const select = el("select", { id, class: "scalecore-console__examples" },
+      [el("option", { value: "" }, "Examples\u2026")].concat(examples.map((script, i) =>
+        el("option", { value: String(i) }, script.getAttribute("data-scalecore-example")))));
+    select.addEventListener("change", () => {
+      if (select.value === "") return;
+      this.editor.value = examples[Number(select.value)].content.textContent.replace(/\s+$/, "");
+      select.value = "";
+      this.editor.focus();
+    });
+    return el("span", { class: "scalecore-console__example" }, [
+      el("label", { for: id, class: "scalecore-visually-hidden" }, "Load an example into the editor"), select]);
   }
 
   /* The code the block shows without JS, if any: the reader starts from the same text. */
@@ -128,52 +158,202 @@ class Console {
   /* ---------------------------------------------------------------- output */
 
   write(kind, text) {
-    this.queued.text.push([kind, text]);
-    if (this.queued.scheduled) return;
-    this.queued.scheduled = true;
-    requestAnimationFrame(() => this.paint());
+    this.queue([{ stream: kind, text }], 0);
   }
 
-  paint() {
-    this.queued.scheduled = false;
-    const parts = this.queued.text;
-    if (!parts.length) return;
-    this.queued.text = [];
-    const atBottom = this.output.scrollHeight - this.output.scrollTop - this.output.clientHeight < 24;
-    const fragment = document.createDocumentFragment();
-    let last = this.output.lastChild;
-    for (const [kind, text] of parts) {
-      if (last && last.dataset && last.dataset.stream === kind && last.parentNode === this.output) {
-        last.textContent += text; // same stream as the previous chunk: one span, fewer nodes
-        continue;
-      }
-      last = el("span", { class: "scalecore-console__" + kind, "data-stream": kind });
-      last.textContent = text;
-      fragment.appendChild(last);
+  /* Output parts from the worker ([{stream, text}], in order) and how much it cut before them. */
+  queue(parts, cut) {
+    const queued = this.queued;
+    if (cut) { // the worker dropped text: whatever waits here is older still
+      this.cut += cut + queued.size;
+      queued.text = [];
+      queued.size = 0;
     }
-    this.output.appendChild(fragment);
+    for (const { stream, text } of parts) {
+      if (!text) continue;
+      queued.text.push([stream, text]);
+      queued.size += text.length;
+    }
+    while (queued.size > MAX_OUTPUT && queued.text.length > 1) { // only the last MAX_OUTPUT can show
+      const [, text] = queued.text.shift();
+      queued.size -= text.length;
+      this.cut += text.length;
+    }
+    this.schedule();
+  }
+
+  /* At most PAINT_BUDGET characters a frame: a flood is painted over several frames (older text
+     waiting meanwhile is cut if more than MAX_OUTPUT arrives), so no frame is long. */
+  paint() {
+    const queued = this.queued;
+    queued.scheduled = false;
+    if (!queued.text.length) return this.settle();
+    const atBottom = this.output.scrollHeight - this.output.scrollTop - this.output.clientHeight < 24;
+    let budget = PAINT_BUDGET;
+    while (queued.text.length && budget > 0) {
+      const item = queued.text[0];
+      const [kind, text] = item;
+      let end = text.length;
+      if (end > budget) { // up to a line's end within the budget, if there is one
+        end = text.lastIndexOf("\n", budget - 1) + 1 || budget;
+        item[1] = text.slice(end);
+      } else {
+        queued.text.shift();
+      }
+      this.append(kind, end === text.length ? text : text.slice(0, end));
+      queued.size -= end;
+      budget -= end;
+    }
     this.trim();
     if (atBottom) this.output.scrollTop = this.output.scrollHeight;
+    this.holdSize();
+    if (queued.text.length) this.schedule(FLOOD_EVERY_MS);
+    else this.settle();
   }
 
-  trim() {
-    let size = this.output.textContent.length;
-    while (size > MAX_OUTPUT && this.output.firstChild) {
-      const first = this.output.firstChild;
-      const excess = size - MAX_OUTPUT;
-      if (first.textContent.length > excess) {
-        first.textContent = "\u2026" + first.textContent.slice(excess + 1);
-        break;
+  /* Paint on the next frame; while a flood lasts (more is queued than a paint takes), on the
+     first frame after `later` ms: every frame of a long page costs a few ms to lay out and
+     paint however little changed, so a flood gets few, fuller frames. */
+  schedule(later = 0) {
+    if (this.queued.scheduled) return;
+    this.queued.scheduled = true;
+    const frame = () => requestAnimationFrame(() => this.paint());
+    if (later) setTimeout(frame, later);
+    else frame();
+  }
+
+  /* Resolves once everything queued is on the page. */
+  drained() {
+    if (!this.queued.text.length) return Promise.resolve();
+    this.schedule();
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  settle() {
+    this.sayCut(true);
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const resolve of waiting) resolve();
+  }
+
+  /* The output is a column of blocks of about CHUNK characters, each ending a line, each laid out
+     only while it is on screen (content-visibility: auto): painting a frame of a flood costs the
+     new text, not the 200,000 characters kept. Within a block, one span per stream. */
+  append(kind, text) {
+    this.size += text.length;
+    let at = 0;
+    while (at < text.length) {
+      let chunk = this.output.lastElementChild;
+      if (!chunk || !chunk.classList.contains("scalecore-console__chunk") || (chunk.scalecoreSize >= CHUNK && chunk.scalecoreEnds)) {
+        chunk = el("span", { class: "scalecore-console__chunk" });
+        chunk.scalecoreSize = 0;
+        chunk.scalecoreLines = 0;
+        this.output.appendChild(chunk);
       }
-      size -= first.textContent.length;
-      first.remove();
+      let end = text.length;
+      const room = CHUNK - chunk.scalecoreSize;
+      if (end - at > room) { // fill the block up to the end of a line
+        const newline = text.indexOf("\n", at + Math.max(room, 1) - 1);
+        end = newline < 0 ? text.length : newline + 1;
+      }
+      const piece = text.slice(at, end);
+      const last = chunk.lastChild;
+      if (last && last.dataset.stream === kind) last.firstChild.appendData(piece);
+      else chunk.appendChild(el("span", { class: "scalecore-console__" + kind, "data-stream": kind }, piece));
+      chunk.scalecoreSize += piece.length;
+      chunk.scalecoreEnds = piece.endsWith("\n");
+      for (let i = piece.indexOf("\n"); i >= 0; i = piece.indexOf("\n", i + 1)) chunk.scalecoreLines += 1;
+      chunk.style.containIntrinsicBlockSize = "auto " + (1.4 * Math.max(1, chunk.scalecoreLines)).toFixed(1) + "em";
+      at = end;
     }
+  }
+
+  /* Drop the oldest output beyond MAX_OUTPUT characters, whole blocks at a time (down to
+     TRIM_TO, so the top of the box changes once every few frames, not every frame), and say how
+     much is gone. */
+  trim() {
+    if (this.size <= MAX_OUTPUT) return;
+    while (this.size > TRIM_TO && this.output.firstChild !== this.output.lastChild) {
+      const first = this.output.firstChild;
+      const length = first.textContent.length;
+      first.remove();
+      this.size -= length;
+      this.cut += length;
+    }
+    this.sayCut(false);
+  }
+
+  /* The note above the output: at most every NOTE_EVERY_MS while a flood lasts (a change of
+     text outside the output box lays the page out again), and when the output settles. */
+  sayCut(now) {
+    if (!this.cut) return;
+    const at = performance.now();
+    if (!now && at - (this.cutSaid || 0) < NOTE_EVERY_MS) return;
+    this.cutSaid = at;
+    this.cutNote.hidden = false;
+    this.cutNote.textContent = `${this.cut.toLocaleString("en")} characters of earlier output were cut: ` +
+      `the console keeps at most the last ${MAX_OUTPUT.toLocaleString("en")}.`;
+  }
+
+  /* Once the output fills its box, the box keeps its height and contains its layout, so new
+     lines never lay out the page around it. */
+  holdSize() {
+    if (this.full || this.output.scrollHeight <= this.output.clientHeight) return;
+    this.full = true;
+    this.output.classList.add("scalecore-console__output--full");
   }
 
   clear() {
     this.queued.text = [];
+    this.queued.size = 0;
+    this.settle();
     this.output.replaceChildren();
+    this.output.classList.remove("scalecore-console__output--full");
+    this.full = false;
+    this.size = 0;
+    this.cut = 0;
+    this.cutNote.hidden = true;
     this.announce("Output cleared.");
+  }
+
+  /* ---------------------------------------------------------------- input() */
+
+  /* input() waits in the worker: a line in the output, with the prompt and a field for the
+     answer, which goes back to Python on Enter. The prompt is this run's output only. */
+  async ask(prompt) {
+    await this.drained(); // everything printed before the prompt, first (the worker waits meanwhile)
+    if (!this.running || this.asking) return; // stopped meanwhile
+    const id = u.nextId("scalecore-input");
+    const field = el("input", {
+      id, type: "text", class: "scalecore-console__answer", autocomplete: "off", spellcheck: "false",
+      "aria-label": "Answer to Python's input()" + (prompt.trim() ? ": " + prompt.trim() : ""),
+    });
+    const line = el("span", { class: "scalecore-console__prompt", "data-stream": "prompt" }, [prompt, field]);
+    this.output.appendChild(line);
+    this.output.scrollTop = this.output.scrollHeight;
+    this.asking = { line, field, prompt };
+    field.addEventListener("keydown", (event) => {
+      if (event.key !== "Enter") return;
+      event.preventDefault();
+      const answer = field.value;
+      this.endAsking(answer + "\n");
+      this.live.answer(answer);
+      this.editor.focus();
+    });
+    field.focus();
+    this.status.textContent = "Waiting for your input\u2026";
+    this.announce("Python asks: " + (prompt.trim() || "a line of input") + ". Type the answer, then Enter.");
+  }
+
+  /* The input line becomes plain text: the prompt and what was answered (or nothing, if the
+     run stopped while it waited). */
+  endAsking(tail) {
+    if (!this.asking) return;
+    const { line, prompt } = this.asking;
+    this.asking = null;
+    line.replaceChildren(prompt + tail);
+    this.size += line.textContent.length;
+    if (this.running) this.status.textContent = "Running\u2026";
   }
 
   /* ---------------------------------------------------------------- running */
@@ -201,7 +381,10 @@ class Console {
     const code = this.editor.value;
     if (!code.trim()) return;
     this.remember(code);
-    this.write("input", code.replace(/\s+$/, "").split("\n").map((line, i) => (i ? "... " : ">>> ") + line).join("\n") + "\n");
+    const echo = code.replace(/\s+$/, "").split("\n").map((line, i) => (i ? "... " : ">>> ") + line).join("\n") + "\n";
+    // A run starts on a line of its own, whatever the last one printed (print(x, end="")).
+    const last = this.queued.text.length ? this.queued.text[this.queued.text.length - 1][1] : this.output.textContent;
+    this.write("input", (last && !last.endsWith("\n") ? "\n" : "") + echo);
     this.setRunning(true);
     let live;
     try {
@@ -220,7 +403,8 @@ class Console {
     const started = performance.now();
     try {
       const answer = await live.call("run", { code, session: this.session }, {
-        onStream: (stream, text) => this.write(stream, text),
+        onStream: (parts, cut) => this.queue(parts, cut),
+        onInput: (prompt) => this.ask(prompt),
       });
       const ms = performance.now() - started;
       timings.lastConsoleRunMs = ms;
@@ -236,7 +420,8 @@ class Console {
         this.status.textContent = "Python could not run the code.";
       }
     } finally {
-      if (this.queued.scheduled || this.queued.text.length) this.paint(); // output first, then "done"
+      this.endAsking("\n"); // stopped while input() waited: the prompt stays with this run
+      await this.drained(); // output first, then "done"
       this.setRunning(false);
       this.stopping = false;
       this.announce(this.status.textContent);

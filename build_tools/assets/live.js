@@ -7,12 +7,14 @@
 //   await client.ready();
 //   const results = await client.compute(kind, [params, ...]);   // the kind's compute function
 //   await client.stop();   // interrupt (cross-origin isolated pages) or restart the worker
+//   client.answer(text);   // the reader's line for an input() the worker waits on (isolated pages)
 //
 // Timings for benchmarks go to window.scalecoreTimings: liveReadyMs (worker start to Python
 // ready), liveStartup (the worker's own split), restartReadyMs after a stop.
 
 const timings = (globalThis.scalecoreTimings = globalThis.scalecoreTimings || {});
 let shared = null;
+const INPUT_BYTES = 65536; // the longest answer to input(), in UTF-8 bytes
 
 export class StoppedError extends Error {}
 
@@ -32,7 +34,14 @@ function runtimeConfig(manifest) {
   for (const corpus of data.corpora) files["api/embeddings/" + corpus.name + ".json"] = absolute(corpus.embeddings);
   const computes = {};
   for (const [name, kind] of Object.entries(data.kinds || {})) if (kind.compute) computes[name] = kind.compute;
-  return { pyodide: absolute(data.runtime.pyodide).url, wheels, files, computes };
+  // The console's packages (runtime.py): the site's Pyodide lock file and what it can import.
+  const extra = {};
+  if (data.runtime.package_lock) extra.lock = absolute(data.runtime.package_lock);
+  if (data.runtime.packages) {
+    extra.packages = absolute(data.runtime.packages);
+    files["assets/pyodide/packages.json"] = extra.packages; // scalecore.browser reads it for import errors
+  }
+  return { pyodide: absolute(data.runtime.pyodide).url, wheels, files, computes, ...extra };
 }
 
 /* The worker speaks to the page only through a MessageChannel port handed over with the init
@@ -66,6 +75,9 @@ class LiveClient {
   spawn() {
     const started = performance.now();
     this.interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    // input(): state and length (two Int32), then the answer's UTF-8 bytes (worker.js, readLine)
+    this.input = this.isolated ? new SharedArrayBuffer(8 + INPUT_BYTES) : null;
+    this.waitingInput = false;
     this.progress = { stage: "download", step: 0, text: "Starting the Python worker\u2026" };
     const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "scalecore-python" });
     this.worker = worker;
@@ -80,7 +92,7 @@ class LiveClient {
       this.fail(worker, new Error("the Python worker failed" + (event.message ? ": " + event.message : "") +
         (event.filename ? " (" + event.filename + ":" + event.lineno + ")" : "")));
     };
-    this.port = privateChannel(worker, { type: "init", payload: { ...this.config, interrupt: this.interrupt ? this.interrupt.buffer : null } },
+    this.port = privateChannel(worker, { type: "init", payload: { ...this.config, interrupt: this.interrupt ? this.interrupt.buffer : null, input: this.input } },
       (message) => this.receive(worker, message, started),
       () => this.fail(worker, new Error("the Python worker sent a message the page cannot read")));
     this.emit(this.progress);
@@ -105,7 +117,13 @@ class LiveClient {
     const call = this.pending.get(message.id);
     if (!call) return;
     if (message.type === "stream") {
-      if (call.onStream) call.onStream(message.stream, message.text);
+      if (call.onStream) call.onStream(message.parts, message.cut || 0);
+      return;
+    }
+    if (message.type === "input") {
+      this.waitingInput = true;
+      if (call.onInput) call.onInput(message.prompt);
+      else this.answer(""); // nobody to ask: an empty line
       return;
     }
     this.pending.delete(message.id);
@@ -160,14 +178,37 @@ class LiveClient {
     return this.call("compute", { kind, points });
   }
 
-  async call(type, payload, { onStream } = {}) {
+  /* The reader's answer to the input() the worker waits on (longer answers are cut to
+     INPUT_BYTES of UTF-8). */
+  answer(text) {
+    if (!this.input || !this.waitingInput) return;
+    this.waitingInput = false;
+    const state = new Int32Array(this.input, 0, 2);
+    const bytes = new TextEncoder().encode(String(text));
+    let length = Math.min(bytes.length, INPUT_BYTES);
+    while (length > 0 && length < bytes.length && (bytes[length] & 0xc0) === 0x80) length -= 1; // whole characters
+    new Uint8Array(this.input, 8).set(bytes.subarray(0, length));
+    Atomics.store(state, 1, length);
+    Atomics.store(state, 0, 1);
+    Atomics.notify(state, 0);
+  }
+
+  cancelInput() {
+    if (!this.input || !this.waitingInput) return;
+    this.waitingInput = false;
+    const state = new Int32Array(this.input, 0, 2);
+    Atomics.store(state, 0, 2);
+    Atomics.notify(state, 0);
+  }
+
+  async call(type, payload, { onStream, onInput } = {}) {
     const worker = this.worker;
     const port = this.port;
     await this.readyPromise;
     if (worker !== this.worker) throw new StoppedError("stopped: Python was restarted");
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onStream });
+      this.pending.set(id, { resolve, reject, onStream, onInput });
       port.postMessage({ id, type, payload });
     });
   }
@@ -180,6 +221,7 @@ class LiveClient {
     if (this.interrupt && this.progress.stage === "ready") {
       const ids = [...this.pending.keys()];
       this.interrupt[0] = 2; // SIGINT
+      this.cancelInput(); // an input() waiting for the reader returns, and raises KeyboardInterrupt
       return new Promise((resolve) => {
         const asked = performance.now();
         const poll = setInterval(() => {
@@ -202,6 +244,7 @@ class LiveClient {
   restart() {
     const old = this.worker;
     this.worker = null;
+    this.waitingInput = false;
     old.terminate();
     this.port.close();
     const error = new StoppedError("stopped: Python was restarted");

@@ -14,7 +14,7 @@
 //   confine()
 //       Run once Pyodide has loaded and before any other Python (the wheel, the prelude, any
 //       request). From then on every API that sends a request is limited to the site's own
-//       origin: fetch, XMLHttpRequest, WebSocket, WebSocketStream, EventSource, WebTransport,
+//       origin (and the package mirror's, when the site has one): fetch, XMLHttpRequest, WebSocket, WebSocketStream, EventSource, WebTransport,
 //       importScripts, Cache.add/addAll and navigator.sendBeacon (where it exists). Refused
 //       outright: what would run code outside this box (Worker, SharedWorker, and eval, the
 //       Function constructors and setTimeout/setInterval with a string of code, any of which
@@ -127,7 +127,7 @@ function sameOrigin(input, api, socket = false) {
   }
   const origin = apply(originOf, url, []);
   const href = apply(hrefOf, url, []);
-  if (origin === "null" || (origin !== ORIGIN && !(socket && origin === SOCKET_ORIGIN))) {
+  if (origin === "null" || (origin !== ORIGIN && !(socket && origin === SOCKET_ORIGIN) && !isAlsoAllowed(origin))) {
     throw new BlockedError(`${api}: requests to other origins are blocked here; ${href} is not on this ` +
       `site (${ORIGIN}), the only origin code in the console can reach`);
   }
@@ -186,11 +186,22 @@ function replaceMethod(object, name, make) {
 }
 
 let confined = false;
+let alsoAllowed = []; // origins besides the site's: the package mirror a deployer configured
 
-/* Limit what code in this worker can reach (see the top of this file). Once, before user code. */
-export function confine() {
+function isAlsoAllowed(origin) {
+  for (let i = 0; i < alsoAllowed.length; i += 1) if (alsoAllowed[i] === origin) return true;
+  return false;
+}
+
+/* Limit what code in this worker can reach (see the top of this file). Once, before user code.
+   ``origins``: other origins requests may go to (the site's package mirror, option
+   package_mirror), kept in a frozen private copy. */
+export function confine(origins = []) {
   if (confined) return;
   confined = true;
+  const copy = [];
+  for (let i = 0; i < origins.length; i += 1) copy[i] = `${origins[i]}`;
+  alsoAllowed = Object.freeze(copy);
 
   // fetch: a refused URL rejects, like any failed fetch.
   const fetch0 = G.fetch;

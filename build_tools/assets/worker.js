@@ -6,10 +6,18 @@
 // {type: "stream", id, stream: "stdout"|"stderr", text} (console output while code runs).
 //
 //   init         {pyodide, wheels: [{url, sha256}], files: {site path: {url, sha256}},
-//                 computes: {kind: "package.module:function"}, interrupt?}
-//                all URLs absolute; interrupt is a SharedArrayBuffer when the page is isolated
+//                 computes: {kind: "package.module:function"}, lock?: {url, sha256},
+//                 packages?: {url, sha256}, interrupt?, input?}
+//                all URLs absolute; interrupt and input are SharedArrayBuffers when the page is
+//                cross-origin isolated (input: see readLine below)
 //   compute      {kind, points: [params]}  -> the kind's compute function on each: a list of JSON
-//   run          {code, session}           -> console code; output streams as it comes
+//   run          {code, session}           -> console code; output streams as it comes, and the
+//                packages it imports load first (the site's offline wheels, or the mirror's)
+//
+// While console code runs the worker also sends {type: "stream", id, parts: [{stream, text}],
+// cut} (stream: "stdout" | "stderr" | "note"; cut: characters dropped before these, a flood
+// being kept to its last STREAM_KEEP characters) and {type: "input", id, prompt} when input()
+// waits for the reader.
 //
 // The Python side is the module scalecore.browser, in the core's wheel: no Python lives here.
 //
@@ -27,6 +35,7 @@ let browser = null; // the Python module scalecore.browser: compute, the console
 let computes = {}; // kind -> "package.module:function", from the manifest
 let ready = null;
 let interrupt = null;
+let input = null; // {state: Int32Array(2), bytes: Uint8Array}: see readLine
 let queue = Promise.resolve();
 let streamId = null;
 const sessions = new Map(); // console session -> its globals (a PyProxy dict)
@@ -98,21 +107,38 @@ async function start(config) {
   const t0 = performance.now();
   const timings = {};
   interrupt = config.interrupt ? new Uint8Array(config.interrupt) : null;
+  input = config.input ? { state: new Int32Array(config.input, 0, 2), bytes: new Uint8Array(config.input, 8) } : null;
 
   progress("download", 0, "Downloading the Python runtime\u2026");
+  // What the console can import beyond the standard library (runtime.py): the site's own lock
+  // file, and a deployer's package mirror when one is configured.
+  const packages = config.packages ? JSON.parse(await checkedText(config.packages)) : { mirror: null };
+  const mirror = packages.mirror ? new URL(packages.mirror, config.pyodide).href : null;
+  const lock = config.lock ? await lockFile(config.lock, mirror) : null;
   const downloads = trackDownloads();
   try {
     const { loadPyodide } = await import(config.pyodide);
-    pyodide = await loadPyodide({ indexURL: new URL(".", config.pyodide).href });
+    const options = { indexURL: new URL(".", config.pyodide).href };
+    if (lock) Object.assign(options, { lockFileContents: lock, packageBaseUrl: new URL(".", config.lock.url).href });
+    pyodide = await loadPyodide(options);
   } finally {
     downloads.restore();
   }
-  confine(); // before any other Python runs: the console's box (worker-sandbox.js)
+  // Before any other Python runs: the console's box (worker-sandbox.js); the mirror is the one
+  // other origin it may reach.
+  confine(mirror ? [new URL(mirror).origin] : []);
   timings.pyodideMs = performance.now() - t0;
   if (interrupt) pyodide.setInterruptBuffer(interrupt);
-  pyodide.setStdin({ error: true }); // input() has no keyboard here: a clear EOFError
-  pyodide.setStdout({ batched: (text) => stream("stdout", text) });
-  pyodide.setStderr({ batched: (text) => stream("stderr", text) });
+  // input() and sys.stdin wait for the reader where the page can answer; elsewhere input() says
+  // in one line that it cannot read here (scalecore.browser) and sys.stdin is at its end.
+  pyodide.setStdin(input ? { stdin: () => { const line = readLine(""); return line === undefined ? null : line + "\n"; } } : { error: true });
+  // Raw writes, decoded as they come: what Python flushes is sent as it is, a partial line too
+  // (so nothing printed in one run can surface in the next). A terminal, so Python flushes at
+  // each newline and output streams while code runs.
+  for (const [name, set] of [["stdout", pyodide.setStdout], ["stderr", pyodide.setStderr]]) {
+    const decoder = new TextDecoder();
+    set({ isatty: true, write: (bytes) => { stream(name, decoder.decode(bytes, { stream: true })); return bytes.length; } });
+  }
 
   progress("verify", 3, "Checking the core (sha256)\u2026");
   let t = performance.now();
@@ -136,7 +162,7 @@ async function start(config) {
 
   t = performance.now();
   browser = pyodide.pyimport("scalecore.browser");
-  browser.start(JSON.stringify(config.files || {}));
+  browser.start(JSON.stringify(config.files || {}), input ? readLine : undefined); // undefined: None
   computes = config.computes || {};
   timings.runtimeMs = performance.now() - t;
   timings.totalMs = performance.now() - t0;
@@ -197,6 +223,35 @@ function trackDownloads() {
   return { restore: () => { self.fetch = original; } };
 }
 
+/* A small site file (text), checked against the sha256 the manifest gives it. */
+async function checkedText(entry) {
+  const response = await fetch(entry.url);
+  if (!response.ok) throw new Error(`could not download ${entry.url} (HTTP ${response.status})`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const actual = await sha256(bytes);
+  if (actual !== entry.sha256) {
+    throw new Error(`${entry.url} failed its check: its sha256 is ${actual}, the manifest says ${entry.sha256}. ` +
+      "Reload the page, and rebuild the site if this persists.");
+  }
+  return new TextDecoder().decode(bytes);
+}
+
+/* The lock file Pyodide loads packages from: the site's own (its offline wheels), plus, with a
+   mirror, every package of the mirror's pyodide-lock.json the site does not have, each at its
+   absolute URL on the mirror (Pyodide checks every wheel against the lock's sha256). */
+async function lockFile(entry, mirror) {
+  const lock = JSON.parse(await checkedText(entry));
+  if (!mirror) return lock;
+  const response = await fetch(new URL("pyodide-lock.json", mirror).href);
+  if (!response.ok) throw new Error(`could not read the package mirror's lock file at ${mirror} (HTTP ${response.status})`);
+  const theirs = await response.json();
+  for (const [name, item] of Object.entries(theirs.packages || {})) {
+    if (lock.packages[name]) continue;
+    lock.packages[name] = { ...item, file_name: new URL(item.file_name, mirror).href };
+  }
+  return lock;
+}
+
 async function sha256(bytes) {
   const digest = await crypto.subtle.digest("SHA-256", bytes);
   return Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, "0")).join("");
@@ -204,24 +259,72 @@ async function sha256(bytes) {
 
 // ------------------------------------------------------------------------------------ streams
 
-// Console output, coalesced: a loop printing a million lines sends a message every 40 ms or
-// 8 kB, not a million messages. What is left is sent before the run's answer.
-const pending = { stdout: "", stderr: "" };
+// Console output, coalesced: a loop printing two million lines sends a message every
+// STREAM_EVERY_MS (the page paints at most once a frame), not two million messages, and a flood
+// keeps only its last STREAM_KEEP characters (what the page keeps), counting the rest as cut.
+// The parts keep the order stdout and stderr were written in. What is left is sent before the
+// run's answer.
+const STREAM_EVERY_MS = 50;
+const STREAM_KEEP = 200000;
+let pending = []; // [{stream, text}]
+let pendingSize = 0;
+let pendingCut = 0;
 let lastSent = 0;
 
 function stream(name, text) {
-  pending[name] += text + "\n";
-  const now = performance.now();
-  if (now - lastSent > 40 || pending[name].length > 8192) flush();
+  const last = pending[pending.length - 1];
+  if (last && last.stream === name) last.text += text;
+  else pending.push({ stream: name, text });
+  pendingSize += text.length;
+  if (pendingSize > 2 * STREAM_KEEP) keepTail();
+  if (performance.now() - lastSent >= STREAM_EVERY_MS) flush();
+}
+
+function keepTail() {
+  let excess = pendingSize - STREAM_KEEP;
+  while (excess > 0 && pending.length) {
+    const first = pending[0];
+    const drop = Math.min(excess, first.text.length);
+    if (drop === first.text.length) pending.shift();
+    else first.text = first.text.slice(drop);
+    excess -= drop;
+    pendingSize -= drop;
+    pendingCut += drop;
+  }
 }
 
 function flush() {
   lastSent = performance.now();
-  for (const name of ["stdout", "stderr"]) {
-    if (!pending[name]) continue;
-    if (streamId !== null) post({ type: "stream", id: streamId, stream: name, text: pending[name] });
-    pending[name] = "";
+  if (!pending.length && !pendingCut) return;
+  keepTail();
+  if (streamId !== null) post({ type: "stream", id: streamId, parts: pending, cut: pendingCut });
+  pending = [];
+  pendingSize = 0;
+  pendingCut = 0;
+}
+
+// ------------------------------------------------------------------------------------ input
+
+// input() on a cross-origin-isolated page: the worker asks the page for a line and blocks on a
+// SharedArrayBuffer until the reader answers (Atomics.wait; Python cannot yield to the event
+// loop from inside input()). The buffer: state (Int32 0: waiting, 1: answered, 2: stopped),
+// length (Int32), then the answer's UTF-8 bytes, written by the page (live.js, answer()).
+// Returns the line, or undefined when Stop was pressed (Python raises KeyboardInterrupt).
+function readLine(prompt) {
+  flush(); // what was printed before the prompt comes first
+  Atomics.store(input.state, 0, 0);
+  post({ type: "input", id: streamId, prompt: String(prompt) });
+  while (Atomics.load(input.state, 0) === 0) Atomics.wait(input.state, 0, 0, 1000);
+  if (Atomics.load(input.state, 0) === 2) {
+    if (interrupt) interrupt[0] = 0; // this stop is answered by the KeyboardInterrupt input() raises
+    return undefined; // None in Python (null would be pyodide's jsnull)
   }
+  const length = Atomics.load(input.state, 1);
+  return new TextDecoder().decode(input.bytes.slice(0, length));
+}
+
+function note(text) {
+  stream("note", text + "\n");
 }
 
 // ------------------------------------------------------------------------------------ requests
@@ -248,6 +351,9 @@ const HANDLERS = {
     streamId = id;
     const t = performance.now();
     try {
+      // The packages the code imports, from the site (or the mirror), before it runs: each wheel
+      // is downloaded the first time code imports it, never before.
+      await pyodide.loadPackagesFromImports(code, { messageCallback: note, errorCallback: note });
       const outcome = await browser.run(code, namespace);
       return { outcome, ms: performance.now() - t };
     } finally {
