@@ -136,6 +136,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         live = (runtime.collect(self.root, self.cache, self.packages, self.config.package_mirror or None)
                 if self.config.live else runtime.Runtime({}, {}))
         self.files.update(mentor.assets(assets.NODE_MODULES))
+        self.mentor_model = self._mentor_model() if self.config.mentor_model else None
         self.files.update(live.files)
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
         self.mentor = mentor.Collector()  # every page's passages, for the module pages' mentor
@@ -262,6 +263,17 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                           f"Fix: {hint}{'W' if hint else 'w'}rite the path of a page relative to {docs}/{listed}, or "
                           "add that page.")
 
+    def _mentor_model(self) -> dict:
+        """The local model and wllama, served by the site (option mentor_model): what the page
+        needs to offer it, with its size stated before any download."""
+        try:
+            files = mentor.model_assets(assets.NODE_MODULES, self.cache, log)
+        except mentor.ModelError as error:
+            raise PluginError(f"scalecore: {self.config.where('mentor_model')}: {error}") from None
+        self.files.update(files)
+        return {"url": mentor.MODEL_SITE, "bytes": files[mentor.MODEL_SITE].stat().st_size,
+                "wllama": f"{mentor.WLLAMA_SITE}/index.js", "wasm": f"{mentor.WLLAMA_SITE}/wllama.wasm"}
+
     def on_page_content(self, html, page, config, files):
         """The mentor's passages come from the rendered content, panels expanded, before the
         theme wraps it (and before KaTeX: a passage keeps its formula as readable text)."""
@@ -276,6 +288,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self._check_neighbours(config)
         if self.config.enabled and page.meta.get("code"):
             context["scalecore_mentor"] = mentor.script_path(page.file.dest_uri)
+            context["scalecore_mentor_model"] = self.mentor_model
         return context
 
     def _check_neighbours(self, config):

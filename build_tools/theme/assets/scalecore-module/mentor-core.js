@@ -182,8 +182,10 @@
     var relevant = results.filter(function (r) { return matchedTerms(r).length >= needed; });
     var close = this.closestCheck(question);
     var numbers = this.numbers(question);
+    var titles = this.data.pages || {};
     var passages = relevant.slice(0, MAX_PASSAGES).map(function (r) {
       return { text: r.text, section: r.section, label: r.label, anchor: r.anchor, page: r.page,
+        pageTitle: titles[r.page] || "",
         source: r.source || null, terms: matchedTerms(r), score: r.score, parts: r.parts || null };
     });
     if (close) { // the self-check first, and not again among the passages
@@ -231,5 +233,28 @@
     return out;
   }
 
-  return { Mentor: Mentor, terms: terms, filePassages: filePassages, stem: stem };
+  /* What the optional local model is given: the sources of one answer and the question, and
+     nothing else. Short on purpose: a small model in WebAssembly reads a few hundred tokens a
+     second at best, and more text gives it more to get wrong. */
+  var SYSTEM = "You answer a reader's question about a lesson on attention in Transformers. Use only the " +
+    "numbered sources. If they do not answer the question, say that you do not know. Answer in at most three sentences.";
+
+  function clip(text, size) {
+    text = String(text).replace(/\s+/g, " ").trim();
+    return text.length > size ? text.slice(0, size).replace(/\s+\S*$/, "") + " …" : text;
+  }
+
+  function prompt(answer) {
+    var sources = [];
+    answer.numbers.forEach(function (fact) { sources.push("The baked value of " + fact.path + " is " + fact.value + "."); });
+    if (answer.check) {
+      sources.push(clip(answer.check.question + " " + answer.check.answer + " " + answer.check.explanation, 500));
+    }
+    answer.passages.slice(0, answer.check ? 1 : 2).forEach(function (p) { sources.push(clip(p.text, 450)); });
+    var user = "Sources:\n" + sources.map(function (text, i) { return "[" + (i + 1) + "] " + text; }).join("\n") +
+      "\n\nQuestion: " + clip(answer.question, 300);
+    return [{ role: "system", content: SYSTEM }, { role: "user", content: user }];
+  }
+
+  return { Mentor: Mentor, terms: terms, filePassages: filePassages, stem: stem, prompt: prompt };
 });

@@ -126,6 +126,31 @@
     });
   }
 
+  /* ------------------------------------------------------------- the optional local model */
+
+  /* wllama (llama.cpp in WebAssembly) runs the model in its own worker; it is loaded, with the
+     model, only when the reader asks for a written reply. One per page. */
+  var model = null;
+
+  function loadModel(section, progress) {
+    if (model) return model;
+    var at = function (name) { return new URL(section.getAttribute(name), document.baseURI).href; };
+    model = import(at("data-scalecore-mentor-wllama")).then(function (wllama) {
+      var engine = new wllama.Wllama({ default: at("data-scalecore-mentor-wllama-wasm") },
+        { logger: { debug: function () {}, log: function () {}, warn: function () {}, error: console.error } });
+      return engine.loadModelFromUrl(at("data-scalecore-mentor-model"), {
+        n_ctx: 2048, n_gpu_layers: 0,
+        progressCallback: function (state) { progress(state.loaded, state.total); }
+      }).then(function () { return engine; });
+    });
+    model.catch(function () { model = null; });
+    return model;
+  }
+
+  function megabytes(bytes) {
+    return Math.round(Number(bytes) / 1e6) + " MB";
+  }
+
   /* ------------------------------------------------------------- the panel */
 
   function Mentor(section) {
@@ -389,12 +414,14 @@
       out.appendChild(el("h3", { text: answer.check || answer.numbers.length ? "More from the module" : "From the module" }));
       answer.passages.forEach(function (p) {
         var source = p.source ? el("span", { text: "Your file " + p.source.file + ", page " + p.source.page }) :
-          self.link(p.page, p.anchor, p.section + (p.label ? " (" + p.label + ")" : ""));
+          self.link(p.page, p.anchor, (p.page !== self.page && p.pageTitle ? p.pageTitle + " › " : "") + p.section +
+            (p.label ? " (" + p.label + ")" : ""));
         out.appendChild(el("blockquote", { class: "scalecore-mentor__quote" }, [el("p", { text: p.text })]));
         out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "Source: " }), source,
           el("span", { class: "scalecore-mentor__why", text: " · picked because it matches " + p.terms.join(", ") })]));
       });
     }
+    if (answer.found && this.section.hasAttribute("data-scalecore-mentor-model")) this.offerModel(answer, out);
     if (!answer.found) {
       out.appendChild(el("p", { text: "I found nothing in this module or its prerequisites that answers this, and I " +
         "answer only from sources. The module covers:" }));
@@ -404,6 +431,59 @@
       });
       out.appendChild(outline);
     }
+  };
+
+  /* A written reply from the local model, on request: it is given only the sources above and
+     the question, and its text is labelled as what it is. */
+  Mentor.prototype.offerModel = function (answer, out) {
+    var s = this.section;
+    var size = megabytes(s.getAttribute("data-scalecore-mentor-model-bytes"));
+    var box = el("div", { class: "scalecore-mentor__model" });
+    var button = el("button", { type: "button", class: "scalecore-button",
+      text: "Ask a small local model to write a reply from these sources (" + size + ", downloaded once)" });
+    var progress = el("progress", { max: "1", value: "0", "aria-label": "Downloading the local model", hidden: "" });
+    var status = el("p", { class: "scalecore-mentor__hint", role: "status" });
+    box.appendChild(button);
+    box.appendChild(progress);
+    box.appendChild(status);
+    out.appendChild(box);
+    button.addEventListener("click", function () {
+      if (location.protocol === "file:") {
+        status.textContent = "The local model needs the site served over http (a page opened from disk cannot start it).";
+        return;
+      }
+      button.disabled = true;
+      progress.hidden = false;
+      status.textContent = "Loading the model (" + size + "; kept in this browser for next time)…";
+      var started = performance.now();
+      loadModel(s, function (loaded, total) {
+        progress.value = total ? loaded / total : 0;
+      }).then(function (engine) {
+        progress.hidden = true;
+        status.textContent = "The model is writing (it runs on this device; this can take a minute)…";
+        var writing = performance.now();
+        s.setAttribute("data-scalecore-mentor-model-load-ms", String(Math.round(writing - started)));
+        // Greedy decoding, with a penalty on repeats: a model this small loops without it.
+        return engine.createChatCompletion({ messages: window.scalecoreMentorCore.prompt(answer), max_tokens: 96,
+          temperature: 0, frequency_penalty: 0.6, presence_penalty: 0.3 }).then(function (reply) {
+          var text = (reply.choices && reply.choices[0] && reply.choices[0].message.content || "").trim();
+          var usage = reply.usage || {};
+          s.setAttribute("data-scalecore-mentor-model-ms", String(Math.round(performance.now() - writing)));
+          s.setAttribute("data-scalecore-mentor-model-tokens", String(usage.completion_tokens || 0));
+          box.textContent = "";
+          box.appendChild(el("h3", { text: "Written by a small local model" }));
+          box.appendChild(el("p", { class: "scalecore-mentor__hint", text: "SmolLM2-135M-Instruct, running in this " +
+            "browser, wrote this from the sources above and nothing else. It can be wrong: the sources are what the " +
+            "module says." }));
+          box.appendChild(el("blockquote", { class: "scalecore-mentor__quote scalecore-mentor__written",
+            text: text || "(the model wrote nothing)" }));
+        });
+      }).catch(function (error) {
+        progress.hidden = true;
+        button.disabled = false;
+        status.textContent = "The local model could not run here: " + (error && error.message || error) + ".";
+      });
+    });
   };
 
   /* ------------------------------------------------------------- the learning signal */
