@@ -148,7 +148,7 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
     if mirror and not re.match(r"^https?://[^/?#\s]+(/[^?#\s]*)?$", mirror):
         raise PluginError(f"scalecore: package_mirror must be the http(s) URL of a folder holding a "
                           f"pyodide-lock.json, got {mirror!r}. Fix: write e.g. package_mirror: "
-                          "'https://packages.example.org/pyodide/', or leave it out.")
+                          "'https://<your mirror's host>/pyodide/', or leave it out.")
     if mirror and not mirror.endswith("/"):
         mirror += "/"
     folder = pyodide_folder(root)

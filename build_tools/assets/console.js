@@ -164,22 +164,35 @@ class Console {
   /* Output parts from the worker ([{stream, text}], in order) and how much it cut before them. */
   queue(parts, cut) {
     const queued = this.queued;
-    if (cut) { // the worker dropped text: whatever waits here is older still
+    if (cut) { // the worker dropped text: what waits here and what is shown are older still
       this.cut += cut + queued.size;
       queued.text = [];
       queued.size = 0;
+      this.forgetShown();
     }
     for (const { stream, text } of parts) {
       if (!text) continue;
       queued.text.push([stream, text]);
       queued.size += text.length;
     }
-    while (queued.size > MAX_OUTPUT && queued.text.length > 1) { // only the last MAX_OUTPUT can show
-      const [, text] = queued.text.shift();
-      queued.size -= text.length;
-      this.cut += text.length;
+    if (queued.size > MAX_OUTPUT && queued.text.length > 1) { // only the last MAX_OUTPUT can show
+      while (queued.size > MAX_OUTPUT && queued.text.length > 1) {
+        const [, text] = queued.text.shift();
+        queued.size -= text.length;
+        this.cut += text.length;
+      }
+      this.forgetShown();
     }
     this.schedule();
+  }
+
+  /* Text was cut after what is shown: what is shown goes too, so the output stays one piece (the
+     last lines, without a gap in them). */
+  forgetShown() {
+    if (!this.size) return;
+    this.cut += this.size;
+    this.size = 0;
+    this.output.replaceChildren();
   }
 
   /* At most PAINT_BUDGET characters a frame: a flood is painted over several frames (older text
