@@ -354,13 +354,19 @@ def visit(chromium):
 
     ``allowed(url) -> bool`` says which requests the page may make (default: the origin of
     ``url`` for http pages, file:// for pages on disk). Every context is closed and its watch
-    checked when the test ends."""
+    checked when the test ends.
+
+    Served pages get no service worker unless a test asks (``service_workers="allow"``): the
+    site's isolation worker reloads a console page once on a first visit, which a test of
+    something else must not race with (tests/test_console.py tests it)."""
     opened = []
 
     def open_(url: str, allowed: Callable[[str], bool] | None = None, **options):
         if allowed is None:
             allowed = only_files if urlsplit(url).scheme == "file" else same_origin(url)
         options.setdefault("viewport", {"width": 1280, "height": 900})
+        if urlsplit(url).scheme != "file":
+            options.setdefault("service_workers", "block")
         context = chromium.new_context(**options)
         watch = Watch(allowed)
         watch.attach(context)

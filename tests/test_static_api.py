@@ -433,9 +433,17 @@ def test_known_urls_are_still_there_and_still_never_requested(site):
     fences = [ext for ext in config.get("markdown_extensions", []) if isinstance(ext, dict)]
     custom = [fence for ext in fences for fence in (ext.get("pymdownx.superfences") or {}).get("custom_fences", [])]
     assert not any(fence.get("name") == "mermaid" for fence in custom), "Mermaid diagrams load Mermaid from a CDN"
+    # Pyodide loads packages only from the site's own lock file, which names files of the site
+    # (the console's offline wheels, build_tools/runtime.py), and from no mirror unless one is set.
     for path in (site / "assets" / "scalecore").glob("*.js"):
         text = path.read_text(encoding="utf-8")
-        assert "loadPackage" not in text and "micropip" not in text, f"{path.name} would fetch Pyodide packages"
+        assert "micropip" not in text, f"{path.name} would install packages from an index"
+        calls = set(re.findall(r"\bloadPackage\w*", text))
+        assert calls <= ({"loadPackagesFromImports"} if path.name == "worker.js" else set()), (path.name, calls)
+    lock = json.loads((site / "assets" / "pyodide" / "pyodide-lock.json").read_text(encoding="utf-8"))
+    for name, package in lock["packages"].items():
+        assert "/" not in package["file_name"] and (site / "assets" / "pyodide" / package["file_name"]).is_file(), name
+    assert json.loads((site / "assets" / "pyodide" / "packages.json").read_text(encoding="utf-8"))["mirror"] is None
 
 
 def test_the_theme_loads_no_web_font_and_the_pages_no_outside_resource(site):
