@@ -149,10 +149,13 @@ class Watch:
 
 @pytest.fixture
 def open_page(browser):
-    """open_page(url, **context_options) -> (page, watch); checked when the test ends."""
+    """open_page(url, **context_options) -> (page, watch); checked when the test ends. No service
+    worker unless a test asks (service_workers="allow"): the site's isolation worker would reload
+    a console page once on a first visit (see tests/test_console.py)."""
     opened = []
 
     def open_(url: str, **options):
+        options.setdefault("service_workers", "block")
         context = browser.new_context(viewport=options.pop("viewport", {"width": 1280, "height": 900}), **options)
         watch = Watch()
 
@@ -383,6 +386,43 @@ def test_panels_come_back_after_an_instant_navigation(open_page, base, module):
     _hydrated(page)
     assert _guards_panel(page).get_attribute("data-scalecore-guards") == "init+scale"  # a fresh panel
     assert page.evaluate("window.__sameDocument") is True
+
+
+def test_on_a_plain_host_the_isolation_worker_keeps_search_navigation_panels_and_live_mode(open_page, base, module):
+    """A host without COOP/COEP headers (like python3 -m http.server): the site's service worker
+    isolates the pages (the console page reloads once on the first visit, see tests/test_console.py);
+    Material's search, instant navigation, the panels and live mode work as before."""
+    page, _ = open_page(base + module, service_workers="allow")
+    for _ in range(200):
+        try:
+            if page.evaluate("crossOriginIsolated && !!navigator.serviceWorker.controller"):
+                break
+        except Exception:  # noqa: BLE001 - reloading
+            pass
+        page.wait_for_timeout(100)
+    page.wait_for_load_state("load")
+    assert page.evaluate("crossOriginIsolated") is True
+    page.evaluate("window.__sameDocument = true")
+    _hydrated(page)
+    panel = _guards_panel(page)
+    panel.get_by_role("button", name="Compute live").click()
+    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=panel.element_handle(),
+                           timeout=PYODIDE_TIMEOUT_MS)
+
+    page.locator("input.md-search__input").click()
+    page.keyboard.type("softmax")
+    page.locator(".md-search-result__item").first.wait_for(timeout=15_000)
+    page.keyboard.press("Escape")
+
+    title = page.title()
+    page.locator("a.md-nav__link[href$='corpora.html']").first.click()
+    page.wait_for_function("t => document.title !== t", arg=title)
+    _hydrated(page)
+    page.locator(f"a.md-nav__link[href$='{module}']").first.click()
+    page.wait_for_function("t => document.title === t", arg=title)
+    _hydrated(page)
+    assert page.evaluate("window.__sameDocument") is True, "Material did a full reload, not an instant swap"
+    assert page.evaluate("crossOriginIsolated") is True
 
 
 def test_from_disk_baked_panels_work_and_live_parts_say_how_to_serve(open_page, built_site, tmp_path, module):
