@@ -26,7 +26,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, cache, disk, formulas, mentor, registry, runtime, site_kinds, views
+from build_tools import assets, bake, cache, csp, disk, formulas, mentor, registry, runtime, site_kinds, views
 from build_tools.cache import forget_templates, save_templates, template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
@@ -369,18 +369,27 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             raise PluginError(f"scalecore: {error}") from None
 
     def on_post_page(self, html, page, config):
-        """Typeset the page's math, so that no math script runs in the reader's browser. Done on
-        the finished page: the search index keeps the formulas' TeX (what a reader types), not
-        KaTeX's markup, and indexing stays as fast as for a page without math."""
-        if not self.config.enabled or self.typesetter is None or "arithmatex" not in html:
+        """Typeset the page's math, so that no math script runs in the reader's browser, then give
+        the finished page its Content-Security-Policy (build_tools/csp.py). Math is done on the
+        finished page: the search index keeps the formulas' TeX (what a reader types), not KaTeX's
+        markup, and indexing stays as fast as for a page without math."""
+        if not self.config.enabled:
             return html
-        def source() -> str:  # read only to name the line of a formula KaTeX refuses
-            return Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
+        if self.typesetter is not None and "arithmatex" in html:
+            def source() -> str:  # read only to name the line of a formula KaTeX refuses
+                return Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
 
-        try:
-            return self.typesetter.page(html, f"{Path(config.docs_dir).name}/{page.file.src_uri}", source)
-        except (formulas.MathError, NodeError) as error:
-            raise PluginError(f"scalecore: {error}") from None
+            try:
+                html = self.typesetter.page(html, f"{Path(config.docs_dir).name}/{page.file.src_uri}", source)
+            except (formulas.MathError, NodeError) as error:
+                raise PluginError(f"scalecore: {error}") from None
+        return csp.add(html, csp.origin_of(self.config.package_mirror))
+
+    def on_post_template(self, output_content, template_name, config):
+        """The theme's own pages (404.html) get the same policy as every other page."""
+        if not self.config.enabled or not template_name.endswith(".html"):
+            return output_content
+        return csp.add(output_content, csp.origin_of(self.config.package_mirror))
 
     def on_post_build(self, config):
         if config.strict and self.warnings.count:

@@ -241,6 +241,11 @@ class Watch:
             return route.continue_()
 
         context.route("**/*", route)
+        # The page's Content-Security-Policy (build_tools/csp.py): a violation is an error here,
+        # whatever the test is about (the browser also logs it, but not always as an error).
+        context.add_init_script("document.addEventListener('securitypolicyviolation', e => console.error("
+                                "'CSP violation: ' + e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline') + "
+                                "' at ' + e.sourceFile + ':' + e.lineNumber))")
         context.on("request", self._request)
         context.on("response", lambda response: response.status >= 400 and self.errors.append(
             f"HTTP {response.status} for {response.url}"))

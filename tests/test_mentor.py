@@ -304,3 +304,50 @@ def test_the_mentor_answers_from_disk(visit, built_site, tmp_path):
     region = _ask(page, "Why divide by the square root of d_k and not by d_k?")
     assert "The self-check closest to your question" in region.inner_text()
     watch.check()
+
+
+# --------------------------------------------------------------------------------------------
+# The optional local model (plugin option mentor_model)
+# --------------------------------------------------------------------------------------------
+
+def test_without_the_option_no_model_ships(built_site):
+    assert not (built_site / "assets" / "scalecore" / "models").exists()
+    assert not (built_site / "assets" / "scalecore" / "vendor" / "wllama").exists()
+    assert "data-scalecore-mentor-model" not in (built_site / MODULE).read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def model_site(tmp_path_factory):
+    """The site built with mentor_model: true (the model is fetched once into the cache)."""
+    config = REPO / f".mkdocs-model-test-{abs(hash(str(tmp_path_factory.getbasetemp())))}.yml"
+    text = (REPO / "mkdocs.yml").read_text(encoding="utf-8")
+    config.write_text(text.replace("  - scalecore:\n", "  - scalecore:\n      mentor_model: true\n", 1), encoding="utf-8")
+    target = tmp_path_factory.mktemp("model") / "site"
+    try:
+        done = subprocess.run([str(REPO / ".venv" / "bin" / "mkdocs"), "build", "-q", "-f", str(config), "-d", str(target)],
+                              cwd=REPO, capture_output=True, text=True, timeout=900)
+    finally:
+        config.unlink()
+    assert done.returncode == 0, done.stderr[-3000:]
+    return target
+
+
+def test_the_local_model_writes_a_labelled_reply_beside_its_sources(visit, model_site):
+    from browser import StaticServer
+
+    server = StaticServer(model_site)
+    try:
+        page, watch = visit(server.url + page_url(MODULE))
+        region = _ask(page, "Why divide by the square root of d_k and not by d_k?")
+        assert not [p for p in server.paths if p.endswith(".gguf") or "wllama" in p]  # nothing until asked
+        button = region.get_by_role("button", name="Ask a small local model to write a reply from these sources (98 MB, downloaded once)")
+        button.click()
+        page.wait_for_selector(".scalecore-mentor__written", timeout=600_000)
+        assert region.get_by_role("heading", name="Written by a small local model").is_visible()
+        assert "wrote this from the sources above and nothing else. It can be wrong" in region.inner_text()
+        assert "The self-check closest to your question" in region.inner_text()  # the sources stay beside it
+        assert page.locator(".scalecore-mentor__written").inner_text().strip()
+        assert [p for p in server.paths if p.endswith(".gguf")]  # fetched from the site itself
+        watch.check()
+    finally:
+        server.close()
