@@ -124,7 +124,7 @@ def flood(browser, url: str, trace: Path) -> tuple[float, list[int], float]:
     from a Chromium trace: what the page itself cost, whatever else the machine was doing)."""
     context, page, panel, editor, output = open_console(browser, url)
     run(page, editor, "print('warm')")
-    browser.start_tracing(page=page, path=str(trace), categories=["toplevel", "blink.user_timing"])
+    browser.start_tracing(page=page, path=str(trace), categories=["toplevel", "devtools.timeline", "blink.user_timing"])
     page.evaluate("""() => { window.longTasks = []; performance.mark('scalecore-flood');
       new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(Math.round(e.duration)); })
         .observe({type: 'longtask'}); }""")
@@ -136,8 +136,9 @@ def flood(browser, url: str, trace: Path) -> tuple[float, list[int], float]:
     context.close()
     data = json.loads(trace.read_text(encoding="utf-8"))
     events = data["traceEvents"] if isinstance(data, dict) else data
-    mark = next(e for e in events if e.get("name") == "scalecore-flood")
-    cpu = max((e.get("tdur", e.get("dur", 0)) for e in events if e.get("name") == "RunTask" and e.get("ph") == "X"
+    mark = next(e for e in events if e.get("name") == "scalecore-flood" and "blink.user_timing" in e.get("cat", ""))
+    cpu = max((e.get("tdur", e.get("dur", 0)) for e in events
+               if e.get("name") in ("RunTask", "ThreadControllerImpl::RunTask") and e.get("ph") == "X"
                and (e.get("pid"), e.get("tid")) == (mark["pid"], mark["tid"]) and e["ts"] >= mark["ts"]), default=0)
     return seconds, tasks, cpu / 1000
 
