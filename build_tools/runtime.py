@@ -164,7 +164,10 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
         )
     files = {f"{PYODIDE_SITE}/{name}": folder / name for name in PYODIDE_FILES}
     files[ISOLATION_WORKER] = isolation_worker()
+    # Every file loadPyodide reads is listed with its sha256: the worker checks each before use.
     manifest = {"pyodide": f"{PYODIDE_SITE}/pyodide.mjs"}
+    manifest.update({"pyodide_" + name.removeprefix("pyodide.").replace(".", "_"): f"{PYODIDE_SITE}/{name}"
+                     for name in PYODIDE_FILES[1:]})
     for key, package in [("core_wheel", Path(scalecore.__file__).parent)] + [
             (f"wheel_{p.name}", p) for p in packages]:
         wheel = build_wheel(package, cache / "wheel")

@@ -370,6 +370,11 @@ def visit(chromium):
         if allowed is None:
             allowed = only_files if urlsplit(url).scheme == "file" else same_origin(url)
         options.setdefault("viewport", {"width": 1280, "height": 900})
+        # The pages' Content-Security-Policy forbids eval, and Playwright's wait_for_function
+        # evaluates its predicate in the page when it polls (an intermittent EvalError, see
+        # microsoft/playwright#7395): tests of other things bypass the policy; tests/test_csp.py
+        # keeps it (bypass_csp=False) and waits without wait_for_function.
+        options.setdefault("bypass_csp", True)
         if urlsplit(url).scheme != "file":
             options.setdefault("service_workers", "block")
         context = chromium.new_context(**options)

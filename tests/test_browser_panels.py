@@ -19,6 +19,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import os
 import shutil
 import threading
@@ -27,6 +28,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
 from browser import SCROLL_THROUGH  # noqa: E402
@@ -156,6 +158,7 @@ def open_page(browser):
 
     def open_(url: str, **options):
         options.setdefault("service_workers", "block")
+        options.setdefault("bypass_csp", True)  # wait_for_function polls with eval (see tests/browser.py)
         context = browser.new_context(viewport=options.pop("viewport", {"width": 1280, "height": 900}), **options)
         watch = Watch()
 
@@ -497,6 +500,25 @@ def test_a_tampered_core_wheel_is_refused(open_page, base, module):
     page.wait_for_function("el => el.textContent.includes('failed its check')", arg=message.element_handle(),
                            timeout=PYODIDE_TIMEOUT_MS)
     assert "sha256" in message.text_content()
+
+
+@pytest.mark.parametrize("name", ["pyodide.asm.wasm", "python_stdlib.zip", "pyodide.asm.mjs", "pyodide.mjs"])
+def test_a_tampered_runtime_file_stops_live_mode_with_a_plain_message(open_page, base, module, name):
+    """Every file of Pyodide's is checked against the manifest's sha256 before Python uses it."""
+    page, _ = open_page(base + module)
+    page.context.route(f"**/assets/pyodide/{name}", lambda route: route.fulfill(
+        body=b"export const x = 1;" if name.endswith(".mjs") else b"tampered", status=200,
+        content_type="text/javascript" if name.endswith(".mjs") else "application/octet-stream"))
+    _hydrated(page)
+    panel = _guards_panel(page)
+    panel.get_by_role("button", name="Compute live").click()
+    message = panel.locator(".scalecore-progress__text")
+    # A locator assertion, polled by Playwright rather than by a string evaluated in the page: the
+    # page's Content-Security-Policy forbids eval, which wait_for_function needs when it polls.
+    expect(message).to_contain_text(re.compile(rf"the Python runtime file \S*{re.escape(name)} failed its check: "
+                                               r"its sha256 is [0-9a-f]{64}, the manifest says [0-9a-f]{64}"),
+                                    timeout=PYODIDE_TIMEOUT_MS)
+    assert panel.get_attribute("data-scalecore-source") != "live"
 
 
 def _console(page):

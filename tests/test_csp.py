@@ -13,12 +13,27 @@ import base64
 import hashlib
 import re
 import shutil
+import time
 
 import pytest
 
 pytest.register_assert_rewrite("browser")
 from browser import PYODIDE_TIMEOUT_MS, SCROLL_THROUGH, module_page, page_url, site_pages  # noqa: E402
 from build_tools import csp  # noqa: E402
+
+def until(page, expression: str, arg=None, timeout: float = 30.0):
+    """Wait until ``expression`` (a function of ``arg``) is truthy, polled from here with
+    page.evaluate: wait_for_function would evaluate its predicate in the page, which this page's
+    policy forbids (the point of these tests)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = page.evaluate(expression, arg)
+        if value:
+            return value
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not true after {timeout} s: {expression}")
+        time.sleep(0.05)
+
 
 META = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">')
 
@@ -59,7 +74,7 @@ def test_a_package_mirror_is_the_only_other_origin_and_only_for_fetching():
 
 
 def test_the_policy_blocks_a_script_the_build_did_not_write(visit, site_server, built_site):
-    page, watch = visit(site_server.url + page_url(module_page(built_site)))
+    page, watch = visit(site_server.url + page_url(module_page(built_site)), bypass_csp=False)
     page.wait_for_selector("[data-scalecore-module][data-scalecore-ready='true']", state="attached")
     blocked = page.evaluate("""() => new Promise(resolve => {
         document.addEventListener('securitypolicyviolation', e => resolve(e.violatedDirective), { once: true });
@@ -78,45 +93,43 @@ def test_a_readers_whole_tour_reports_no_violation(visit, site_server, built_sit
     """Every page scrolled through (every panel hydrates), then on the module page: live mode,
     the console, the mentor and a notes import. The visit fixture fails on any violation."""
     for name in site_pages(built_site):
-        page, watch = visit(site_server.url + page_url(name))
+        page, watch = visit(site_server.url + page_url(name), bypass_csp=False)
         page.evaluate(SCROLL_THROUGH)
         watch.check()
         page.context.close()
-    page, watch = visit(site_server.url + page_url(module_page(built_site)))
+    page, watch = visit(site_server.url + page_url(module_page(built_site)), bypass_csp=False)
     page.evaluate(SCROLL_THROUGH)
     panel = page.locator(".scalecore-panel--scale-guards").first
     panel.scroll_into_view_if_needed()
     panel.get_by_role("button", name="Compute live").click()
-    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=panel.element_handle(),
-                           timeout=PYODIDE_TIMEOUT_MS)
+    until(page, "el => el.dataset.scalecoreSource === 'live'", panel.element_handle(), PYODIDE_TIMEOUT_MS / 1000)
     console = page.locator(".scalecore-panel--console").first
     console.scroll_into_view_if_needed()
     editor = console.locator("textarea")
     editor.fill("print(6 * 7)")
     editor.press("Control+Enter")
-    page.wait_for_function("() => /42/.test(document.querySelector('pre.scalecore-console__output').textContent)",
-                           timeout=PYODIDE_TIMEOUT_MS)
+    until(page, "() => /42/.test(document.querySelector('pre.scalecore-console__output').textContent)", None, PYODIDE_TIMEOUT_MS / 1000)
     box = page.get_by_role("textbox", name="Your question")
     box.fill("Why divide by the square root of d_k?")
     box.press("Control+Enter")
-    page.wait_for_function("() => /Answered/.test(document.querySelector('[data-scalecore-mentor-status]').textContent)")
+    until(page, "() => /Answered/.test(document.querySelector('[data-scalecore-mentor-status]').textContent)")
     notes = tmp_path / "notes.md"
     notes.write_text("Imported notes.", encoding="utf-8")
     with page.expect_file_chooser() as chooser:
         page.get_by_role("button", name="Import a .md file").click()
     chooser.value.set_files(str(notes))
-    page.wait_for_function("() => document.querySelector('[data-scalecore-notes-text]').value === 'Imported notes.'")
+    until(page, "() => document.querySelector('[data-scalecore-notes-text]').value === 'Imported notes.'")
     watch.check()
 
 
 def test_from_disk_the_policy_holds_and_nothing_is_blocked(visit, built_site, tmp_path):
     site = tmp_path / "site"
     shutil.copytree(built_site, site)
-    page, watch = visit((site / module_page(built_site)).as_uri())
+    page, watch = visit((site / module_page(built_site)).as_uri(), bypass_csp=False)
     page.evaluate(SCROLL_THROUGH)
     page.wait_for_selector("[data-scalecore-module][data-scalecore-ready='true']", state="attached")
     box = page.get_by_role("textbox", name="Your question")
     box.fill("What does the scale guard do?")
     box.press("Control+Enter")
-    page.wait_for_function("() => /Answered/.test(document.querySelector('[data-scalecore-mentor-status]').textContent)")
+    until(page, "() => /Answered/.test(document.querySelector('[data-scalecore-mentor-status]').textContent)")
     watch.check()

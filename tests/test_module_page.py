@@ -428,7 +428,8 @@ def base_url(built_site):
 def context(chromium):
     """A fresh browser profile (empty localStorage) that never reaches another host; fails the
     test on an uncaught error from the module script."""
-    context = chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True)
+    context = chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True,
+                                   bypass_csp=True)  # wait_for_function polls with eval (tests/browser.py)
     outside, errors = [], []
 
     def guard(route):

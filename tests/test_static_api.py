@@ -332,6 +332,10 @@ class Known:
     when: str = ""  # a site setting that would make it a request; the test checks it is off
 
 
+PDFJS_NAMESPACE = "pdf.js: an XML namespace name an XFA form, XMP or XFDF document is matched against (an identifier)"
+PDFJS_LINK = ("pdf.js: the template that makes a 'www.' text of the PDF a link target, only for its own annotation "
+              "layer, which the mentor never renders")
+
 KNOWN = [
     Known("assets/javascripts/bundle.*.min.js", "3c2fc52d6a0bfe2c",
           "Material's ResizeObserver polyfill, loaded only by browsers without ResizeObserver "
@@ -352,6 +356,30 @@ KNOWN = [
     Known("assets/pyodide/pyodide.asm.mjs", "6965e0c8075d3b07",
           "Emscripten's socket shim turns a host name given by Python code into a URL; nothing "
           "in the site opens a socket"),
+    # pdf.js reads a reader's PDF in the mentor; it requests nothing but the site's own files.
+    Known("assets/scalecore/vendor/pdfjs/pdf*.min.js", "dd47c910e24e3a8b",
+          "pdf.js: the SVG namespace name, passed to createElementNS through a constant"),
+    Known("assets/scalecore/vendor/pdfjs/pdf.min.js", "bcd2c12f8f1222ce", PDFJS_LINK),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "58f25cb167c2582a", PDFJS_LINK),
+    Known("assets/scalecore/vendor/pdfjs/pdf.min.js", "f0e6a6a97042a4f1",
+          "pdf.js: a base for parsing a relative link of the PDF into a URL object (never fetched)"),
+    Known("assets/scalecore/vendor/pdfjs/pdf.min.js", "5c3ef2eacec70902",
+          "pdf.js: a base for parsing a relative link of the PDF into a URL object (never fetched)"),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "9fa9f9197a359bae", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "62b4325454a51466", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "dd1ebdcff2bc1bd6", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "f39db5ddb33dd712", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "ba9976c6c9d32c23", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "27058239115e1d32", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "ed7842569bd538ac", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "baf35131962faa97", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "ee02d69eebe98025", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "998de7f1fc52eaaf", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "0e110a9a1c480844", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "59fcc7c2e7dadd1f", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "9b75d7e18086811f", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "bc2f6dc7c808cac2", PDFJS_NAMESPACE),
+    Known("assets/scalecore/vendor/pdfjs/pdf.worker.min.js", "a5efc28052ae7f27", PDFJS_NAMESPACE),
 ]
 
 

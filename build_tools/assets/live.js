@@ -41,7 +41,10 @@ function runtimeConfig(manifest) {
     extra.packages = absolute(data.runtime.packages);
     files["assets/pyodide/packages.json"] = extra.packages; // scalecore.browser reads it for import errors
   }
-  return { pyodide: absolute(data.runtime.pyodide).url, wheels, files, computes, ...extra };
+  // Pyodide's own files, each with its sha256: the worker checks them before Python starts.
+  const checked = [absolute(data.runtime.pyodide)].concat(Object.keys(data.runtime).sort()
+    .filter((key) => key.indexOf("pyodide_") === 0).map((key) => absolute(data.runtime[key])));
+  return { pyodide: absolute(data.runtime.pyodide).url, runtime: checked, wheels, files, computes, ...extra };
 }
 
 /* The worker speaks to the page only through a MessageChannel port handed over with the init

@@ -115,12 +115,14 @@ async function start(config) {
   const packages = config.packages ? JSON.parse(await checkedText(config.packages)) : { mirror: null };
   const mirror = packages.mirror ? new URL(packages.mirror, config.pyodide).href : null;
   const lock = config.lock ? await lockFile(config.lock, mirror) : null;
-  const downloads = trackDownloads();
+  const downloads = trackDownloads(config.runtime || []);
   try {
+    await downloads.verifyModules(); // pyodide.mjs and pyodide.asm.mjs, before they run
     const { loadPyodide } = await import(config.pyodide);
     const options = { indexURL: new URL(".", config.pyodide).href };
     if (lock) Object.assign(options, { lockFileContents: lock, packageBaseUrl: new URL(".", config.lock.url).href });
-    pyodide = await loadPyodide(options);
+    // Emscripten catches a failed WebAssembly start and waits forever: a failed check ends it here.
+    pyodide = await Promise.race([loadPyodide(options), downloads.failed]);
   } finally {
     downloads.restore();
   }
@@ -173,8 +175,18 @@ async function start(config) {
 // The big downloads (the WebAssembly module and the standard library, ~12 MB) are watched
 // byte by byte, so the page can show real progress and then say "Starting Python" while the
 // module compiles and the interpreter boots (most of the ~4 s on a fresh start).
-function trackDownloads() {
+//
+// Every file of Pyodide's is checked against the sha256 the manifest gives it (``checked``):
+// the two JavaScript modules before they are imported (fetched once here; the import then comes
+// from the browser's cache), the WebAssembly module and the standard library as Pyodide fetches
+// them, so they are downloaded once and only checked bytes reach it. A mismatch stops live mode
+// with a plain message.
+function trackDownloads(checked) {
+  const expected = new Map(checked.map((entry) => [new URL(entry.url, self.location.href).href, entry.sha256]));
   const original = self.fetch;
+  let fail;
+  const failed = new Promise((resolve, reject) => { fail = reject; });
+  failed.catch(() => {}); // the error is start()'s to report, not an unhandled rejection
   const files = new Map(); // url -> {loaded, total, done}
   let last = 0;
   let started = false;
@@ -194,10 +206,36 @@ function trackDownloads() {
     progress("download", total ? Math.min(1, loaded / total) : 0,
       "Downloading the Python runtime" + (total ? ` (${mb(loaded)} of ${mb(total)} MB)` : "") + "\u2026");
   };
+  const verify = async (url, bytes) => {
+    const want = expected.get(url);
+    if (want === undefined) return;
+    const actual = await sha256(bytes);
+    if (actual !== want) {
+      const error = new Error(`the Python runtime file ${url} failed its check: its sha256 is ${actual}, the ` +
+        `manifest says ${want}. The site's files are inconsistent (a partial upload, a stale cache, or a changed ` +
+        "file); reload the page, and rebuild the site if this persists.");
+      fail(error);
+      throw error;
+    }
+  };
   self.fetch = async (input, init) => {
     const response = await original(input, init);
     const url = String(input && input.url ? input.url : input);
+    if (expected.has(url) && response.ok && !/\.m?js$/.test(url)) {
+      const bytes = new Uint8Array(await count(url, response).arrayBuffer());
+      try {
+        await verify(url, bytes);
+      } catch (error) {
+        // start() reports it (downloads.failed); Pyodide is left waiting, so that none of its
+        // own promises rejects unhandled behind the message.
+        return new Promise(() => {});
+      }
+      return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
+    }
     if (!/\.wasm$|python_stdlib\.zip$/.test(url) || !response.ok || !response.body) return response;
+    return count(url, response);
+  };
+  function count(url, response) {
     const file = { loaded: 0, total: Number(response.headers.get("Content-Length")) || 0, done: false };
     files.set(url, file);
     const reader = response.body.getReader();
@@ -219,8 +257,19 @@ function trackDownloads() {
       },
     });
     return new Response(counted, { status: response.status, statusText: response.statusText, headers: response.headers });
+  }
+  return {
+    failed,
+    restore: () => { self.fetch = original; },
+    verifyModules: async () => {
+      for (const [url] of expected) {
+        if (!/\.m?js$/.test(url)) continue;
+        const response = await original(url);
+        if (!response.ok) throw new Error(`could not download ${url} (HTTP ${response.status})`);
+        await verify(url, new Uint8Array(await response.arrayBuffer()));
+      }
+    },
   };
-  return { restore: () => { self.fetch = original; } };
 }
 
 /* A small site file (text), checked against the sha256 the manifest gives it. */
