@@ -25,6 +25,9 @@ from benchmarks.build import serve_both
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 PAGE = "modules/softmax-range.html"
+# The site's isolation service worker reloads a console page once on a first visit; these numbers
+# are for the page itself (benchmarks/console.py measures what that first visit costs).
+BLOCK_SW = "block"
 BARE = """<!doctype html><meta charset=utf-8><title>bare Pyodide</title><script>
 const started = performance.now();
 const worker = new Worker(URL.createObjectURL(new Blob([`
@@ -52,7 +55,7 @@ def serve(folder: Path) -> tuple[Quiet, str]:
 
 def page_weight(browser, url: str) -> tuple[int, int]:
     """Bytes of every response the page loads until the network is idle, and Pyodide's share."""
-    context = browser.new_context()
+    context = browser.new_context(service_workers=BLOCK_SW)
     page = context.new_page()
     sizes = {}
 
@@ -79,7 +82,7 @@ REACH = """async kind => {
 
 
 def repaint(browser, url: str, clicks: int = 20) -> tuple[float, float]:
-    page = browser.new_page()
+    page = browser.new_page(service_workers=BLOCK_SW)
     page.goto(url)
     page.evaluate(REACH, "scale-guards")
     page.wait_for_function("() => document.querySelector('.scalecore-panel--scale-guards [role=switch]:not([disabled])')")
@@ -96,7 +99,7 @@ def repaint(browser, url: str, clicks: int = 20) -> tuple[float, float]:
 
 
 def live(browser, url: str, recomputes: int = 5) -> tuple[float, float]:
-    context = browser.new_context()
+    context = browser.new_context(service_workers=BLOCK_SW)
     page = context.new_page()
     page.goto(url)
     page.evaluate(REACH, "scale-guards")
@@ -125,7 +128,7 @@ KIND_PAGES = (
 def kind_recompute(browser, url: str, kind: str, recomputes: int = 5) -> float:
     """One live recompute of a kind's panel (its shared live form), median after the first (which
     also starts Pyodide): what a reader waits for after pressing Compute live again."""
-    context = browser.new_context()
+    context = browser.new_context(service_workers=BLOCK_SW)
     page = context.new_page()
     page.goto(url)
     page.evaluate(REACH, kind)
@@ -144,7 +147,7 @@ def kind_recompute(browser, url: str, kind: str, recomputes: int = 5) -> float:
 
 
 def bare(browser, url: str) -> float:
-    context = browser.new_context()
+    context = browser.new_context(service_workers=BLOCK_SW)
     page = context.new_page()
     page.goto(url)
     page.wait_for_function("() => window.bareReadyMs !== undefined", timeout=120000)

@@ -1,5 +1,8 @@
 """The scratch console, measured in one run in headless Chromium: ``.venv/bin/python -m benchmarks.console``.
 
+- a first visit to the module page on a host without COOP/COEP headers: the bytes it loads with
+  the isolation worker (which reloads the page once) and without service workers, and how long
+  until the page is cross-origin isolated;
 - Stop to the next run's first output: `while True: pass`, Stop, then `print(1)`, timed from the
   click on Stop to the "1" on the page; on a cross-origin-isolated page (Python interrupted in
   place) against a page that is not (the worker restarted: Pyodide starts again), median of 3;
@@ -44,12 +47,11 @@ class Server:
             def log_message(self, *args):
                 pass
 
-            def send_head(self):
+            def copyfile(self, source, outputfile):  # a body sent (a 304 sends none)
                 path = unquote(urlsplit(self.path).path)
-                file = Path(self.translate_path(self.path))
-                if file.is_file():
-                    sent[path] = sent.get(path, 0) + file.stat().st_size
-                return super().send_head()
+                start = source.tell()
+                super().copyfile(source, outputfile)
+                sent[path] = sent.get(path, 0) + source.tell() - start
 
             def end_headers(self):
                 for name, value in extra.items():
@@ -143,6 +145,33 @@ def flood(browser, url: str, trace: Path) -> tuple[float, list[int], float]:
     return seconds, tasks, cpu / 1000
 
 
+def first_visit(browser, server: Server, service_workers: str) -> tuple[int, float]:
+    """Bytes the server sent for a first visit to the module page (the isolation worker's reload
+    included, when service workers run; files the browser has already are revalidated, and
+    http.server answers those with a 304 and no body) and the seconds until the page is
+    cross-origin isolated (0 when it never is)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers=service_workers)
+    page = context.new_page()
+    before = dict(server.sent)
+    url = server.url + PAGE
+    started = time.monotonic()
+    page.goto(url, wait_until="networkidle")
+    isolated = 0.0
+    if service_workers == "allow":
+        while time.monotonic() - started < 30:
+            try:
+                if page.evaluate("crossOriginIsolated"):
+                    isolated = time.monotonic() - started
+                    break
+            except Exception:  # noqa: BLE001 - reloading
+                pass
+            page.wait_for_timeout(50)
+        page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(500)
+    context.close()
+    return sum(size - before.get(path, 0) for path, size in server.sent.items()), isolated
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
@@ -153,6 +182,13 @@ def main() -> None:
         isolated, plain = Server(site, ISOLATING), Server(site, {})
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+            without, _ = first_visit(browser, plain, "block")
+            weight, seconds = first_visit(browser, plain, "allow")
+            print(f"first visit to the module page on a host without COOP/COEP: {weight / 1e3:,.0f} kB sent with "
+                  f"the isolation worker (register, reload once; isolated after {seconds:.2f} s) against "
+                  f"{without / 1e3:,.0f} kB without service workers")
+            if "first-visit" in sys.argv[1:]:
+                return
             for name, server in (("isolated (interrupt)", isolated), ("not isolated (restart)", plain)):
                 measured = [stop_to_output(browser, server.url + PAGE) for _ in range(3)]
                 modes = sorted({mode for _, mode in measured})
