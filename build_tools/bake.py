@@ -262,6 +262,7 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log) -> tuple[KindBake, 
             bake.points[grid.path(point)] = {"point": point, "params": point_params, "json": f"{folder}/{inner}.json"}
         bake.groups[group] = f"{folder}/data.js"
         bake.entries[folder] = target
+        cache.note_use(target)  # this build uses it, found or baked now (in a worker process)
         if not cache.usable(target, log):
             jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group),
                              inputs={path: str(inputs[path]) for path in reads},

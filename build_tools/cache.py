@@ -201,7 +201,8 @@ def forget_templates() -> None:
 #
 # Every entry a build uses (found intact, or written) is noted; when the build has succeeded, the
 # ledger (usage.json) records the build's number for each, and entries no build has used for
-# ``keep_builds`` builds are removed. Builds hold a shared lock on the cache while they run and a
+# ``keep_builds`` builds are removed. A build that used exactly what the last one used counts
+# for nothing and writes nothing: a warm rebuild leaves the cache untouched. Builds hold a shared lock on the cache while they run and a
 # prune needs it exclusively, so a prune never removes an entry another build is reading: when
 # another build holds the cache, the prune waits for a later build (or tells the command's user).
 
@@ -315,15 +316,21 @@ def finish_build(root: Path, keep_builds: int, use: SharedUse | None, log) -> No
 
     root = Path(root)
     ledger = _ledger(root)
-    ledger["builds"] += 1
+    used = set()
     for folder in _used:
         try:
-            ledger["entries"][Path(folder).relative_to(root.resolve()).as_posix()] = ledger["builds"]
+            used.add(Path(folder).relative_to(root.resolve()).as_posix())
         except ValueError:
             pass  # an entry outside this cache (another site's)
     _used.clear()
     if use is not None:
         use.release()
+    latest = {name for name, number in ledger["entries"].items() if number == ledger["builds"]}
+    if ledger["builds"] and used == latest:
+        return  # the same entries as the last build: nothing ages, nothing is written
+    ledger["builds"] += 1
+    for name in used:
+        ledger["entries"][name] = ledger["builds"]
     try:
         with exclusive(root):
             doomed = stale(root, keep_builds, ledger)

@@ -96,9 +96,10 @@ def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
     # Everything that existed is untouched, except the folders that gained an entry and the copy
     # of small's table that the site serves ...
     changed = {path for path, stamp in before.items() if after.get(path) != stamp}
-    # (and the rendered fallback views, which show small's new numbers)
+    # (and the rendered fallback views, which show small's new numbers, and the ledger of which
+    # entries this build used, build_tools/cache.py)
     assert changed <= {"bake", "corpora", "embeddings", "site/api/embeddings", "site/api/embeddings/small.json",
-                       "views.json"}
+                       "views.json", "usage.json"}
     # ... and what is new is small's unit, its embedding table and its verification record.
     added = set(after) - set(before)
     outside_the_unit = sorted(path for path in added if path.split("/")[:2] != ["bake", new_unit])

@@ -463,9 +463,10 @@
         status.textContent = "The model is writing (it runs on this device; this can take a minute)…";
         var writing = performance.now();
         s.setAttribute("data-scalecore-mentor-model-load-ms", String(Math.round(writing - started)));
-        // Greedy decoding, with a penalty on repeats: a model this small loops without it.
+        // Greedy decoding (the single most likely token each time: the same reply every time), with a
+        // penalty on repeats: a model this small loops without it.
         return engine.createChatCompletion({ messages: window.scalecoreMentorCore.prompt(answer), max_tokens: 96,
-          temperature: 0, frequency_penalty: 0.6, presence_penalty: 0.3 }).then(function (reply) {
+          top_k: 1, frequency_penalty: 0.6, presence_penalty: 0.3 }).then(function (reply) {
           var text = (reply.choices && reply.choices[0] && reply.choices[0].message.content || "").trim();
           var usage = reply.usage || {};
           s.setAttribute("data-scalecore-mentor-model-ms", String(Math.round(performance.now() - writing)));
