@@ -43,13 +43,14 @@ def contains(text: str, phrases: list[str]) -> bool:
     return any(phrase.lower() in text.lower() for phrase in phrases)
 
 
-def score(entry: dict, text: str, baked) -> tuple[bool, bool]:
-    """(holds the key fact, states a claim the module contradicts), for the model's text alone."""
+def score(entry: dict, text: str, numbers: dict) -> tuple[bool, bool]:
+    """(holds the key fact, states a claim the module contradicts), for the model's text alone.
+    ``numbers``: quote path -> the baked value, read from the site before it is removed."""
     wrong = contains(text, entry.get("wrong", []))
     if entry.get("unanswerable"):
         return contains(text, ["do not know", "don't know", "not know", "cannot answer", "no information"]), wrong
     if entry.get("number"):
-        value = baked.value(entry["number"])
+        value = numbers[entry["number"]]
         spelled = {f"{value:.3g}", f"{value:.4g}", f"{value:.2f}", f"{value:,.0f}", str(value)}
         return any(s in text for s in spelled), wrong
     return all(contains(text, item) for item in entry["key"]), wrong
@@ -70,6 +71,7 @@ def main() -> None:
         site = Path(folder) / "site"
         build(site)
         baked = Baked(site)
+        numbers = {q["number"]: baked.value(q["number"]) for q in questions if q.get("number")}
         size = (site / "assets/scalecore/models/SmolLM2-135M-Instruct.Q4_1.gguf").stat().st_size
         wasm = (site / "assets/scalecore/vendor/wllama/wllama.wasm").stat().st_size
         server = StaticServer(site)
@@ -97,13 +99,16 @@ def main() -> None:
                         load_ms = float(tab.get_attribute(root, "data-scalecore-mentor-model-load-ms"))
                     ms = float(tab.get_attribute(root, "data-scalecore-mentor-model-ms"))
                     tokens = int(tab.get_attribute(root, "data-scalecore-mentor-model-tokens"))
-                    rows.append((entry, tab.inner_text(".scalecore-mentor__written"), ms, tokens))
-                    print(f"{len(rows)}/{len(questions)} {ms / 1000:.0f} s", flush=True)
+                    text = tab.inner_text(".scalecore-mentor__written")
+                    rows.append((entry, text, ms, tokens))
+                    ok, bad = score(entry, text, numbers)
+                    print(f"{len(rows)}/{len(questions)} {ms / 1000:.0f} s key fact {'yes' if ok else 'no'}, "
+                          f"contradicts {'yes' if bad else 'no'}: {text[:160]!r}", flush=True)
                 browser.close()
         finally:
             server.close()
     written = [(e, t, ms, n) for e, t, ms, n in rows if t is not None]
-    scores = [score(e, t, baked) for e, t, _, _ in written]
+    scores = [score(e, t, numbers) for e, t, _, _ in written]
     held = sum(ok for ok, _ in scores)
     wrong = sum(bad for _, bad in scores)
     speed = [n / (ms / 1000) for _, _, ms, n in written if ms]
