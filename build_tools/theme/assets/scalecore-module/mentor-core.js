@@ -173,6 +173,18 @@
     return Object.keys(result.match || {}).sort();
   }
 
+  /* The matched terms as the reader wrote them ("heads", not the index's "head"); a term that
+     matched only by prefix or fuzzily keeps the index's spelling. */
+  function asWritten(terms, question) {
+    var spelled = {};
+    words(question).forEach(function (word) {
+      word.split(/[+']/).forEach(function (part) {
+        if (!spelled[stem(part)]) spelled[stem(part)] = part;
+      });
+    });
+    return terms.map(function (term) { return spelled[term] || term; });
+  }
+
   Mentor.prototype.answer = function (question, extra) {
     var asked = terms(question);
     var results = asked.length ? this.search(question, extra) : [];
@@ -186,7 +198,7 @@
     var passages = relevant.slice(0, MAX_PASSAGES).map(function (r) {
       return { text: r.text, section: r.section, label: r.label, anchor: r.anchor, page: r.page,
         pageTitle: titles[r.page] || "",
-        source: r.source || null, terms: matchedTerms(r), score: r.score, parts: r.parts || null };
+        source: r.source || null, terms: asWritten(matchedTerms(r), question), score: r.score, parts: r.parts || null };
     });
     if (close) { // the self-check first, and not again among the passages
       passages = passages.filter(function (p) { return p.anchor !== close.check.anchor || p.page !== close.check.page; });
