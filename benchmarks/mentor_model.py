@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -43,6 +44,19 @@ def contains(text: str, phrases: list[str]) -> bool:
     return any(phrase.lower() in text.lower() for phrase in phrases)
 
 
+def states_value(text: str, value: float) -> bool:
+    """A number written in the text equals ``value`` to three significant digits (a whole number
+    token, so the 1 in 1000 is not the value 1)."""
+    for token in re.findall(r"-?\d[\d,]*(?:\.\d+)?(?:e[-+]?\d+)?", text, re.I):
+        try:
+            number = float(token.replace(",", ""))
+        except ValueError:
+            continue
+        if number == value or (value and abs(number - value) <= 5e-3 * abs(value)):
+            return True
+    return False
+
+
 def score(entry: dict, text: str, numbers: dict) -> tuple[bool, bool]:
     """(holds the key fact, states a claim the module contradicts), for the model's text alone.
     ``numbers``: quote path -> the baked value, read from the site before it is removed."""
@@ -50,9 +64,7 @@ def score(entry: dict, text: str, numbers: dict) -> tuple[bool, bool]:
     if entry.get("unanswerable"):
         return contains(text, ["do not know", "don't know", "not know", "cannot answer", "no information"]), wrong
     if entry.get("number"):
-        value = numbers[entry["number"]]
-        spelled = {f"{value:.3g}", f"{value:.4g}", f"{value:.2f}", f"{value:,.0f}", str(value)}
-        return any(s in text for s in spelled), wrong
+        return states_value(text, numbers[entry["number"]]), wrong
     return all(contains(text, item) for item in entry["key"]), wrong
 
 
@@ -63,7 +75,11 @@ def main() -> None:
 
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit", type=int, default=0, help="only the first N questions")
+    parser.add_argument("--rescore", action="store_true",
+                        help="score the replies of the last run (benchmarks/MENTOR-MODEL.md) again, without the model")
     args = parser.parse_args()
+    if args.rescore:
+        return rescore()
     spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
     questions = spec["questions"][: args.limit or None]
     rows = []
@@ -131,6 +147,35 @@ def main() -> None:
         report.append(f"| {number} | {entry['question']} | {'yes' if ok else 'no'} | {'yes' if bad else 'no'} | {cell} |")
     OUT.write_text("\n".join(report) + "\n", encoding="utf-8")
     print(f"wrote {OUT}")
+
+
+def replies_of_last_run() -> dict[str, str]:
+    """question -> reply, from the table benchmarks/MENTOR-MODEL.md holds."""
+    found = {}
+    for line in OUT.read_text(encoding="utf-8").splitlines():
+        cells = [c.replace("\\|", "|") for c in re.split(r"(?<!\\)\|", line)[1:-1]]
+        if len(cells) == 5 and cells[0].strip().isdigit():
+            found[cells[1].strip()] = cells[4].strip()
+    return found
+
+
+def rescore() -> None:
+    from test_module_page import Baked
+
+    spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
+    replies = replies_of_last_run()
+    with tempfile.TemporaryDirectory() as folder:
+        site = Path(folder) / "site"
+        subprocess.run([str(REPO / ".venv" / "bin" / "mkdocs"), "build", "-q", "-d", str(site)], cwd=REPO, check=True,
+                       capture_output=True)
+        baked = Baked(site)
+        numbers = {q["number"]: baked.value(q["number"]) for q in spec["questions"] if q.get("number")}
+    scored = [(q, replies[q["question"]]) for q in spec["questions"] if q["question"] in replies]
+    held = [score(q, text, numbers)[0] for q, text in scored]
+    print(f"Rescored {len(scored)} replies of the last run: the key fact in {sum(held)}/{len(scored)} "
+          f"({100 * sum(held) / len(scored):.0f}%)")
+    for (q, _), ok in zip(scored, held):
+        print(f"  {'yes' if ok else 'no ':3} {q['question']}")
 
 
 if __name__ == "__main__":

@@ -78,7 +78,8 @@ class ScalecoreConfig(base.Config):
     mentor_model = described(c.Type(bool, default=False),
                              "Offer the mentor's readers a reply written by a small language model (SmolLM2-135M-"
                              "Instruct, 98 MB, Apache-2.0) that runs in their browser with wllama, from the sources "
-                             "of the answer only. Off by default; the mentor guide says what it measured. The build fetches the model once, pinned by hash in "
+                             "of the answer only. Off by default: on the mentor's question set it did more harm than good "
+                             "(the mentor guide gives the numbers). The build fetches the model once, pinned by hash in "
                              "`build_tools/models.lock`, and the site serves it; a reader downloads it only on asking.")
     workers = described(Bounded(0, 64, default=0), "Processes for the bake; 0 means one per core.")
     kinds = described(c.Type(dict, default={}),
