@@ -512,7 +512,7 @@ def test_a_tampered_runtime_file_stops_live_mode_with_a_plain_message(open_page,
     _hydrated(page)
     panel = _guards_panel(page)
     panel.get_by_role("button", name="Compute live").click()
-    message = panel.locator(".scalecore-progress__text")
+    message = panel.locator(".scalecore-progress")
     # A locator assertion, polled by Playwright rather than by a string evaluated in the page: the
     # page's Content-Security-Policy forbids eval, which wait_for_function needs when it polls.
     expect(message).to_contain_text(re.compile(rf"the Python runtime file \S*{re.escape(name)} failed its check: "

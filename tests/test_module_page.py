@@ -429,7 +429,8 @@ def context(chromium):
     """A fresh browser profile (empty localStorage) that never reaches another host; fails the
     test on an uncaught error from the module script."""
     context = chromium.new_context(viewport={"width": 1280, "height": 900}, accept_downloads=True,
-                                   bypass_csp=True)  # wait_for_function polls with eval (tests/browser.py)
+                                   bypass_csp=True,  # wait_for_function polls with eval (tests/browser.py)
+                                   service_workers="block")  # the isolation worker's one reload (test_console)
     outside, errors = [], []
 
     def guard(route):
