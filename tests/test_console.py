@@ -27,6 +27,7 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
+from playwright.sync_api import expect
 
 pytest.register_assert_rewrite("browser")
 from browser import PYODIDE_TIMEOUT_MS, REPO, module_page, page_url  # noqa: E402
@@ -308,8 +309,7 @@ def test_a_plain_host_is_isolated_after_the_first_visit_and_stop_interrupts_in_p
     page.wait_for_timeout(500)
     clicked = time.monotonic()
     panel.get_by_role("button", name="Stop").click()
-    page.wait_for_function("el => el.textContent.includes('KeyboardInterrupt')", arg=output.element_handle(),
-                           timeout=10_000)
+    expect(output).to_contain_text("KeyboardInterrupt", timeout=10_000)  # on failure: what it shows instead
     print(f"\nStop -> KeyboardInterrupt in {time.monotonic() - clicked:.2f} s "
           f"(page side {page.evaluate('scalecoreTimings.lastStopMs'):.0f} ms)")
     page.wait_for_function(RUNNING, timeout=10_000)

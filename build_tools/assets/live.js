@@ -77,7 +77,11 @@ class LiveClient {
 
   spawn() {
     const started = performance.now();
-    this.interrupt = this.isolated ? new Uint8Array(new SharedArrayBuffer(1)) : null;
+    // The stop signal Pyodide polls (byte 0), then the newest request the stop is meant for
+    // (Int32 at 4): the worker clears only a stop meant for requests before the one it starts.
+    const stop = this.isolated ? new SharedArrayBuffer(8) : null;
+    this.interrupt = stop ? new Uint8Array(stop, 0, 1) : null;
+    this.stopTarget = stop ? new Int32Array(stop, 4, 1) : null;
     // input(): state and length (two Int32), then the answer's UTF-8 bytes (worker.js, readLine)
     this.input = this.isolated ? new SharedArrayBuffer(8 + INPUT_BYTES) : null;
     this.waitingInput = false;
@@ -104,6 +108,8 @@ class LiveClient {
   receive(worker, message, started) {
     if (worker !== this.worker || !message) return; // from a worker we terminated
     if (message.type === "progress") {
+      // An error is final: a download that finishes after a failed check must not cover it.
+      if (this.progress.stage === "error") return;
       this.emit(message);
       if (message.stage === "error") this.fail(worker, new Error(message.text));
       return;
@@ -223,6 +229,8 @@ class LiveClient {
     if (!this.busy && this.progress.stage === "ready") return Promise.resolve({ mode: "idle" });
     if (this.interrupt && this.progress.stage === "ready") {
       const ids = [...this.pending.keys()];
+      // Meant for every request sent so far, even one still queued in the worker.
+      Atomics.store(this.stopTarget, 0, this.nextId - 1);
       this.interrupt[0] = 2; // SIGINT
       this.cancelInput(); // an input() waiting for the reader returns, and raises KeyboardInterrupt
       return new Promise((resolve) => {

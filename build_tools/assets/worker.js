@@ -35,6 +35,7 @@ let browser = null; // the Python module scalecore.browser: compute, the console
 let computes = {}; // kind -> "package.module:function", from the manifest
 let ready = null;
 let interrupt = null;
+let stopTarget = null; // the newest request id a stop is meant for
 let input = null; // {state: Int32Array(2), bytes: Uint8Array}: see readLine
 let queue = Promise.resolve();
 let streamId = null;
@@ -74,7 +75,9 @@ async function handle(id, type, payload) {
     await ready;
     const handler = HANDLERS[type];
     if (!handler) throw new Error(`unknown request ${JSON.stringify(type)}`);
-    if (interrupt) interrupt[0] = 0; // a stop meant for an earlier request is stale
+    // A stop meant only for earlier requests is stale; one sent while this request waited in
+    // the queue is this request's, and Python raises KeyboardInterrupt as soon as it runs.
+    if (interrupt && id > Atomics.load(stopTarget, 0)) interrupt[0] = 0;
     post({ id, result: await handler(payload, id) });
   } catch (error) {
     post({ id, error: message(error) });
@@ -106,7 +109,8 @@ function progress(stage, step, text) {
 async function start(config) {
   const t0 = performance.now();
   const timings = {};
-  interrupt = config.interrupt ? new Uint8Array(config.interrupt) : null;
+  interrupt = config.interrupt ? new Uint8Array(config.interrupt, 0, 1) : null; // live.js, spawn()
+  stopTarget = config.interrupt ? new Int32Array(config.interrupt, 4, 1) : null;
   input = config.input ? { state: new Int32Array(config.input, 0, 2), bytes: new Uint8Array(config.input, 8) } : null;
 
   progress("download", 0, "Downloading the Python runtime\u2026");
@@ -190,7 +194,9 @@ function trackDownloads(checked) {
   const files = new Map(); // url -> {loaded, total, done}
   let last = 0;
   let started = false;
+  let broken = false; // a check failed: the error is the last word, not a later download's progress
   const report = (force) => {
+    if (broken) return;
     const all = [...files.values()];
     if (all.length >= 2 && all.every((file) => file.done)) {
       if (!started) progress("start", 1.5, "Starting Python\u2026");
@@ -214,6 +220,7 @@ function trackDownloads(checked) {
       const error = new Error(`the Python runtime file ${url} failed its check: its sha256 is ${actual}, the ` +
         `manifest says ${want}. The site's files are inconsistent (a partial upload, a stale cache, or a changed ` +
         "file); reload the page, and rebuild the site if this persists.");
+      broken = true;
       fail(error);
       throw error;
     }
