@@ -1,5 +1,7 @@
-"""Front-end files the site serves itself: our panel scripts and styles, and KaTeX's stylesheet
-and fonts for math (typeset at build time by build_tools/formulas.py: no math script ships).
+"""Front-end files the site serves itself: our panel scripts and styles, and the stylesheet and
+fonts of the math (typeset at build time by build_tools/formulas.py: no math script ships):
+KaTeX's for ``math: html``; for ``math: mathml``, a cut of STIX Two Math with Temml's stylesheet,
+made for the characters the build typeset (build_tools/math_font.py, written at the end).
 
 Everything comes from this repository or from npm packages pinned in build_tools/package-lock.json
 and is copied into the site, so a page makes no request to another host (and works offline).
@@ -41,24 +43,30 @@ def uses_math(config) -> bool:
     return "pymdownx.arithmatex" in config.markdown_extensions
 
 
-def register(config, root: Path, katex_styles: bool, isolation: bool = False) -> None:
+def register(config, root: Path, math: str, isolation: bool = False) -> None:
     """Add our styles and scripts to every page (once, even if on_config runs again on serve).
 
     With ``isolation`` (live mode), isolate.js registers the service worker that makes pages
     cross-origin isolated (build_tools/runtime.py serves it at the site root).
 
-    Math is typeset at build time by KaTeX from its npm package: a site that uses math
-    (pymdownx.arithmatex) without the package cannot be built, so that is an error.
+    Math is typeset at build time from an npm package (KaTeX for ``math: html``, Temml for
+    ``mathml``): a site that uses math (pymdownx.arithmatex) without it cannot be built, so that
+    is an error.
     """
-    math = uses_math(config)
-    katex = math and katex_folder(root).is_dir()
-    if math and not katex:
+    from build_tools.formulas import ENGINES
+    from build_tools.math_font import CSS_SITE as MATHML_CSS, FONT_IN_PACKAGES
+
+    uses = uses_math(config)
+    needed = [NODE_MODULES / ENGINES[math], NODE_MODULES / FONT_IN_PACKAGES if math == "mathml" else katex_folder(root)]
+    missing = [path for path in needed if not path.exists()] if uses else []
+    if missing:
         raise PluginError(
-            f"scalecore: the pages use math (pymdownx.arithmatex), but KaTeX is missing from {katex_folder(root)}, "
+            f"scalecore: the pages use math (pymdownx.arithmatex), but {missing[0]} is missing, "
             "so every formula would show as raw TeX. Fix: run 'npm ci --prefix build_tools' "
             "(bash build_tools/dev.sh build does it)."
         )
-    for css in ((KATEX_CSS,) if katex and katex_styles else ()) + CSS:
+    math_css = ((KATEX_CSS if math == "html" else MATHML_CSS),) if uses else ()
+    for css in math_css + CSS:
         if css not in config.extra_css:
             config.extra_css.append(css)
     present = [str(script) for script in config.extra_javascript]

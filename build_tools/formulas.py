@@ -1,37 +1,49 @@
-"""Math typeset when the site is built: every formula of every page, by KaTeX in Node.
+"""Math typeset when the site is built: every formula of every page, in Node, once per build.
 
 pymdownx.arithmatex (generic mode) leaves each formula as TeX, in ``<span class="arithmatex">``
 with ``\\( ... \\)`` or ``<div class="arithmatex">`` with ``\\[ ... \\]``. Typeset in the reader's
 browser, that costs a script and a long task at every page load, and from file:// it never
 happened (the script waited for a Material signal that does not fire there). So the build
-typesets each formula once, with the pinned KaTeX package in one Node process for the whole
-build, and the page ships no math JavaScript:
+typesets each formula once, in one Node process for the whole build, and the page ships no math
+JavaScript. Two outputs (the plugin option ``math``), measured on the softmax module page
+(benchmarks/RESULTS.md):
 
-- ``output: html``: KaTeX's HTML for the eye, with its stylesheet and fonts, as the site looked
-  when the browser typeset it, plus MathML for screen readers (KaTeX's ``htmlAndMathml``);
-- ``output: mathml``: MathML alone, which Chromium, Firefox and Safari render natively: a
-  fraction of the DOM, drawn with the browser's math font.
+- ``mathml`` (the default): MathML Core, which Chromium, Firefox and Safari draw natively, from
+  Temml (a KaTeX descendant written for MathML Core: KaTeX's own MathML relies on
+  ``mathvariant``, which Chromium ignores, so its blackboard-bold E came out italic). It is drawn
+  with STIX Two Math, cut at build to the characters the site uses (build_tools/math_font.py):
+  a few kB instead of KaTeX's 100 kB of fonts, and about 6,300 fewer DOM elements on that page.
+  Screen readers read the MathML itself.
+- ``html``: KaTeX's HTML for the eye, with its stylesheet and fonts (Computer Modern, as the site
+  looked when the browser typeset it), plus a MathML copy for screen readers
+  (KaTeX's ``htmlAndMathml``).
 
-A formula KaTeX cannot parse stops the build with the page, the line and KaTeX's message.
-Rendered formulas are kept in the cache (keyed by the TeX and KaTeX's version), so a warm build
-starts no Node at all.
+A formula the typesetter cannot parse stops the build with the page, the line and its message.
+Rendered formulas are kept in the cache (keyed by the TeX, the engine and its version), so a
+warm build starts no Node at all.
 """
 
 import html
 import re
 from pathlib import Path
 
-OUTPUTS = {"html": "htmlAndMathml", "mathml": "mathml"}
+ENGINES = {"html": "katex", "mathml": "temml"}  # the option's value -> the npm package that typesets it
 NODE_MODULES = Path(__file__).resolve().parent / "node_modules"
 FORMULA = re.compile(r'<(?P<tag>span|div) class="arithmatex">(?P<open>\\\(|\\\[)(?P<tex>.*?)(?:\\\)|\\\])</(?P=tag)>',
                      re.S)
 SERVER = r"""
-const katex = require(process.argv[1]), readline = require("readline");
+// argv: the package.json beside node_modules, and the engine's package name (resolved as Node
+// resolves it, so the package's own "exports" choose its CommonJS build)
+const engine = process.argv[2], typeset = require("module").createRequire(process.argv[1])(engine);
+const readline = require("readline");
+const options = (display) => engine === "katex"
+  ? { displayMode: display, output: "htmlAndMathml", throwOnError: true, strict: "ignore" }
+  : { displayMode: display, throwOnError: true, annotate: true };
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
-  const [tex, display, output] = JSON.parse(line);
+  const [tex, display] = JSON.parse(line);
   let answer;
   try {
-    answer = { markup: katex.renderToString(tex, { displayMode: display, output, throwOnError: true, strict: "ignore" }) };
+    answer = { markup: typeset.renderToString(tex, options(display)) };
   } catch (error) {
     answer = { error: String(error && error.message || error) };
   }
@@ -50,18 +62,18 @@ class Typesetter:
     def __init__(self, output: str, cache_file: Path, log):
         from build_tools.cache import read_record
 
-        self.output = OUTPUTS[output]
+        self.engine = ENGINES[output]
         self.cache_file = cache_file
-        self.version = katex_version()
+        self.version = f"{self.engine} {engine_version(self.engine)}"
         data = read_record(cache_file, log)
-        fresh = isinstance(data, dict) and data.get("katex") == self.version and isinstance(data.get("markup"), dict)
+        fresh = isinstance(data, dict) and data.get("engine") == self.version and isinstance(data.get("markup"), dict)
         self.memo: dict[str, str] = dict(data["markup"]) if fresh else {}
         self.loaded, self.used = set(self.memo), set()
         self.server = None
 
     def page(self, content: str, page: str, source) -> str:
         """``content`` with every formula typeset; ``page`` and ``source()`` (its markdown, read
-        only when needed) name the line of a formula KaTeX refuses."""
+        only when needed) name the line of a formula the typesetter refuses."""
 
         def typeset(match: re.Match) -> str:
             tex = html.unescape(match["tex"])
@@ -72,16 +84,16 @@ class Typesetter:
         return FORMULA.sub(typeset, content)
 
     def formula(self, tex: str, display: bool, page: str, source) -> str:
-        key = f"{'D' if display else 'I'}{self.output}\u0000{tex}"
+        key = f"{'D' if display else 'I'}\u0000{tex}"
         self.used.add(key)
         if key not in self.memo:
-            answer = self._server().ask([tex, display, self.output])
+            answer = self._server().ask([tex, display])
             if "error" in answer:
                 line = _line_of(source(), tex)
                 where = f"{page}:{line}" if line else page
-                raise MathError(f"{where}: the formula {_shown(tex)} is not valid TeX for KaTeX: {answer['error']}. "
-                                "Fix: correct the TeX (KaTeX's supported functions: build_tools/node_modules/katex/"
-                                "README.md), or write it as code with backticks.")
+                raise MathError(f"{where}: the formula {_shown(tex)} is not valid TeX for {self.engine.capitalize()}: "
+                                f"{answer['error'].strip()}. Fix: correct the TeX (the functions it supports: "
+                                f"build_tools/node_modules/{self.engine}/README.md), or write it as code with backticks.")
             self.memo[key] = answer["markup"]
         return self.memo[key]
 
@@ -89,7 +101,8 @@ class Typesetter:
         from build_tools.node import LineServer
 
         if self.server is None:
-            self.server = LineServer(SERVER, [str(NODE_MODULES / "katex")], "typesetting the math (KaTeX)")
+            self.server = LineServer(SERVER, [str(NODE_MODULES.parent / "package.json"), self.engine],
+                                     f"typesetting the math ({self.engine.capitalize()})")
         return self.server
 
     def save(self) -> None:
@@ -102,16 +115,21 @@ class Typesetter:
         if self.used == self.loaded:
             return
         try:
-            write_record(self.cache_file, {"katex": self.version, "markup": {k: self.memo[k] for k in sorted(self.used)}})
+            write_record(self.cache_file, {"engine": self.version, "markup": {k: self.memo[k] for k in sorted(self.used)}})
             self.loaded = set(self.used)
         except OSError:
             pass
 
 
-def katex_version() -> str:
+    def markup(self) -> list[str]:
+        """Every formula this build typeset, as it went into the pages (for the math font's cut)."""
+        return [self.memo[key] for key in sorted(self.used)]
+
+
+def engine_version(engine: str) -> str:
     import json
 
-    return json.loads((NODE_MODULES / "katex" / "package.json").read_text(encoding="utf-8"))["version"]
+    return json.loads((NODE_MODULES / engine / "package.json").read_text(encoding="utf-8"))["version"]
 
 
 def _shown(tex: str) -> str:

@@ -26,7 +26,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, cache, csp, disk, formulas, mentor, registry, runtime, site_kinds, views
+from build_tools import assets, bake, cache, csp, disk, formulas, math_font, mentor, registry, runtime, site_kinds, views
 from build_tools.cache import forget_templates, save_templates, template_cache
 from build_tools.quotes import QuoteError, expand_quotes, namespace
 from build_tools.blocks.base import use_template_cache
@@ -88,9 +88,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.kind_settings = site_kinds.settings(self.kinds, self.config.kinds, self.config.where)
         except (registry.KindError, ValueError) as error:
             raise PluginError(f"scalecore: {error}") from None
-        assets.register(config, self.root, katex_styles=self.config.math == "html", isolation=self.config.live)
+        assets.register(config, self.root, math=self.config.math, isolation=self.config.live)
         self.typesetter = formulas.Typesetter(self.config.math, self.cache / "math.json", log) \
             if assets.uses_math(config) else None
+        self.math_font = math_font.MathFont(self.cache / "math-font") if self.config.math == "mathml" else None
         use_template_cache(self.cache / "templates")
         views.use_cache(self.cache / "views.json", log)
         if self.command == "build" and not self.staged:
@@ -404,6 +405,11 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                 target = Path(config.site_dir) / site_path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_text(text, encoding="utf-8")
+            if self.typesetter is not None and self.math_font is not None:
+                for site_path, data in self.math_font.files(self.typesetter.markup()).items():
+                    target = Path(config.site_dir) / site_path
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    target.write_bytes(data)
         except OSError as error:
             raise PluginError(disk.explain(error, "writing the fallbacks' figures")) from None
         if self.staged:

@@ -262,7 +262,7 @@ def test_a_corpus_linked_from_outside_the_site_is_named_in_a_warning(cold, site,
         "instead of linking it."], result.describe()
 
 
-def test_a_formula_katex_cannot_parse_stops_the_build_with_page_and_line(cold, site):
+def test_a_formula_the_typesetter_cannot_parse_stops_the_build_with_page_and_line(cold, site):
     edit(site / "mkdocs.yml", "  - pymdownx.superfences", "  - pymdownx.superfences\n  - pymdownx.arithmatex:\n"
                                                           "      generic: true")
     lesson = site / "docs" / "lesson.md"
@@ -272,17 +272,17 @@ def test_a_formula_katex_cannot_parse_stops_the_build_with_page_and_line(cold, s
     result = failed_plainly(with_faults(site))
     assert len(result.errors) == 2 and result.errors[0] == "Error building page 'lesson.md':", result.describe()
     assert result.errors[1].startswith(f"scalecore: docs/lesson.md:{line}: the formula \u201c\\frac{{1}}{{\\sqrt{{d_k}}"
-                                       "\u201d is not valid TeX for KaTeX: KaTeX parse error: "), result.describe()
+                                       "\u201d is not valid TeX for Temml: "), result.describe()
     assert "Fix: correct the TeX" in result.errors[1]
     assert tree(site / "site") == cold[1]
 
 
-def test_math_without_katex_is_an_error_not_raw_tex(cold, site, tmp_path):
+def test_math_without_its_typesetter_is_an_error_not_raw_tex(cold, site, tmp_path):
     edit(site / "mkdocs.yml", "  - pymdownx.superfences", "  - pymdownx.superfences\n  - pymdownx.arithmatex:\n"
                                                           "      generic: true")
     result = failed_plainly(with_faults(site, "--set", f"build_tools.assets:NODE_MODULES={tmp_path / 'none'}"))
     assert result.errors == [
-        f"scalecore: the pages use math (pymdownx.arithmatex), but KaTeX is missing from "
-        f"{tmp_path / 'none' / 'katex' / 'dist'}, so every formula would show as raw TeX. Fix: run "
+        f"scalecore: the pages use math (pymdownx.arithmatex), but {tmp_path / 'none' / 'temml'} is missing, "
+        f"so every formula would show as raw TeX. Fix: run "
         "'npm ci --prefix build_tools' (bash build_tools/dev.sh build does it)."], result.describe()
     assert tree(site / "site") == cold[1]

@@ -1,0 +1,142 @@
+"""The math font of MathML output: STIX Two Math, cut at build to the characters the site uses.
+
+Browsers draw MathML with a font that has an OpenType MATH table (the metrics of fractions and
+radicals, and the larger variants of brackets that stretch). What a reader's system has varies
+(often none on Linux, so Chromium falls back to the text font and subscripts drift), so the site
+serves its own: STIX Two Math (SIL Open Font License), from the pinned npm package
+``@fontsource/stix-two-math``, with Temml's stylesheet for it.
+
+The whole font is 370 kB. fontTools (already here, as matplotlib's) cuts it to the glyphs of the
+characters the formulas use, keeping the MATH table's variants of those glyphs, so the browser
+can still stretch a bracket: a few kB. The cut is WOFF (zlib), which needs no extra Python
+package; fontTools writes it deterministically (no timestamp), so two builds give the same bytes.
+
+The characters are those of the MathML as typeset, plus the ones the browser draws without them
+being in the text: the radical sign of a square root, and the mathematical italic letters
+Chromium substitutes for a single-letter identifier (MathML Core's ``math-auto`` transform).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import io
+import os
+import re
+from pathlib import Path
+
+NODE_MODULES = Path(__file__).resolve().parent / "node_modules"
+FONT_IN_PACKAGES = Path("@fontsource/stix-two-math/files/stix-two-math-latin-400-normal.woff")
+FONT = NODE_MODULES / FONT_IN_PACKAGES
+TEMML_CSS = NODE_MODULES / "temml" / "dist" / "Temml-STIX2.css"
+SITE = "assets/scalecore/math"
+CSS_SITE = f"{SITE}/math.css"
+FONT_SITE = f"{SITE}/stix-two-math.woff"
+
+ANNOTATION = re.compile(r"<annotation\b[^>]*>.*?</annotation>", re.S)
+TEXT = re.compile(r">([^<]+)<")
+SINGLE_IDENTIFIER = re.compile(r"<mi(?![^>]*mathvariant=\"normal\")[^>]*>([^<])</mi>")
+FONT_FACE = re.compile(r"@font-face\s*\{[^}]*\}", re.S)
+
+
+def italic(char: str) -> str | None:
+    """The mathematical italic form of a Latin or Greek letter (Unicode's Mathematical
+    Alphanumeric Symbols), which Chromium draws for ``<mi>x</mi>``; None for anything else."""
+    code = ord(char)
+    if char == "h":
+        return "\u210e"  # the one hole of the italic Latin block: PLANCK CONSTANT
+    if "A" <= char <= "Z":
+        return chr(0x1D434 + code - ord("A"))
+    if "a" <= char <= "z":
+        return chr(0x1D44E + code - ord("a"))
+    if "\u0391" <= char <= "\u03a9":
+        return chr(0x1D6E2 + code - 0x391)
+    if "\u03b1" <= char <= "\u03c9":
+        return chr(0x1D6FC + code - 0x3B1)
+    return {"\u0131": "\U0001d6a4", "\u0237": "\U0001d6a5", "\u2202": "\U0001d715", "\u03f5": "\U0001d716",
+            "\u03d1": "\U0001d717", "\u03f0": "\U0001d718", "\u03d5": "\U0001d719", "\u03f1": "\U0001d71a",
+            "\u03d6": "\U0001d71b", "\u2207": "\U0001d6fb"}.get(char)
+
+
+def characters(markup: list[str]) -> str:
+    """Every character the browser will draw for these formulas (MathML markup), sorted."""
+    found = set()
+    for formula in markup:
+        shown = ANNOTATION.sub("", formula)  # the TeX source is kept for copying, never drawn
+        for text in TEXT.findall(shown):
+            found.update(html.unescape(text))
+        found.update(filter(None, (italic(letter) for letter in SINGLE_IDENTIFIER.findall(shown))))
+        if "<msqrt" in shown or "<mroot" in shown:
+            found.add("\u221a")
+    found.update(" \u00a0")  # the font's own space, for the spacing around operators
+    return "".join(sorted(char for char in found if not char.isspace() or char in " \u00a0"))
+
+
+def cut(chars: str, font: Path = FONT) -> bytes:
+    """The font, cut to ``chars`` (and what its layout and MATH tables need to draw them)."""
+    from fontTools import subset
+    from fontTools.ttLib import TTFont
+
+    options = subset.Options()
+    options.layout_features = ["*"]  # ssty (script-size forms) and the rest: what MathML asks for
+    options.flavor = "woff"
+    options.name_IDs = ["*"]  # the licence and copyright names travel with the font
+    options.notdef_outline = True
+    face = TTFont(str(font))
+    cutter = subset.Subsetter(options)
+    cutter.populate(text=chars)
+    cutter.subset(face)
+    out = io.BytesIO()
+    face.save(out)
+    return out.getvalue()
+
+
+def stylesheet(css: Path = TEMML_CSS) -> str:
+    """Temml's stylesheet for STIX Two, its font pointing at the cut font beside it. The reader's
+    own copy (``local()``) is not asked for: a different version would draw different metrics."""
+    face = ("@font-face {\n  font-family: STIX2;\n  src: url('stix-two-math.woff') format('woff');\n"
+            "  font-display: swap;\n}")
+    text = css.read_text(encoding="utf-8")
+    if not FONT_FACE.search(text):
+        raise ValueError(f"{css}: no @font-face rule to point at the cut font (has Temml changed its stylesheet?)")
+    # STIX Two's letters are drawn smaller than Computer Modern's at the same size; KaTeX sets its
+    # formulas at 1.21em of the text for the same reason. 1.12em matches their x-height.
+    size = "\n/* Scalecore: formulas as tall as KaTeX's beside the text */\n.arithmatex > math { font-size: 1.12em; }\n"
+    return FONT_FACE.sub(lambda _: face, text, count=1) + size
+
+
+class MathFont:
+    """The cut font and its stylesheet for one build, remembered in the cache by what was cut."""
+
+    def __init__(self, cache_dir: Path):
+        self.cache_dir = cache_dir
+
+    def files(self, markup: list[str]) -> dict[str, bytes]:
+        """Site path -> bytes: the stylesheet and the font cut to ``markup``'s characters."""
+        return {CSS_SITE: stylesheet().encode("utf-8"), FONT_SITE: self.font(characters(markup))}
+
+    def font(self, chars: str) -> bytes:
+        """The cut, from the cache when this build's characters were cut before. The cached file
+        is named by what was cut and by its own sha256, checked on reading, so a damaged copy is
+        cut again rather than served; only the newest cut is kept."""
+        key = hashlib.sha256((hashlib.sha256(FONT.read_bytes()).hexdigest() + chars).encode()).hexdigest()[:32]
+        for cached in sorted(self.cache_dir.glob(f"{key}.*.woff")):
+            try:
+                font = cached.read_bytes()
+            except OSError:
+                continue
+            if cached.name == f"{key}.{hashlib.sha256(font).hexdigest()[:32]}.woff":
+                return font
+        font = cut(chars)
+        try:  # best effort: the cache only saves time
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            target = self.cache_dir / f"{key}.{hashlib.sha256(font).hexdigest()[:32]}.woff"
+            partial = target.with_suffix(f".{os.getpid()}.partial")
+            partial.write_bytes(font)
+            partial.replace(target)
+            for old in self.cache_dir.glob("*.woff"):
+                if old != target:
+                    old.unlink(missing_ok=True)
+        except OSError:
+            pass
+        return font
