@@ -55,9 +55,11 @@ def kind_entry(kind, bake, served: dict[str, str], files: dict[str, Path]) -> di
     return described
 
 
-def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files, runtime, kinds) -> dict:
+def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files, runtime, kinds,
+                   runtime_details=None) -> dict:
     """``corpora``: name -> dict(title, counts, embeddings site path); ``files``: site path -> file;
-    ``runtime``: key -> site path; ``kinds``: name -> (Kind, KindBake or None, served files)."""
+    ``runtime``: key -> site path; ``kinds``: name -> (Kind, KindBake or None, served files);
+    ``runtime_details``: key -> more fields of that runtime entry (the snapshot's staleness key)."""
     return {
         "schema": SCHEMA,
         "version": version,
@@ -76,7 +78,8 @@ def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files
             }
             for name, info in corpora.items()
         ],
-        "runtime": {key: entry(path, files) for key, path in runtime.items()},
+        "runtime": {key: {**entry(path, files), **(runtime_details or {}).get(key, {})}
+                    for key, path in runtime.items()},
         "kinds": {name: kind_entry(kind, bake, served, files) for name, (kind, bake, served) in sorted(kinds.items())},
     }
 

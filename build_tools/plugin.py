@@ -37,6 +37,7 @@ from build_tools.kind import Site
 from build_tools.module_meta import check_callouts, check_module_meta, check_neighbours, check_section_meta
 from build_tools.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, build_manifest, \
     for_pages
+from build_tools import snapshot
 from build_tools.site_swap import StagedSite, WarningCounter
 from build_tools.node import NodeError
 from scalecore.corpus import CorpusError
@@ -138,6 +139,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                 if self.config.live else runtime.Runtime({}, {}))
         self.files.update(mentor.assets(assets.NODE_MODULES))
         self.mentor_model = self._mentor_model() if self.config.mentor_model else None
+        if self.config.live and self.config.live_snapshot:
+            self._snapshot(live)
         self.files.update(live.files)
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
         self.mentor = mentor.Collector()  # every page's passages, for the module pages' mentor
@@ -150,6 +153,21 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             PAGE_MANIFEST: json.dumps(pages_manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
             PAGE_MANIFEST_SCRIPT: bake.data_script("manifest", pages_manifest),
         }
+
+    def _snapshot(self, live: "runtime.Runtime") -> None:
+        """Pyodide's memory snapshot (build_tools/snapshot.py), with the modules of every compute
+        function the manifest will list imported; without it the worker loads Python normally."""
+        computes = [self.used[name].compute for name in sorted(self.baked) if getattr(self.used[name], "compute", None)]
+        try:
+            made = snapshot.make(runtime.pyodide_folder(self.root), live.wheels(), snapshot.compute_modules(computes),
+                                 self.cache, log)
+        except snapshot.SnapshotError as error:
+            log.warning(f"live: no memory snapshot ({error}); live mode will start Python the normal way. "
+                        "To build without trying, set 'live_snapshot: false' for the scalecore plugin.")
+            return
+        live.files[snapshot.SITE_PATH] = made.path
+        live.manifest[snapshot.MANIFEST_KEY] = snapshot.SITE_PATH
+        live.details[snapshot.MANIFEST_KEY] = {"key": made.key, "imports": list(made.imports), "bytes": made.raw_bytes}
 
     def _site(self, name: str | None = None) -> Site:
         return Site(
@@ -205,7 +223,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             sentence=self.config.sentence, tokens=self.tokens, seeds=self.config.seeds,
             corpora={name: {"title": c.title, "counts": c.counts(), "embeddings": f"{bake.EMBEDDINGS}/{name}.json"}
                      for name, c in self.corpora.items()},
-            files=self.files, runtime=live.manifest,
+            files=self.files, runtime=live.manifest, runtime_details=live.details,
             kinds={name: (kind, self.baked.get(name), self.served[name]) for name, kind in self.used.items()},
         )
 

@@ -20,7 +20,7 @@ COOP/COEP headers, so Stop can interrupt Python and input() can wait for the rea
 import hashlib
 import json
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
@@ -42,6 +42,12 @@ WHEELS_DIR = Path(__file__).parent / "browser_wheels"  # bash build_tools/dev.sh
 class Runtime:
     files: dict[str, Path]  # site path -> source file
     manifest: dict[str, str]  # manifest key -> site path
+    details: dict[str, dict] = field(default_factory=dict)  # manifest key -> more fields of its entry
+
+    def wheels(self) -> list[Path]:
+        """The wheels live mode installs, in the worker's order: the core's, then the site's own."""
+        keys = ["core_wheel"] + sorted(key for key in self.manifest if key.startswith("wheel_"))
+        return [self.files[self.manifest[key]] for key in keys if key in self.manifest]
 
 
 @dataclass(frozen=True)

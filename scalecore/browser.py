@@ -36,6 +36,21 @@ def start(files_json: str, read_line=None) -> None:
     builtins.input = console_input
 
 
+def restored() -> None:
+    """After Python was restored from the build's memory snapshot (build_tools/snapshot.py): what
+    the snapshot froze for every visitor is made this visit's own. The random module was seeded
+    from a fixed sequence at build, so it is seeded again from the browser's entropy (tempfile's
+    name generator too, created again when next needed), and the import system forgets the
+    directory listings it cached at build (the wheel was unpacked again into a new file system)."""
+    import random
+
+    random.seed()
+    tempfile = sys.modules.get("tempfile")
+    if tempfile is not None and getattr(tempfile, "_name_sequence", None) is not None:
+        tempfile._name_sequence = None
+    importlib.invalidate_caches()
+
+
 def console_input(prompt: object = "") -> str:
     """input() in the console: the prompt is shown on the reader's input line (never printed, so
     it cannot end up in later output); Stop while it waits raises KeyboardInterrupt."""

@@ -9,7 +9,7 @@
 //
 // A module, imported by panels.js only for pages with a console, over http.
 
-import { connect, StoppedError } from "./live.js";
+import { connect, prefetch, StoppedError } from "./live.js";
 
 const S = globalThis.scalecore;
 const u = S.util;
@@ -83,6 +83,11 @@ class Console {
     );
     for (const node of this.root.querySelectorAll(".scalecore-fallback, [data-scalecore-fallback]")) node.hidden = true;
     this.editor.addEventListener("keydown", (event) => this.keydown(event));
+    // Intent to run code (the editor focused, a pointer over or pressing Run, focus on it):
+    // Python starts now (live.js, prefetch), so less is left to wait for after Run.
+    const warm = () => prefetch(this.manifest);
+    this.editor.addEventListener("focus", warm, { once: true });
+    for (const type of ["pointerenter", "pointerdown", "focus"]) this.runButton.addEventListener(type, warm, { once: true });
   }
 
   /* The examples the block ships (template.html): a picker that puts one in the editor. */

@@ -10,7 +10,10 @@
 //   client.answer(text);   // the reader's line for an input() the worker waits on (isolated pages)
 //
 // Timings for benchmarks go to window.scalecoreTimings: liveReadyMs (worker start to Python
-// ready), liveStartup (the worker's own split), restartReadyMs after a stop.
+// ready), liveStartup (the worker's own split, with snapshot: "used" or why not), restartReadyMs
+// after a stop, prefetchedAt (when intent started the worker: prefetch()).
+//
+//   live.prefetch(manifest);   // intent (hover, focus, pointerdown): start the worker early
 
 const timings = (globalThis.scalecoreTimings = globalThis.scalecoreTimings || {});
 let shared = null;
@@ -41,6 +44,10 @@ function runtimeConfig(manifest) {
     extra.packages = absolute(data.runtime.packages);
     files["assets/pyodide/packages.json"] = extra.packages; // scalecore.browser reads it for import errors
   }
+  // The build's memory snapshot (build_tools/snapshot.py): the worker checks its key and sha256
+  // itself and falls back to the normal load, so it is not among the files a failed check stops.
+  const snapshot = data.runtime.snapshot;
+  if (snapshot) extra.snapshot = { ...absolute(snapshot), key: snapshot.key, bytes: snapshot.bytes };
   // Pyodide's own files, each with its sha256: the worker checks them before Python starts.
   const checked = [absolute(data.runtime.pyodide)].concat(Object.keys(data.runtime).sort()
     .filter((key) => key.indexOf("pyodide_") === 0).map((key) => absolute(data.runtime[key])));
@@ -273,6 +280,22 @@ export function connect(manifest, { onProgress } = {}) {
   if (!shared) shared = new LiveClient(runtimeConfig(manifest));
   if (onProgress) shared.onProgress(onProgress);
   return shared;
+}
+
+/* A reader's intent to go live (a pointer over or pressing a live control, focus on it, the
+   console's editor focused): the worker starts now, with its downloads (the runtime and the
+   memory snapshot), so less is left to wait for after the click. No progress is shown yet; the
+   control that is then used attaches its own. Returns the client, or null when the site has no
+   runtime (the click says why). */
+export function prefetch(manifest) {
+  try {
+    const started = !shared;
+    const live = connect(manifest);
+    if (started) timings.prefetchedAt = performance.now();
+    return live;
+  } catch (error) {
+    return null;
+  }
 }
 
 /* connect(), resolved once Python is ready. */

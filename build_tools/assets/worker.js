@@ -7,7 +7,7 @@
 //
 //   init         {pyodide, wheels: [{url, sha256}], files: {site path: {url, sha256}},
 //                 computes: {kind: "package.module:function"}, lock?: {url, sha256},
-//                 packages?: {url, sha256}, interrupt?, input?}
+//                 packages?: {url, sha256}, snapshot?: {url, sha256, key, bytes}, interrupt?, input?}
 //                all URLs absolute; interrupt and input are SharedArrayBuffers when the page is
 //                cross-origin isolated (input: see readLine below)
 //   compute      {kind, points: [params]}  -> the kind's compute function on each: a list of JSON
@@ -119,14 +119,39 @@ async function start(config) {
   const packages = config.packages ? JSON.parse(await checkedText(config.packages)) : { mirror: null };
   const mirror = packages.mirror ? new URL(packages.mirror, config.pyodide).href : null;
   const lock = config.lock ? await lockFile(config.lock, mirror) : null;
-  const downloads = trackDownloads(config.runtime || []);
+  const downloads = trackDownloads(config.runtime || [], config.snapshot ? [config.snapshot.url] : []);
+  let restored = false;
   try {
     await downloads.verifyModules(); // pyodide.mjs and pyodide.asm.mjs, before they run
-    const { loadPyodide } = await import(config.pyodide);
+    const pyodideModule = await import(config.pyodide);
+    const { loadPyodide } = pyodideModule;
     const options = { indexURL: new URL(".", config.pyodide).href };
     if (lock) Object.assign(options, { lockFileContents: lock, packageBaseUrl: new URL(".", config.lock.url).href });
-    // Emscripten catches a failed WebAssembly start and waits forever: a failed check ends it here.
-    pyodide = await Promise.race([loadPyodide(options), downloads.failed]);
+    // From the build's memory snapshot when there is a current one (see snapshotPlan); any
+    // problem with it means the normal load, with the reason logged and in the timings.
+    const plan = snapshotPlan(config, pyodideModule.version, timings);
+    if (plan.bytes) {
+      try {
+        // Emscripten catches a failed WebAssembly start and waits forever: a failed check ends it here.
+        pyodide = await Promise.race([loadPyodide({ ...options, _loadSnapshot: plan.bytes }), downloads.failed]);
+        restored = true;
+      } catch (error) {
+        if (downloads.broken()) throw error; // a runtime file failed its check: no load can help
+        Object.assign(plan, error && error.snapshotStatus
+          ? { status: error.snapshotStatus, reason: error.message }
+          : { status: "refused", reason: "Pyodide refused it: " + message(error) });
+      }
+    }
+    timings.snapshot = restored ? "used" : plan.status;
+    if (restored) {
+      console.info(`scalecore: Python restored from the build's memory snapshot (${Math.round(timings.snapshotMs)} ms ` +
+        "to download, check and decompress it).");
+    } else {
+      timings.snapshotReason = plan.reason;
+      (plan.status === "none" ? console.info : console.warn)(`scalecore: the memory snapshot was not used ` +
+        `(${plan.status}: ${plan.reason}); Python starts the normal way.`);
+      pyodide = await Promise.race([loadPyodide(options), downloads.failed]);
+    }
   } finally {
     downloads.restore();
   }
@@ -168,6 +193,7 @@ async function start(config) {
 
   t = performance.now();
   browser = pyodide.pyimport("scalecore.browser");
+  if (restored) browser.restored(); // this visit's own random seed, fresh import caches
   browser.start(JSON.stringify(config.files || {}), input ? readLine : undefined); // undefined: None
   computes = config.computes || {};
   timings.runtimeMs = performance.now() - t;
@@ -175,6 +201,67 @@ async function start(config) {
   progress("ready", 4, "Python is ready.");
   return timings;
 }
+
+// ------------------------------------------------------------------------------ the snapshot
+
+// The memory snapshot the build made (build_tools/snapshot.py): a saved WebAssembly heap with
+// Python booted, the core's wheel unpacked and the live compute functions' modules imported, so
+// Pyodide copies it into place instead of starting the interpreter (a third of the time). It is
+// used only when the manifest lists one whose key matches what this worker loads: the Pyodide
+// version of the module it imported, the sha256 of pyodide.asm.wasm and of every wheel (the
+// runtime or a wheel changed since the build: "stale"). Its download starts at once, beside
+// Pyodide's own; its sha256 is checked ("tampered") before DecompressionStream unpacks it, and
+// Pyodide itself refuses a heap of another build ("refused"). Any of these: the normal load.
+// The file system is not part of the heap: start() unpacks the wheel again as it always does.
+function snapshotPlan(config, version, timings) {
+  const entry = config.snapshot;
+  if (!entry) return { status: "none", reason: "the site ships no memory snapshot (plugin option live_snapshot)" };
+  const wasm = (config.runtime || []).find((file) => /\/pyodide\.asm\.wasm$/.test(new URL(file.url, self.location.href).pathname));
+  const key = `pyodide=${version};pyodide.asm.wasm=${wasm ? wasm.sha256 : "?"};wheels=` +
+    (config.wheels || []).map((wheel) => wheel.sha256).join(",");
+  if (entry.key !== key) {
+    return { status: "stale", reason: `it was made for ${entry.key}, this page loads ${key}` };
+  }
+  if (typeof DecompressionStream !== "function") {
+    return { status: "unsupported", reason: "this browser has no DecompressionStream" };
+  }
+  const bytes = snapshotBytes(entry, timings);
+  bytes.catch(() => {}); // loadPyodide awaits it; the reason is reported there, never as unhandled
+  return { bytes };
+}
+
+function snapshotProblem(status, text) {
+  const error = new Error(text);
+  error.snapshotStatus = status;
+  return error;
+}
+
+async function snapshotBytes(entry, timings) {
+  const t = performance.now();
+  const response = await fetch(entry.url); // trackDownloads' fetch: its bytes count in the progress
+  if (!response.ok) throw snapshotProblem("missing", `${entry.url} answered HTTP ${response.status}`);
+  const packed = new Uint8Array(await response.arrayBuffer());
+  const actual = await sha256(packed);
+  if (actual !== entry.sha256) {
+    const decoded = !(packed[0] === 0x1f && packed[1] === 0x8b);
+    throw snapshotProblem("tampered", `${entry.url} has sha256 ${actual}, the manifest says ${entry.sha256}` +
+      (decoded ? " (it is not gzip: was it sent with Content-Encoding: gzip and decoded on the way?)" : ""));
+  }
+  let raw;
+  try {
+    const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+    raw = new Uint8Array(await new Response(stream).arrayBuffer());
+  } catch (error) {
+    throw snapshotProblem("unreadable", `${entry.url} could not be decompressed: ${message(error)}`);
+  }
+  if (entry.bytes && raw.length !== entry.bytes) {
+    throw snapshotProblem("unreadable", `${entry.url} decompressed to ${raw.length} bytes, the manifest says ${entry.bytes}`);
+  }
+  timings.snapshotMs = performance.now() - t;
+  return raw;
+}
+
+// ------------------------------------------------------------------------------ downloads
 
 // The big downloads (the WebAssembly module and the standard library, ~12 MB) are watched
 // byte by byte, so the page can show real progress and then say "Starting Python" while the
@@ -185,7 +272,7 @@ async function start(config) {
 // from the browser's cache), the WebAssembly module and the standard library as Pyodide fetches
 // them, so they are downloaded once and only checked bytes reach it. A mismatch stops live mode
 // with a plain message.
-function trackDownloads(checked) {
+function trackDownloads(checked, watched = []) {
   const expected = new Map(checked.map((entry) => [new URL(entry.url, self.location.href).href, entry.sha256]));
   const original = self.fetch;
   let fail;
@@ -239,7 +326,8 @@ function trackDownloads(checked) {
       }
       return new Response(bytes, { status: response.status, statusText: response.statusText, headers: response.headers });
     }
-    if (!/\.wasm$|python_stdlib\.zip$/.test(url) || !response.ok || !response.body) return response;
+    const big = /\.wasm$|python_stdlib\.zip$/.test(url) || watched.some((entry) => new URL(entry, self.location.href).href === url);
+    if (!big || !response.ok || !response.body) return response;
     return count(url, response);
   };
   function count(url, response) {
@@ -267,6 +355,7 @@ function trackDownloads(checked) {
   }
   return {
     failed,
+    broken: () => broken,
     restore: () => { self.fetch = original; },
     verifyModules: async () => {
       for (const [url] of expected) {
