@@ -1,29 +1,34 @@
 """The shared views, run at build time: the same JavaScript that draws a chart in the page draws
 its baked figure and its no-JS fallback, so they cannot drift (build_tools/assets/views.js).
 
-``figures([("heatmap", spec), ...])`` renders a batch of standalone SVG files in one Node
-process (the bake's workers). ``view(name, spec)`` serves the templates while pages render: one
-Node process for the whole build answers line by line (a page has hundreds of numbers; starting
-Node for each would cost seconds). Node is already required (the npm packages); nothing here is
-fetched.
+``figures([("heatmap", spec), ...])`` renders a batch of standalone SVG files (the bake: one
+Node process per worker draws every group it bakes). ``view(name, spec)`` serves the templates
+while pages render: one Node process for the whole build answers line by line (a page has
+hundreds of numbers; starting Node for each would cost seconds). Node is already required (the
+npm packages); nothing here is fetched.
 """
 
 import atexit
 import json
-import shutil
-import subprocess
 from pathlib import Path
 
 VIEWS = Path(__file__).resolve().parent / "assets" / "views.js"
-RUNNER = r"""
-const fs = require("fs"), vm = require("vm");
+BATCH = r"""
+const fs = require("fs"), vm = require("vm"), readline = require("readline");
 vm.runInThisContext(fs.readFileSync(process.argv[1], "utf8"), { filename: process.argv[1] });
 const V = globalThis.scalecoreViews;
-const calls = JSON.parse(fs.readFileSync(0, "utf8"));
-process.stdout.write(JSON.stringify(calls.map(([view, spec, file]) => {
-  const markup = V[view](spec);
-  return file ? V.standalone(markup) : markup;
-})));
+readline.createInterface({ input: process.stdin }).on("line", (line) => {
+  let answer;
+  try {
+    answer = { markup: JSON.parse(line).map(([view, spec, file]) => {
+      const markup = V[view](spec);
+      return file ? V.standalone(markup) : markup;
+    }) };
+  } catch (error) {
+    answer = { error: String(error && error.message || error) };
+  }
+  process.stdout.write(JSON.stringify(answer) + "\n");
+});
 """
 
 
@@ -31,21 +36,46 @@ class ViewError(Exception):
     """Node is missing or a view failed: the message says which and the fix."""
 
 
+_batch = None  # (pid, hash of views.js, LineServer): one Node process per bake worker
+
+
+def _batch_server():
+    """This process's Node process for batches of figures, started on first use. A bake worker
+    draws the figures of many groups: one Node for all of them, not one per group (Node's
+    start-up was a tenth of a cold bake). A forked worker starts its own."""
+    import os
+
+    from build_tools.node import LineServer, NodeError
+
+    global _batch
+    here = (os.getpid(), _views_hash())
+    if _batch is not None and (_batch[:2] != here or _batch[2].process.poll() is not None):
+        if _batch[0] == here[0]:  # views.js edited under mkdocs serve: draw with the new one
+            _batch[2].close()
+        _batch = None
+    if _batch is None:
+        try:
+            server = LineServer(BATCH, [str(VIEWS)], "drawing the figures (build_tools/assets/views.js)")
+        except NodeError as error:
+            raise ViewError(str(error)) from None
+        _batch = (*here, server)
+        atexit.register(server.close)
+    return _batch[2]
+
+
 def render(calls: list[tuple[str, dict]], as_files: bool = False) -> list[str]:
-    """The markup of each (view, spec), drawn by views.js in one Node process."""
+    """The markup of each (view, spec), drawn by views.js in this process's Node process."""
+    from build_tools.node import NodeError
+
     if not calls:
         return []
-    node = shutil.which("node")
-    if node is None:
-        raise ViewError("the figures are drawn by build_tools/assets/views.js in Node, and node is not on PATH. "
-                        "Fix: install Node.js 20 or newer (bash build_tools/dev.sh sets up the rest).")
-    payload = json.dumps([[view, spec, as_files] for view, spec in calls])
-    done = subprocess.run([node, "-e", RUNNER, str(VIEWS)], input=payload, capture_output=True, text=True,
-                          timeout=300, check=False)
-    if done.returncode != 0:
-        last = (done.stderr.strip().splitlines() or ["no message"])[-1]
-        raise ViewError(f"a view of build_tools/assets/views.js failed in Node: {last}")
-    return json.loads(done.stdout)
+    try:
+        answer = _batch_server().ask([[view, spec, as_files] for view, spec in calls])
+    except NodeError as error:
+        raise ViewError(str(error)) from None
+    if "error" in answer:
+        raise ViewError(f"a view of build_tools/assets/views.js failed in Node: {answer['error']}")
+    return answer["markup"]
 
 
 def figures(calls: list[tuple[str, dict]]) -> list[bytes]:
