@@ -23,6 +23,7 @@ Rendered formulas are kept in the cache (keyed by the TeX, the engine and its ve
 warm build starts no Node at all.
 """
 
+import hashlib
 import html
 import re
 from pathlib import Path
@@ -38,7 +39,7 @@ const engine = process.argv[2], typeset = require("module").createRequire(proces
 const readline = require("readline");
 const options = (display) => engine === "katex"
   ? { displayMode: display, output: "htmlAndMathml", throwOnError: true, strict: "ignore" }
-  : { displayMode: display, throwOnError: true, annotate: true };
+  : { displayMode: display, throwOnError: true };
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const [tex, display] = JSON.parse(line);
   let answer;
@@ -64,7 +65,8 @@ class Typesetter:
 
         self.engine = ENGINES[output]
         self.cache_file = cache_file
-        self.version = f"{self.engine} {engine_version(self.engine)}"
+        # what made the markup: the engine, its version, and the options it was called with
+        self.version = f"{self.engine} {engine_version(self.engine)} {hashlib.sha256(SERVER.encode()).hexdigest()[:12]}"
         data = read_record(cache_file, log)
         fresh = isinstance(data, dict) and data.get("engine") == self.version and isinstance(data.get("markup"), dict)
         self.memo: dict[str, str] = dict(data["markup"]) if fresh else {}
