@@ -20,7 +20,7 @@ backward pass (scalecore.backward) shows what such a head can and cannot still l
 import math
 from dataclasses import dataclass, replace
 
-from scalecore.backward import backward, size, upstream
+from scalecore.backward import query_gradient, score_gradient, size, upstream, value_gradient
 from scalecore.guards import GuardSet
 from scalecore.layernorm import layer_norm
 from scalecore.matrices import Matrix, matmul, scale, shape, transpose
@@ -63,22 +63,50 @@ class HeadResult:
         return matmul(self.weights, self.values)
 
 
-_projected: dict = {}  # recent (input, norm, init, seed, d_k) -> their LayerNorm, projections, Q and K
+@dataclass(frozen=True)
+class Unscaled:
+    """Everything a head computes from its input before the ``scale`` guard has a say: a guard set
+    and its twin without ``scale`` share all of it, so live mode (all eight guard sets of one
+    input at once) computes it four times, not eight."""
+
+    x_norm: Matrix | None  # LayerNorm(X), or None without the norm guard
+    seen_t: Matrix  # what the projections see, transposed (d_model, T): the backward pass's X^T
+    projections: Projections
+    queries: Matrix  # Q = X W_Q, (T, d_k)
+    keys: Matrix  # K = X W_K, (T, d_k)
+    values: Matrix  # V = X W_V, (T, d_k)
+    raw_scores: Matrix  # Q K^T, (T, T), before any division by sqrt(d_k)
+    grad_out: Matrix  # G, the upstream gradient of the seed (scalecore.backward.upstream), (T, d_k)
+    grad_weights: Matrix  # dL/dA = G V^T, (T, T): the weights' gradient, whatever the weights are
 
 
-def _project(x: Matrix, norm: bool, init: bool, seed: int, d_k: int):
-    """X (or LayerNorm(X)) through W_Q and W_K. The ``scale`` guard changes neither, so a guard set
-    and its twin without ``scale`` share them: remembered for the last few inputs (live mode
-    recomputes all eight guard sets of one input at once). The numbers are the same either way."""
+_unscaled: dict = {}  # recent (input, norm, init, seed, d_k) -> Unscaled
+
+
+def unscaled(x: Matrix, norm: bool, init: bool, seed: int, d_k: int) -> Unscaled:
+    """The guard-set-independent part of a head (see Unscaled), remembered for the last few
+    inputs. The numbers are the same either way: only how often they are computed changes."""
     key = (tuple(map(tuple, x)), norm, init, seed, d_k)
-    if key not in _projected:
-        if len(_projected) >= 16:
-            _projected.clear()
+    if key not in _unscaled:
+        if len(_unscaled) >= 16:
+            _unscaled.clear()
         x_norm = layer_norm(x) if norm else None
         seen = x if x_norm is None else x_norm
         projections = draw_projections(seed, len(x[0]), d_k, guarded=init)
-        _projected[key] = (x_norm, projections, matmul(seen, projections.w_q), matmul(seen, projections.w_k))
-    return _projected[key]
+        queries, keys, values = (matmul(seen, w) for w in (projections.w_q, projections.w_k, projections.w_v))
+        grad_out = upstream(seed, len(x), d_k)
+        _unscaled[key] = Unscaled(
+            x_norm=x_norm,
+            seen_t=transpose(seen),
+            projections=projections,
+            queries=queries,
+            keys=keys,
+            values=values,
+            raw_scores=matmul(queries, transpose(keys)),  # S[i][j] = q_i . k_j
+            grad_out=grad_out,
+            grad_weights=matmul(grad_out, transpose(values)),  # dL/dA = G V^T
+        )
+    return _unscaled[key]
 
 
 def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int, words: list[str] | None = None) -> HeadResult:
@@ -87,26 +115,30 @@ def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int, words: list[str] | 
     tokens, d_model = shape(x)
     if tokens == 0:
         raise ValueError("attention needs at least one token")
-    x_norm, projections, queries, keys = _project(x, guards.norm, guards.init, seed, d_k)
-    seen = x if x_norm is None else x_norm
-    scores = matmul(queries, transpose(keys))  # (T, T)
+    head = unscaled(x, guards.norm, guards.init, seed, d_k)
+    seen = x if head.x_norm is None else head.x_norm
     if guards.scale:
-        scores = scale(scores, 1.0 / math.sqrt(d_k))
+        scores = scale(head.raw_scores, 1.0 / math.sqrt(d_k))  # (T, T)
+    else:
+        scores = [row[:] for row in head.raw_scores]  # a copy: the shared one stays as it was
     weights = softmax_rows(scores)  # (T, T)
-    values = matmul(seen, projections.w_v)
-    learned = backward(seen, queries, keys, values, weights, guards.scale, upstream(seed, tokens, d_k))
-    measures = replace(measure(seen, scores, weights, words), query_gradient=size(learned.w_q),
-                       value_gradient=size(learned.w_v))
+    # The backward pass (scalecore.backward), along the two roads the measures report: W_Q, whose
+    # gradient passes through the softmax, and W_V, whose gradient does not.
+    grad_scores = score_gradient(weights, head.grad_weights)  # dL/dS
+    grad_raw = scale(grad_scores, 1.0 / math.sqrt(d_k)) if guards.scale else grad_scores
+    measures = replace(measure(seen, scores, weights, words),
+                       query_gradient=size(query_gradient(head.seen_t, grad_raw, head.keys)),
+                       value_gradient=size(value_gradient(head.seen_t, weights, head.grad_out)))
     return HeadResult(
         guards=guards,
         seed=seed,
         d_model=d_model,
         d_k=d_k,
         x=x,
-        x_norm=x_norm,
-        projections=projections,
-        queries=queries,
-        keys=keys,
+        x_norm=head.x_norm,
+        projections=head.projections,
+        queries=head.queries,
+        keys=head.keys,
         scores=scores,
         weights=weights,
         measures=measures,

@@ -19,11 +19,16 @@ saturation is deep enough to beat the input's size.
 Nothing here is trained, so there is no loss: G is a random draw, one fixed stream per seed
 (``Random("upstream <seed>")``, separate from the projections' stream), the same in CPython and
 Pyodide. The sizes of the resulting gradients are what the measures report.
+
+Each step is its own function, so a caller can take only the roads it needs: the measures need
+dL/dW_Q and dL/dW_V, not dL/dW_K (which mirrors dL/dW_Q), and the eight guard sets of one input
+share G and, pairwise, V and G V^T (see scalecore.attention).
 """
 
 import math
 import random
 from dataclasses import dataclass
+from functools import lru_cache
 
 from scalecore.matrices import Matrix, matmul, scale, transpose
 
@@ -38,8 +43,14 @@ class Gradients:
 
 def upstream(seed: int, tokens: int, d_k: int) -> Matrix:
     """The gradient arriving at the head's output, (T, d_k), drawn from N(0, 1) for ``seed``."""
+    return [list(row) for row in _upstream_draws(seed, tokens, d_k)]
+
+
+@lru_cache(maxsize=32)
+def _upstream_draws(seed: int, tokens: int, d_k: int) -> tuple:
+    """Remembered: all eight guard sets of a recompute receive the very same G."""
     rng = random.Random(f"upstream {seed}")
-    return [[rng.gauss(0.0, 1.0) for _ in range(d_k)] for _ in range(tokens)]
+    return tuple(tuple(rng.gauss(0.0, 1.0) for _ in range(d_k)) for _ in range(tokens))
 
 
 def through_softmax(p: list[float], g: list[float]) -> list[float]:
@@ -48,7 +59,27 @@ def through_softmax(p: list[float], g: list[float]) -> list[float]:
     Written as p_i * sum_j p_j (g_i - g_j) (the same, since the p_j sum to 1) because a saturated
     row has p_top = 1 - epsilon, and g_top - p . g would subtract two nearly equal numbers: the
     rounding of p_top, not the maths, would decide the result (and differ between runtimes)."""
-    return [p_i * math.fsum(p_j * (g_i - g_j) for p_j, g_j in zip(p, g)) for p_i, g_i in zip(p, g)]
+    return [p_i * math.fsum([p_j * (g_i - g_j) for p_j, g_j in zip(p, g)]) for p_i, g_i in zip(p, g)]
+
+
+def score_gradient(weights: Matrix, grad_weights: Matrix) -> Matrix:
+    """dL/dS = J_i dL/dA_i for every row i: what reaches the scores through each row's softmax."""
+    return [through_softmax(a, row) for a, row in zip(weights, grad_weights)]
+
+
+def query_gradient(seen_t: Matrix, grad_raw: Matrix, keys: Matrix) -> Matrix:
+    """dL/dW_Q = X^T (dL/dS K), from X^T (``seen_t``) and the scores' gradient before the scale."""
+    return matmul(seen_t, matmul(grad_raw, keys))
+
+
+def key_gradient(seen_t: Matrix, grad_raw: Matrix, queries: Matrix) -> Matrix:
+    """dL/dW_K = X^T ((dL/dS)^T Q): the keys sit on the other side of q . k."""
+    return matmul(seen_t, matmul(transpose(grad_raw), queries))
+
+
+def value_gradient(seen_t: Matrix, weights: Matrix, grad_out: Matrix) -> Matrix:
+    """dL/dW_V = X^T (A^T G): the road that never meets the softmax Jacobian."""
+    return matmul(seen_t, matmul(transpose(weights), grad_out))
 
 
 def backward(seen: Matrix, queries: Matrix, keys: Matrix, values: Matrix, weights: Matrix,
@@ -56,17 +87,17 @@ def backward(seen: Matrix, queries: Matrix, keys: Matrix, values: Matrix, weight
     """The gradients of L = sum(G * out) with respect to the scores and the three projections."""
     d_k = len(keys[0])
     grad_weights = matmul(grad_out, transpose(values))  # dL/dA = G V^T
-    grad_scores = [through_softmax(a, row) for a, row in zip(weights, grad_weights)]
+    grad_scores = score_gradient(weights, grad_weights)
     grad_raw = scale(grad_scores, 1.0 / math.sqrt(d_k)) if scaled else grad_scores
     seen_t = transpose(seen)
     return Gradients(
         scores=grad_scores,
-        w_q=matmul(seen_t, matmul(grad_raw, keys)),
-        w_k=matmul(seen_t, matmul(transpose(grad_raw), queries)),
-        w_v=matmul(seen_t, matmul(transpose(weights), grad_out)),
+        w_q=query_gradient(seen_t, grad_raw, keys),
+        w_k=key_gradient(seen_t, grad_raw, queries),
+        w_v=value_gradient(seen_t, weights, grad_out),
     )
 
 
 def size(m: Matrix) -> float:
     """The Frobenius norm: the square root of the sum of squared entries."""
-    return math.sqrt(math.fsum(v * v for row in m for v in row))
+    return math.sqrt(math.fsum([v * v for row in m for v in row]))

@@ -19,7 +19,7 @@ EPS = 1e-5  # keeps the division finite for a constant vector; the usual default
 def layer_norm_vector(x: Vector, eps: float = EPS) -> Vector:
     """One vector to mean 0, variance ~1 (population variance, as in the usual definition)."""
     mu = mean(x)
-    variance = math.fsum((v - mu) ** 2 for v in x) / len(x)
+    variance = math.fsum([(v - mu) ** 2 for v in x]) / len(x)
     denominator = math.sqrt(variance + eps)
     return [(v - mu) / denominator for v in x]
 

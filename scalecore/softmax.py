@@ -20,7 +20,7 @@ def softmax(scores: Vector) -> Vector:
     """Weights that sum to 1, computed stably (shifted by the maximum before exp)."""
     if not scores:
         raise ValueError("softmax needs at least one score")
-    if not all(math.isfinite(s) for s in scores):
+    if not all(map(math.isfinite, scores)):
         raise ValueError("softmax needs finite scores (no inf or nan)")
     top = max(scores)
     exps = [math.exp(s - top) for s in scores]
@@ -48,15 +48,20 @@ def jacobian_norm(weights: Vector) -> float:
     """Frobenius norm of the softmax Jacobian: how much gradient can flow back to the scores.
 
     The entries p_i (delta_ij - p_j) of softmax_jacobian, squared and summed exactly, without
-    building the matrix (the measures take it for every row of every head)."""
-    return math.sqrt(math.fsum(
-        (x := p_i * ((1.0 if i == j else 0.0) - p_j)) * x
-        for i, p_i in enumerate(weights) for j, p_j in enumerate(weights)))
+    building the matrix (the measures take it for every row of every head): p_i (1 - p_i) on the
+    diagonal, and off it -p_i p_j, once above the diagonal and once below, so
+
+        ||J||^2 = sum_i (p_i (1 - p_i))^2 + 2 sum_{i<j} (p_i p_j)^2
+
+    (the doubling is exact, and so is fsum: the result is the very number the whole matrix gives)."""
+    diagonal = [p * (1.0 - p) for p in weights]
+    off = [p_i * p_j for i, p_i in enumerate(weights) for p_j in weights[i + 1:]]
+    return math.sqrt(math.fsum([*[d * d for d in diagonal], *[x * x * 2.0 for x in off]]))
 
 
 def entropy(weights: Vector) -> float:
     """Shannon entropy in nats: log(T) for even attention over T tokens, 0 for a one-hot row."""
-    return -math.fsum(p * math.log(p) for p in weights if p > 0.0)
+    return -math.fsum([p * math.log(p) for p in weights if p > 0.0])
 
 
 def saturation_lesson(examples: list[list[float]], factors: list[float], base: list[float]) -> dict:

@@ -98,6 +98,18 @@ def test_every_weight_row_sums_to_one():
     assert all(math.isclose(sum(row), 1.0) for row in result.weights)
 
 
+def test_what_the_guard_sets_share_is_not_changed_by_a_reader():
+    """The eight guard sets of one input share their projections and raw scores (computed once);
+    a result a reader edits does not leak into the next head computed from the same input."""
+    x = [[1.0, 2.0], [3.0, -1.0], [0.0, 0.5]]
+    first = attend(x, GuardSet(), 2, 3)
+    expected = [row[:] for row in first.scores]
+    first.scores[0][0] = 1e9
+    again = attend(x, GuardSet(), 2, 3)
+    assert again.scores == expected
+    assert attend(x, GuardSet(scale=True), 2, 3).scores == [[s * (1.0 / math.sqrt(3)) for s in row] for row in expected]
+
+
 def test_no_tokens_is_a_plain_error():
     with pytest.raises(ValueError, match="at least one token"):
         attend([], GuardSet(), 0, 4)

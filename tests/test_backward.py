@@ -42,6 +42,19 @@ def test_the_gradients_match_finite_differences(scaled):
                 assert math.isclose(analytic[i][j], numeric, rel_tol=1e-5, abs_tol=1e-7), (name, i, j)
 
 
+@settings(max_examples=40, deadline=None)
+@given(st.sampled_from(all_guard_sets()), st.integers(0, 2**32), st.integers(1, 4), st.floats(1e-3, 1e4))
+def test_the_head_reports_exactly_the_sizes_of_the_whole_backward_pass(guards, seed, d_k, factor):
+    """attend takes only the two roads the measures need, from intermediates the eight guard sets
+    share: the same numbers (==) as the whole backward pass computed from scratch."""
+    x = [[factor * v for v in row] for row in X]
+    result = attend(x, guards, seed, d_k)
+    grads = backward(result.head_input, result.queries, result.keys, result.values, result.weights,
+                     guards.scale, upstream(seed, len(x), d_k))
+    assert result.measures.query_gradient == size(grads.w_q)
+    assert result.measures.value_gradient == size(grads.w_v)
+
+
 def test_saturation_silences_the_scores_but_not_the_values():
     """Deep saturation: the scores and W_Q get ~0, while W_V's gradient grows with the input."""
     calm = attend(X, GuardSet(init=True, scale=True), 0, 2).measures

@@ -42,6 +42,15 @@ def test_jacobian_matches_finite_differences(row, j):
         assert math.isclose(jacobian[i][j], (up[i] - down[i]) / (2 * h), abs_tol=1e-6)
 
 
+@given(st.lists(st.floats(-800, 800), min_size=1, max_size=12))
+def test_the_jacobian_norm_is_exactly_that_of_the_whole_matrix(row):
+    """jacobian_norm sums the squares without the matrix, each off-diagonal one doubled: the very
+    number (==, not close) the squared entries of softmax_jacobian give, tiny weights included."""
+    weights = softmax(row)
+    whole = math.sqrt(math.fsum(v * v for line in softmax_jacobian(weights) for v in line))
+    assert jacobian_norm(weights) == whole
+
+
 def test_saturated_rows_pass_almost_no_gradient():
     assert jacobian_norm(softmax([1, 2, 3])) > 0.3
     assert jacobian_norm(softmax([0, 0, 40])) < 1e-15
