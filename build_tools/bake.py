@@ -349,6 +349,30 @@ def _run(jobs, baked, workers, budget, used_at, started, log):
             pool.shutdown(cancel_futures=True)
 
 
+def learn_tables(jobs: list[tuple], workers: int) -> None:
+    """Learn the embedding tables missing from the cache, one corpus per worker: each is a large
+    eigendecomposition (a second or more), and the bake waits for all of them. ``jobs``: the
+    arguments of :func:`scalecore.embeddings.cached_embeddings`, which writes each table into
+    the cache (atomically) for the build to read."""
+    from scalecore.embeddings import cached_embeddings
+
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            cached_embeddings(*job)
+        return
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_table_worker,
+                             initargs=(os.getpid(),)) as pool:
+        for done in as_completed([pool.submit(cached_embeddings, *job) for job in jobs]):
+            done.result()
+
+
+def _table_worker(parent: int) -> None:
+    """One BLAS thread per worker: the workers already use every core, and OpenBLAS's threads,
+    spinning on a busy machine, made one eigendecomposition take ten times as long."""
+    os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = "1"
+    die_with_parent(parent)
+
+
 def _done_now(job):
     """A finished future for a job baked in this process (one worker, or one job)."""
     future = Future()

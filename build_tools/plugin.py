@@ -41,7 +41,7 @@ from build_tools import snapshot
 from build_tools.site_swap import StagedSite, WarningCounter
 from build_tools.node import NodeError
 from scalecore.corpus import CorpusError
-from scalecore.embeddings import cached_embeddings
+from scalecore.embeddings import cached_embeddings, table_path
 from scalecore.experiment import sentence_tokens
 
 log = get_plugin_logger("scalecore")
@@ -125,11 +125,11 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         def damaged(message):
             log.info(f"cache: {message}")
 
-        self.tables = {
-            name: cached_embeddings(corpus, self.config.d_model, self.cache, self.config.recipe,
-                                    self.config.vocabulary_size, on_damage=damaged)
-            for name, corpus in self.corpora.items()
-        }
+        settings = (self.config.d_model, self.cache, self.config.recipe, self.config.vocabulary_size)
+        bake.learn_tables([(corpus, *settings) for corpus in self.corpora.values()
+                           if not table_path(corpus, *settings).exists()], self.config.workers or os.cpu_count() or 1)
+        self.tables = {name: cached_embeddings(corpus, *settings, on_damage=damaged)
+                       for name, corpus in self.corpora.items()}
         self._check_shared_sentence()
         self.tables_files = self._embedding_tables()
         self.files = self._bake(config)

@@ -201,6 +201,13 @@ def cache_key(corpus: Corpus, d_model: int, recipe: str, vocabulary_size: int, w
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+def table_path(corpus: Corpus, d_model: int, cache_dir: str | os.PathLike, recipe: str = DEFAULT_RECIPE,
+               vocabulary_size: int = VOCABULARY_SIZE, window: int = WINDOW) -> Path:
+    """Where :func:`cached_embeddings` keeps the table of these settings."""
+    key = cache_key(corpus, d_model, recipe, vocabulary_size, window)
+    return Path(cache_dir) / "embeddings" / f"{corpus.name}-{key[:24]}.json"
+
+
 def cached_embeddings(
     corpus: Corpus,
     d_model: int,
@@ -217,8 +224,7 @@ def cached_embeddings(
     is relearned (and reported to ``on_damage(message)`` when given), never used.
     """
     check_recipe(recipe)
-    key = cache_key(corpus, d_model, recipe, vocabulary_size, window)
-    path = Path(cache_dir) / "embeddings" / f"{corpus.name}-{key[:24]}.json"
+    path = table_path(corpus, d_model, cache_dir, recipe, vocabulary_size, window)
     if path.exists():
         table = _read_checked(path)
         if table is not None:
