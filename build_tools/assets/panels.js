@@ -276,18 +276,24 @@
 
   /* Intent to compute live (a pointer over or pressing a live control, or keyboard focus on
      it): the worker starts now (live.js, prefetch), with its downloads, so the wait after the
-     click is shorter. Any live control of any kind, bound in liveForm. */
-  var INTENT = ["pointerenter", "pointerdown", "focus"];
-  function warmOnIntent(root, control) {
-    function warm() {
-      INTENT.forEach(function (type) { control.removeEventListener(type, warm); });
-      if (!isHttp()) return;
-      manifestOf(root).then(function (manifest) {
-        return live().then(function (module) { module.prefetch(manifest); });
-      }).catch(function () { /* the click says what is wrong */ });
-    }
-    INTENT.forEach(function (type) { control.addEventListener(type, warm); });
+     click is shorter. One listener for the whole document, for the live controls of every kind
+     (the shared classes scalecore-live__open and scalecore-live__form, whoever built them). */
+  var LIVE_CONTROL = ".scalecore-live__open, .scalecore-live__form";
+  var warmed = false;
+  function warmOnIntent(event) {
+    var target = event.target;
+    if (warmed || !target || !target.closest || !isHttp()) return;
+    var control = target.closest(LIVE_CONTROL);
+    var root = control && control.closest("[data-scalecore-manifest]");
+    if (!root) return;
+    warmed = true;
+    manifestOf(root).then(function (manifest) {
+      return live().then(function (module) { module.prefetch(manifest); });
+    }).catch(function () { warmed = false; /* the click says what is wrong */ });
   }
+  ["pointerover", "pointerdown", "focusin"].forEach(function (type) {
+    document.addEventListener(type, warmOnIntent, { passive: true, capture: true });
+  });
 
   /* A visible progress indicator for the worker's start (downloading runtime, starting Python,
      verifying core, ready), bound to the live client's progress events. */
@@ -359,8 +365,6 @@
     var box = el("div", { class: "scalecore-live__panel", id: nextId("scalecore-live"), hidden: true });
     var open = el("button", { type: "button", class: "scalecore-button scalecore-live__open", "aria-expanded": "false",
       "aria-controls": box.id }, "Compute live");
-    warmOnIntent(root, open);
-    warmOnIntent(root, run);
     open.addEventListener("click", function () {
       var opening = open.getAttribute("aria-expanded") !== "true";
       open.setAttribute("aria-expanded", String(opening));
