@@ -9,6 +9,7 @@ and is copied into the site, so a page makes no request to another host (and wor
 
 from pathlib import Path
 
+from mkdocs.config.config_options import ExtraScriptValue
 from mkdocs.exceptions import PluginError
 
 NODE_MODULES = Path(__file__).parent / "node_modules"  # npm ci --prefix build_tools
@@ -69,7 +70,11 @@ def register(config, root: Path, math: str, isolation: bool = False) -> None:
     for css in math_css + CSS:
         if css not in config.extra_css:
             config.extra_css.append(css)
+    # Deferred: fetched while the page parses, run once it is parsed (in this order, after
+    # Material's bundle), so none of them holds up the first paint.
     present = [str(script) for script in config.extra_javascript]
     for script in SCRIPTS + ((ISOLATE,) if isolation else ()):
         if script not in present:
-            config.extra_javascript.append(script)
+            deferred = ExtraScriptValue(script)
+            deferred.defer = True
+            config.extra_javascript.append(deferred)
