@@ -61,9 +61,22 @@ def _module_file(name: str) -> Path | None:
     return Path(spec.origin) if spec and spec.origin and spec.origin.endswith(".py") else None
 
 
-def module_closure(module: str) -> list[Path]:
+def _imports(source: bytes) -> list[str]:
+    """Every module an absolute import in ``source`` names (``from a import b`` names a and a.b)."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return names
+
+
+def module_closure(module: str, memo: "cache.Memo | None" = None) -> list[Path]:
     """The source files of ``module`` and of every module of the same top-level package it
-    imports, directly or not: what a compute function's results can depend on."""
+    imports, directly or not: what a compute function's results can depend on. ``memo`` keeps
+    each source's imports under its sha256 (parsing the core was most of a warm bake's time)."""
+    memo = memo or cache.Memo(None, None)
     top = module.split(".")[0]
     seen: dict[str, Path] = {}
     todo = [module]
@@ -75,16 +88,13 @@ def module_closure(module: str) -> list[Path]:
         if path is None:
             continue
         seen[name] = path
-        for node in ast.walk(ast.parse(path.read_bytes())):
-            if isinstance(node, ast.Import):
-                todo += [alias.name for alias in node.names if alias.name.split(".")[0] == top]
-            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module and node.module.split(".")[0] == top:
-                todo.append(node.module)
-                todo += [f"{node.module}.{alias.name}" for alias in node.names]
+        source = path.read_bytes()
+        imported = memo.get(hashlib.sha256(source).hexdigest(), lambda: _imports(source))
+        todo += [other for other in imported if other.split(".")[0] == top]
     return [seen[name] for name in sorted(seen)]
 
 
-def code_version(kind: type[Kind]) -> str:
+def code_version(kind: type[Kind], memo: "cache.Memo | None" = None) -> str:
     """A hash of the code that shapes a kind's baked files: its Python and schema (its template
     and browser view do not), its compute closure, the bake and the shared views that draw the
     figures."""
@@ -92,7 +102,7 @@ def code_version(kind: type[Kind]) -> str:
     here = Path(__file__).parent
     sources = sorted(p for p in kind.folder.rglob("*")
                      if p.suffix == ".py" or p.name == "schema.json" if "__pycache__" not in p.parts)
-    sources += module_closure(kind.compute.partition(":")[0]) + [here / "bake.py", here / "views.py", views.VIEWS]
+    sources += module_closure(kind.compute.partition(":")[0], memo) + [here / "bake.py", here / "views.py", views.VIEWS]
     for path in sources:
         digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
@@ -222,12 +232,13 @@ class Budget:
 
 
 def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dict[str, Path],
-               cache_dir: Path, workers: int, budget: Budget, used_at: dict[str, str], log) -> dict[str, KindBake]:
+               cache_dir: Path, workers: int, budget: Budget, used_at: dict[str, str], log,
+               imports: "cache.Memo | None" = None) -> dict[str, KindBake]:
     """Every point of every kind that bakes, from the cache or computed now, in parallel.
 
     ``sites``: each kind's view of the site (with its own settings); ``inputs``: the site files a
     computation may read (site path -> file); ``used_at``: kind -> "page:line" of a block that uses
-    it (for the budget's message).
+    it (for the budget's message); ``imports``: the memo of what each module imports.
     """
     started = time.monotonic()
     root = Path(cache_dir) / "bake"
@@ -244,7 +255,7 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
         if grid is None:
             continue
         _check_count(name, grid, budget, used_at)
-        bake, kind_jobs = _plan(kind, grid, sites[name], inputs, input_hashes, root, log)
+        bake, kind_jobs = _plan(kind, grid, sites[name], inputs, input_hashes, root, log, imports)
         baked[name] = bake
         jobs += [(name, job) for job in kind_jobs]
     total = sum(len(b.groups) for b in baked.values())
@@ -278,9 +289,9 @@ def _check_bytes(name: str, bake: KindBake, first: Path, points: int, budget: Bu
                         "bake_budget_megabytes.")
 
 
-def _plan(kind, grid, site, inputs, input_hashes, root, log) -> tuple[KindBake, list[dict]]:
+def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None) -> tuple[KindBake, list[dict]]:
     """Each group's cache entry: found and intact, or a job that bakes it."""
-    code = code_version(kind)
+    code = code_version(kind, imports)
     bake, groups, instance = KindBake(grid), {}, kind()
     for point in grid.points():
         groups.setdefault(grid.group(point), []).append(point)

@@ -142,6 +142,38 @@ def read_record(path: Path, log):
     return None
 
 
+class Memo:
+    """Values derived from inputs, kept across builds under the hash of those inputs (what a
+    module imports, a page's mentor passages, the numbers pages quote), so a warm build does not
+    derive them again. A record with its own hash (:func:`write_record`): a damaged one is
+    reported and derived again. ``save()`` (when the build has succeeded) keeps exactly the keys
+    this build used, and writes nothing when they are the ones it found. ``version`` names the
+    code that derives the values: another version starts empty."""
+
+    def __init__(self, path: Path | None, log, version: str = ""):
+        self.path, self.version = (Path(path) if path is not None else None), version
+        data = read_record(self.path, log) if self.path is not None else None
+        fresh = isinstance(data, dict) and data.get("version") == version and isinstance(data.get("values"), dict)
+        self.values: dict = dict(data["values"]) if fresh else {}
+        self.loaded, self.used = set(self.values), set()
+
+    def get(self, key: str, make):
+        """The value under ``key``, or ``make()`` (kept for later builds)."""
+        if key not in self.values:
+            self.values[key] = make()
+        self.used.add(key)
+        return self.values[key]
+
+    def save(self) -> None:
+        if self.path is None or self.used == self.loaded:
+            return
+        try:
+            write_record(self.path, {"version": self.version, "values": {k: self.values[k] for k in sorted(self.used)}})
+            self.loaded = set(self.used)
+        except OSError:
+            pass  # best effort: the memo only saves time
+
+
 # ------------------------------------------------------------------------------ templates
 
 

@@ -239,7 +239,9 @@ def facts(tree: dict, kinds: set[str]) -> dict:
             return {key: value for key, value in kept.items() if value not in (None, {}, [])}
         return node
 
-    return {kind: prune(shrink(tree[kind])) for kind in sorted(kinds) if kind in tree}
+    derived = getattr(tree, "derived", None)  # a LazyNamespace: from the memo when known
+    return {kind: derived(kind, "mentor-facts", lambda: prune(shrink(tree[kind]))) if derived
+            else prune(shrink(tree[kind])) for kind in sorted(kinds) if kind in tree}
 
 
 def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict[str, str],
@@ -272,12 +274,23 @@ class Collector:
     Module pages are those with a ``code`` in their front matter; their sources are the page
     itself and the pages its ``prerequisites`` name (by title, as the header cards do)."""
 
-    def __init__(self):
+    def __init__(self, memo=None):
         self.pages: dict[str, Page] = {}
         self.meta: dict[str, dict] = {}
+        self.memo = memo  # a build_tools.cache.Memo: a page's reading, under the hash of its HTML
 
     def read(self, html: str, url: str, title: str, meta: dict) -> None:
-        self.pages[url] = read_page(html, url, title)
+        if self.memo is None:
+            self.pages[url] = read_page(html, url, title)
+        else:
+            import hashlib
+
+            def reading():
+                page = read_page(html, url, title)
+                return {"passages": page.passages, "outline": page.outline, "panels": page.panels}
+
+            key = hashlib.sha256(f"{url}\0{title}\0{html}".encode()).hexdigest()
+            self.pages[url] = Page(url=url, title=title, **self.memo.get(key, reading))
         self.meta[url] = dict(meta or {})
 
     def _by_title(self) -> dict[str, str]:

@@ -11,6 +11,7 @@
 
 import difflib
 import functools
+import hashlib
 import json
 import logging
 import os
@@ -28,7 +29,7 @@ from mkdocs.structure.files import File, InclusionLevel
 import scalecore
 from build_tools import assets, bake, cache, csp, disk, formulas, math_font, mentor, registry, runtime, site_kinds, views
 from build_tools.cache import forget_templates, save_templates, template_cache
-from build_tools.quotes import QuoteError, expand_quotes, namespace
+from build_tools.quotes import LazyNamespace, QuoteError, expand_quotes
 from build_tools.blocks.base import use_template_cache
 from build_tools.config import ScalecoreConfig, kind_settings_reference, missing_nav_pages, nav_line, reference
 from build_tools.generated import GeneratedError, corpora_table, expand_generated
@@ -95,6 +96,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.math_font = math_font.MathFont(self.cache / "math-font") if self.config.math == "mathml" else None
         use_template_cache(self.cache / "templates")
         views.use_cache(self.cache / "views.json", log)
+        self.memos = _memos(self.cache / "memo", log)
         if self.command == "build" and not self.staged:
             self.staged = StagedSite(config.site_dir)
             config.site_dir = self.staged.begin()
@@ -143,7 +145,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self._snapshot(live)
         self.files.update(live.files)
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
-        self.mentor = mentor.Collector()  # every page's passages, for the module pages' mentor
+        self.mentor = mentor.Collector(self.memos["mentor"])  # every page's passages, for the module pages' mentor
         self.quotes = self._quote_tree()
         self.manifest = self._manifest(live)
         pages_manifest = for_pages(self.manifest)
@@ -190,7 +192,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         started = time.monotonic()
         try:
             self.baked = bake.bake_kinds(self.used, sites, self.tables_files, self.cache, workers, budget,
-                                         self.used_at, log)
+                                         self.used_at, log, imports=self.memos["imports"])
         except (bake.BakeError, registry.KindError) as error:
             raise PluginError(f"scalecore: {error}") from None
         computed = sum(b.computed for b in self.baked.values())
@@ -231,14 +233,24 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         return json.loads(self.files[site_path].read_text(encoding="utf-8"))
 
     def _quote_tree(self):
-        trees = {}
-        for name, baked in self.baked.items():
+        """What ``{{ baked: }}`` quotes and the mentor's facts read: each kind's quote tree, made
+        (from every baked point of the kind) only if a value is not in the memo under the kind's
+        key, which hashes its cache entries (content-addressed: code, parameters, inputs) and
+        its view of the site."""
+        def tree(name, baked):
             results = {path: self.read_baked(point["json"]) for path, point in baked.points.items()}
-            trees[name] = self.used[name]().quotes(results, baked.grid, self._site(name))
-        return namespace(trees, {name: c.counts() for name, c in self.corpora.items()},
-                         settings=dict(d_model=self.config.d_model, d_k=self.config.d_k, sqrt_d_k=self.config.d_k ** 0.5,
-                                       vocabulary_size=self.config.vocabulary_size, tokens=len(self.tokens),
-                                       seeds=len(self.config.seeds)))
+            return self.used[name]().quotes(results, baked.grid, self._site(name))
+
+        def key(name, baked):
+            entries = sorted(target.name for target in baked.entries.values())
+            return hashlib.sha256(repr((name, entries, self._site(name))).encode()).hexdigest()
+
+        kinds = {name: (key(name, baked), functools.partial(tree, name, baked)) for name, baked in self.baked.items()}
+        return LazyNamespace(kinds, {name: c.counts() for name, c in self.corpora.items()},
+                             settings=dict(d_model=self.config.d_model, d_k=self.config.d_k,
+                                           sqrt_d_k=self.config.d_k ** 0.5, vocabulary_size=self.config.vocabulary_size,
+                                           tokens=len(self.tokens), seeds=len(self.config.seeds)),
+                             memo=self.memos["quotes"])
 
     def _check_shared_sentence(self):
         missing = {name: table.unknown_words(self.tokens) for name, table in self.tables.items()}
@@ -430,6 +442,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                     target.write_bytes(data)
         except OSError as error:
             raise PluginError(disk.explain(error, "writing the fallbacks' figures")) from None
+        for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
+            memo.save()
         if self.staged:
             self.staged.commit()
             self.staged = None
@@ -466,6 +480,20 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.staged.discard()
             self.staged = None
         logging.getLogger("mkdocs").removeHandler(self.warnings)
+
+
+def _memos(folder: Path, log) -> dict[str, cache.Memo]:
+    """What a warm build need not derive again (build_tools.cache.Memo), each versioned by the
+    code that derives it: the modules each source imports (the bake's keys), each page's mentor
+    passages, and the values pages quote with the mentor's facts."""
+    here = Path(__file__).parent
+
+    def version(*names):
+        return hashlib.sha256(b"".join((here / name).read_bytes() for name in names)).hexdigest()
+
+    return {"imports": cache.Memo(folder / "imports.json", log, version("bake.py")),
+            "mentor": cache.Memo(folder / "mentor.json", log, version("mentor.py")),
+            "quotes": cache.Memo(folder / "quotes.json", log, version("quotes.py", "mentor.py"))}
 
 
 def _default_source_date_epoch(root: Path) -> None:

@@ -28,6 +28,50 @@ def namespace(kinds: dict, corpora: dict, settings: dict) -> dict:
     return {**kinds, "corpus": corpora, "settings": settings}
 
 
+class LazyNamespace(dict):
+    """The same tree, with each kind's quote tree made only when something reads it (making one
+    reads every baked point of the kind), and what is read of it remembered across builds.
+
+    ``kinds``: name -> (key, make): ``make()`` returns the kind's tree, ``key`` is a hash of
+    everything that tree depends on (its cache entries, its settings). ``memo`` (a
+    build_tools.cache.Memo) keeps each quoted value, and each value derived from a whole tree
+    (``derived``), under that key: a warm build with the same entries makes no tree at all.
+    """
+
+    def __init__(self, kinds: dict, corpora: dict, settings: dict, memo=None):
+        super().__init__({**{name: None for name in kinds}, "corpus": corpora, "settings": settings})
+        self._kinds, self._memo = dict(kinds), memo
+
+    def __getitem__(self, name):
+        value = super().__getitem__(name)
+        if value is None and name in self._kinds:
+            value = self._kinds[name][1]()
+            super().__setitem__(name, value)
+        return value
+
+    def get(self, name, default=None):
+        return self[name] if name in self else default
+
+    def values(self):
+        return [self[name] for name in self]
+
+    def items(self):
+        return [(name, self[name]) for name in self]
+
+    def _remembered(self, kind: str, what: str, make):
+        if self._memo is None or kind not in self._kinds:
+            return make()
+        return self._memo.get(f"{self._kinds[kind][0]}/{what}", make)
+
+    def value(self, path: str):
+        """``resolve(self, path)``, from the memo when a build with the same entries quoted it."""
+        return self._remembered(path.split("/")[0], f"quote/{path}", lambda: resolve(self, path))
+
+    def derived(self, kind: str, what: str, make):
+        """``make()`` (which reads ``self[kind]``), from the memo when known."""
+        return self._remembered(kind, what, make)
+
+
 def resolve(tree, path: str):
     node = tree
     walked = []
@@ -75,7 +119,7 @@ def _expand_line(text: str, tree: dict, page: str, line: int) -> str:
             return match[0]
         path, spec = match["path"].strip(), (match["format"] or DEFAULT_FORMAT)
         try:
-            value = resolve(tree, path)
+            value = tree.value(path) if isinstance(tree, LazyNamespace) else resolve(tree, path)
             return format(value, spec)
         except QuoteError as error:
             raise QuoteError(f"{page}:{line}: {match[0]}: {error}. Fix: quote a path that starts with one of "
