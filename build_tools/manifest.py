@@ -9,7 +9,7 @@ browser), so the site works under any subpath. Clients never build a path by han
 
 from pathlib import Path
 
-from build_tools.cache import sha256_file
+from build_tools.cache import sha256_hashed
 
 MANIFEST = "api/index.json"
 MANIFEST_SCRIPT = "api/index.js"  # the same data as a classic script, for pages opened from disk
@@ -33,7 +33,7 @@ def relative(site_path: str, start: str = "api") -> str:
 
 
 def entry(site_path: str, files: dict[str, Path]) -> dict:
-    return {"url": relative(site_path), "sha256": sha256_file(files[site_path])}
+    return {"url": relative(site_path), "sha256": sha256_hashed(files[site_path])}
 
 
 def kind_entry(kind, bake, served: dict[str, str], files: dict[str, Path]) -> dict:

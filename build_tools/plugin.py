@@ -71,6 +71,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.root = Path(config.config_file_path or ".").resolve().parent
         self.option_lines = {key: self.config.where(key) for key in ("corpora", "seeds", "kinds")}
         self.cache = self.root / self.config.cache_dir
+        cache.forget_hashes()  # a file this build hashes is hashed again, never taken from a build before
         _default_source_date_epoch(self.root)
         try:
             self.corpora = load_for_build(self.root / self.config.corpora_dir, self.config.corpora, self.cache, log)
