@@ -282,11 +282,20 @@ def _fix(key: str, option) -> str:
     return f'write a text in quotes, e.g. {key}: "{option.default}".'
 
 
+_composed: dict = {}  # the last text composed -> its nodes
+
+
 def _compose(config_file: str):
-    """mkdocs.yml as YAML nodes (with their lines), or None when it cannot be read."""
+    """mkdocs.yml as YAML nodes (with their lines), or None when it cannot be read. A build asks
+    for the lines of several options: the same text is composed once."""
     try:
         with open(config_file, encoding="utf-8-sig") as stream:
-            return yaml.compose(stream, Loader=yaml.SafeLoader)  # nodes only: any tag is fine
+            text = stream.read()
+        if text not in _composed:
+            nodes = yaml.compose(text, Loader=yaml.SafeLoader)  # nodes only: any tag is fine
+            _composed.clear()
+            _composed[text] = nodes
+        return _composed[text]
     except (OSError, yaml.YAMLError):
         return None
 
