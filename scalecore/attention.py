@@ -18,13 +18,14 @@ backward pass (scalecore.backward) shows what such a head can and cannot still l
 """
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
+from functools import lru_cache
 
-from scalecore.backward import query_gradient, score_gradient, size, upstream, value_gradient
+from scalecore.backward import gradient_sizes, score_gradient, upstream
 from scalecore.guards import GuardSet
 from scalecore.layernorm import layer_norm
-from scalecore.matrices import Matrix, matmul, scale, shape, transpose
-from scalecore.measures import Measures, measure
+from scalecore.matrices import Matrix, matmul, scale, shape, transpose, triangular_factor
+from scalecore.measures import Measures, attention_measures, input_measures
 from scalecore.projections import Projections, draw_projections
 from scalecore.softmax import softmax_rows
 
@@ -70,7 +71,7 @@ class Unscaled:
     input at once) computes it four times, not eight."""
 
     x_norm: Matrix | None  # LayerNorm(X), or None without the norm guard
-    seen_t: Matrix  # what the projections see, transposed (d_model, T): the backward pass's X^T
+    input_measures: dict  # the measures of what the projections see (scalecore.measures.input_measures)
     projections: Projections
     queries: Matrix  # Q = X W_Q, (T, d_k)
     keys: Matrix  # K = X W_K, (T, d_k)
@@ -78,26 +79,39 @@ class Unscaled:
     raw_scores: Matrix  # Q K^T, (T, T), before any division by sqrt(d_k)
     grad_out: Matrix  # G, the upstream gradient of the seed (scalecore.backward.upstream), (T, d_k)
     grad_weights: Matrix  # dL/dA = G V^T, (T, T): the weights' gradient, whatever the weights are
+    # Smaller stand-ins for two factors of the backward pass, giving products of the same sizes
+    # (see scalecore.backward.gradient_sizes): R of X^T = Q R, and R'^T of G^T = Q' R'.
+    seen_t_r: Matrix  # (min(T, d_model), T) in place of X^T (X: what the projections see)
+    grad_out_r: Matrix  # (T, min(T, d_k)) in place of G
 
 
 _unscaled: dict = {}  # recent (input, norm, init, seed, d_k) -> Unscaled
+_seen: dict = {}  # recent (input, norm) -> LayerNorm(X) or None, its input measures, R of its X^T
 
 
 def unscaled(x: Matrix, norm: bool, init: bool, seed: int, d_k: int) -> Unscaled:
-    """The guard-set-independent part of a head (see Unscaled), remembered for the last few
-    inputs. The numbers are the same either way: only how often they are computed changes."""
-    key = (tuple(map(tuple, x)), norm, init, seed, d_k)
+    """The part of a head the ``scale`` guard does not change (see Unscaled), remembered for the
+    last few inputs; what depends on the input and ``norm`` alone is shared by both ``init``s, and
+    G's stand-in by all eight guard sets. The numbers are the same either way: only how often
+    they are computed changes."""
+    rows = tuple(map(tuple, x))
+    key = (rows, norm, init, seed, d_k)
     if key not in _unscaled:
         if len(_unscaled) >= 16:
             _unscaled.clear()
-        x_norm = layer_norm(x) if norm else None
+            _seen.clear()
+        if (rows, norm) not in _seen:
+            x_norm = layer_norm(x) if norm else None
+            seen = x if x_norm is None else x_norm
+            _seen[rows, norm] = (x_norm, input_measures(seen), triangular_factor(transpose(seen)))
+        x_norm, measured, seen_t_r = _seen[rows, norm]
         seen = x if x_norm is None else x_norm
         projections = draw_projections(seed, len(x[0]), d_k, guarded=init)
         queries, keys, values = (matmul(seen, w) for w in (projections.w_q, projections.w_k, projections.w_v))
         grad_out = upstream(seed, len(x), d_k)
         _unscaled[key] = Unscaled(
             x_norm=x_norm,
-            seen_t=transpose(seen),
+            input_measures=measured,
             projections=projections,
             queries=queries,
             keys=keys,
@@ -105,8 +119,16 @@ def unscaled(x: Matrix, norm: bool, init: bool, seed: int, d_k: int) -> Unscaled
             raw_scores=matmul(queries, transpose(keys)),  # S[i][j] = q_i . k_j
             grad_out=grad_out,
             grad_weights=matmul(grad_out, transpose(values)),  # dL/dA = G V^T
+            seen_t_r=seen_t_r,
+            grad_out_r=_upstream_factor(seed, len(x), d_k),
         )
     return _unscaled[key]
+
+
+@lru_cache(maxsize=32)
+def _upstream_factor(seed: int, tokens: int, d_k: int) -> Matrix:
+    """R'^T of G^T = Q' R' for the seed's upstream gradient G (see Unscaled): one per seed."""
+    return transpose(triangular_factor(transpose(upstream(seed, tokens, d_k))))
 
 
 def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int, words: list[str] | None = None) -> HeadResult:
@@ -116,19 +138,18 @@ def attend(x: Matrix, guards: GuardSet, seed: int, d_k: int, words: list[str] | 
     if tokens == 0:
         raise ValueError("attention needs at least one token")
     head = unscaled(x, guards.norm, guards.init, seed, d_k)
-    seen = x if head.x_norm is None else head.x_norm
     if guards.scale:
         scores = scale(head.raw_scores, 1.0 / math.sqrt(d_k))  # (T, T)
     else:
         scores = [row[:] for row in head.raw_scores]  # a copy: the shared one stays as it was
     weights = softmax_rows(scores)  # (T, T)
     # The backward pass (scalecore.backward), along the two roads the measures report: W_Q, whose
-    # gradient passes through the softmax, and W_V, whose gradient does not.
+    # gradient passes through the softmax, and W_V, whose gradient does not; only their sizes.
     grad_scores = score_gradient(weights, head.grad_weights)  # dL/dS
     grad_raw = scale(grad_scores, 1.0 / math.sqrt(d_k)) if guards.scale else grad_scores
-    measures = replace(measure(seen, scores, weights, words),
-                       query_gradient=size(query_gradient(head.seen_t, grad_raw, head.keys)),
-                       value_gradient=size(value_gradient(head.seen_t, weights, head.grad_out)))
+    query_size, value_size = gradient_sizes(head.seen_t_r, grad_raw, head.keys, weights, head.grad_out_r)
+    measures = Measures(**head.input_measures, **attention_measures(scores, weights, words),
+                        query_gradient=query_size, value_gradient=value_size)
     return HeadResult(
         guards=guards,
         seed=seed,

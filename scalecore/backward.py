@@ -21,8 +21,8 @@ Nothing here is trained, so there is no loss: G is a random draw, one fixed stre
 Pyodide. The sizes of the resulting gradients are what the measures report.
 
 Each step is its own function, so a caller can take only the roads it needs: the measures need
-dL/dW_Q and dL/dW_V, not dL/dW_K (which mirrors dL/dW_Q), and the eight guard sets of one input
-share G and, pairwise, V and G V^T (see scalecore.attention).
+the sizes of dL/dW_Q and dL/dW_V, not dL/dW_K (which mirrors dL/dW_Q), and the eight guard sets
+of one input share G and, pairwise, V and G V^T (see scalecore.attention).
 """
 
 import math
@@ -30,7 +30,7 @@ import random
 from dataclasses import dataclass
 from functools import lru_cache
 
-from scalecore.matrices import Matrix, matmul, scale, transpose
+from scalecore.matrices import Matrix, matmul, scale, transpose, triangular_matmul
 
 
 @dataclass(frozen=True)
@@ -68,7 +68,9 @@ def score_gradient(weights: Matrix, grad_weights: Matrix) -> Matrix:
 
 
 def query_gradient(seen_t: Matrix, grad_raw: Matrix, keys: Matrix) -> Matrix:
-    """dL/dW_Q = X^T (dL/dS K), from X^T (``seen_t``) and the scores' gradient before the scale."""
+    """dL/dW_Q = X^T (dL/dS K), from X^T (``seen_t``) and the scores' gradient before the scale.
+
+    (The measures need only its size: see gradient_sizes.)"""
     return matmul(seen_t, matmul(grad_raw, keys))
 
 
@@ -96,6 +98,25 @@ def backward(seen: Matrix, queries: Matrix, keys: Matrix, values: Matrix, weight
         w_k=key_gradient(seen_t, grad_raw, queries),
         w_v=value_gradient(seen_t, weights, grad_out),
     )
+
+
+def gradient_sizes(seen_t_r: Matrix, grad_raw: Matrix, keys: Matrix, weights: Matrix,
+                   grad_out_r: Matrix) -> tuple[float, float]:
+    """||dL/dW_Q|| and ||dL/dW_V||, what the measures report, without the (d_model, d_k) gradients.
+
+    A matrix Q with orthonormal columns keeps lengths: ||Q M|| = ||M||. So with X^T = Q R
+    (``seen_t_r`` is R, from scalecore.matrices.triangular_factor) and G = R'^T Q'^T
+    (``grad_out_r`` is R'^T, the factor of G^T transposed):
+
+        ||X^T (dL/dS K)|| = ||R (dL/dS K)||      ||X^T A^T G|| = ||R A^T R'^T||
+
+    with (T, T) factors in place of the (d_model, T) X^T and the (T, d_k) G: the same sizes (to
+    rounding) for about a third of the work. K keeps its place: dL/dS K can be far smaller than
+    dL/dS and K (the rows of dL/dS sum to 0), and only that product, computed first and exactly
+    summed, keeps its small size accurate."""
+    query = triangular_matmul(seen_t_r, matmul(grad_raw, keys))
+    value = triangular_matmul(seen_t_r, matmul(transpose(weights), grad_out_r))
+    return size(query), size(value)
 
 
 def size(m: Matrix) -> float:

@@ -65,3 +65,41 @@ def std(values: Vector) -> float:
     """The population standard deviation: how far entries typically sit from their mean."""
     mu = mean(values)
     return math.sqrt(math.fsum([(x - mu) ** 2 for x in values]) / len(values))
+
+
+def triangular_factor(m: Matrix) -> Matrix:
+    """R of m = Q R: Q's columns orthonormal, R upper triangular, shape (min(n, k), k) for an
+    (n, k) matrix m, by Householder reflections.
+
+    What it is for: Q keeps lengths, so ||m b||_F = ||R b||_F for every b. When m is tall (the
+    transposed input X^T of the backward pass is (d_model, T)), the size of a product m b comes
+    from the small R at a fraction of the work. Reflections, not the Gram matrix m^T m: forming
+    m^T m would square how badly rounding can hurt a small product of large factors.
+    """
+    columns = [list(column) for column in zip(*m)]
+    rows, width = len(m), len(columns)
+    for j in range(min(rows, width)):
+        x = columns[j][j:]  # the part of column j the reflection folds onto the diagonal
+        largest = max(map(abs, x))
+        if largest == 0.0:
+            continue  # already zero below the diagonal
+        x = [v / largest for v in x]  # the same direction, without squares that underflow
+        length = math.sqrt(math.fsum([v * v for v in x]))
+        # H = I - 2 v v^T / (v . v) maps x to -sign(x_0) |x| e_0; the sign avoids cancellation
+        v = [x[0] + math.copysign(length, x[0]), *x[1:]]
+        vv = math.fsum([t * t for t in v])
+        for column in columns[j:]:
+            part = column[j:]
+            f = 2.0 * math.fsum(map(mul, v, part)) / vv
+            column[j:] = [c - f * t for c, t in zip(part, v)]
+    return [[column[i] if i <= k else 0.0 for k, column in enumerate(columns)] for i in range(min(rows, width))]
+
+
+def triangular_matmul(r: Matrix, m: Matrix) -> Matrix:
+    """r @ m for an upper-triangular r (such as triangular_factor's R), without multiplying by the
+    zeros below its diagonal: row i of r starts at column i. The same numbers as matmul (the
+    products skipped are zeros, which add nothing to an exact sum), with about half the work."""
+    if shape(r)[1] != shape(m)[0]:
+        raise ValueError(f"cannot multiply a {shape(r)} matrix by a {shape(m)} matrix")
+    columns = list(zip(*m))
+    return [[math.fsum(map(mul, row[i:], column[i:])) for column in columns] for i, row in enumerate(r)]

@@ -83,10 +83,19 @@ def share_saturated(rows: Matrix) -> float:
 def measure(x: Matrix, scores: Matrix, weights: Matrix, tokens: list[str] | None = None) -> Measures:
     """All measures of one head, from what it saw, its (final) scores and its weights. ``tokens``
     names the columns, so that repeated words can be counted as one."""
+    return Measures(**input_measures(x), **attention_measures(scores, weights, tokens))
+
+
+def input_measures(x: Matrix) -> dict[str, float]:
+    """The measures of what the head sees, before it does anything with it: every guard set that
+    sees the same input shares them."""
+    return dict(input_spread=std(flatten(x)), input_rms=root_mean_square(x))
+
+
+def attention_measures(scores: Matrix, weights: Matrix, tokens: list[str] | None = None) -> dict[str, float]:
+    """The measures of where the head looks, from its (final) scores and its weights."""
     words = [per_word(row, tokens) for row in weights]
-    return Measures(
-        input_spread=std(flatten(x)),
-        input_rms=root_mean_square(x),
+    return dict(
         score_spread=row_spread(scores),
         mean_row_max=mean([max(row) for row in weights]),
         word_row_max=mean([max(row) for row in words]),

@@ -44,15 +44,16 @@ def test_the_gradients_match_finite_differences(scaled):
 
 @settings(max_examples=40, deadline=None)
 @given(st.sampled_from(all_guard_sets()), st.integers(0, 2**32), st.integers(1, 4), st.floats(1e-3, 1e4))
-def test_the_head_reports_exactly_the_sizes_of_the_whole_backward_pass(guards, seed, d_k, factor):
-    """attend takes only the two roads the measures need, from intermediates the eight guard sets
-    share: the same numbers (==) as the whole backward pass computed from scratch."""
+def test_the_head_reports_the_sizes_of_the_whole_backward_pass(guards, seed, d_k, factor):
+    """attend takes only the two roads the measures need, through triangular factors of the same
+    sizes (gradient_sizes): the numbers of the whole backward pass computed from scratch, to
+    rounding. (Below about 1e-150 the entries' squares are subnormal and neither is accurate.)"""
     x = [[factor * v for v in row] for row in X]
     result = attend(x, guards, seed, d_k)
     grads = backward(result.head_input, result.queries, result.keys, result.values, result.weights,
                      guards.scale, upstream(seed, len(x), d_k))
-    assert result.measures.query_gradient == size(grads.w_q)
-    assert result.measures.value_gradient == size(grads.w_v)
+    assert math.isclose(result.measures.query_gradient, size(grads.w_q), rel_tol=1e-12, abs_tol=1e-150)
+    assert math.isclose(result.measures.value_gradient, size(grads.w_v), rel_tol=1e-12, abs_tol=1e-150)
 
 
 def test_saturation_silences_the_scores_but_not_the_values():
