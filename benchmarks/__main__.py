@@ -19,6 +19,7 @@ BENCHMARKS = (
     ("build", "The site build: cold and warm against plain mkdocs-material; parallel bake"),
     ("browser", "The browser: page weight, baked switch, live mode, live recompute"),
     ("lighthouse", "Lighthouse (mobile) on the module pages against plain mkdocs-material"),
+    ("math", "Math: MathML (Temml, the cut STIX Two Math) against KaTeX's HTML, on the same pages"),
     ("console", "The console: Stop to the next output, import sympy offline, a flood of output"),
     ("mentor", "The mentor: retrieval scored on the question set, answer time, bytes"),
 )
