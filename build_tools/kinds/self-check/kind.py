@@ -63,6 +63,12 @@ class SelfCheck(Kind):
         # The id the reader's progress is kept under; default: a hash of the question.
         id = c.Optional(CheckId())
 
+    def canonical(self, options):
+        """What the browser gets as options: none of the texts. The panel reads the check from its
+        markup, so the question, answer and explanation (with their markup escaped, each page's
+        largest attribute) would travel twice."""
+        return {key: value for key, value in super().canonical(options).items() if key not in TEXTS}
+
     def render(self, options, panel):
         page = panel.context.page
         seen = panel.shared.setdefault("self-check", {"questions": {}, "ids": {}})
