@@ -320,8 +320,10 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None) -> tu
 
 
 def _entry_files(target: Path, folder: str) -> dict[str, Path]:
-    return {f"{folder}/{path.relative_to(target).as_posix()}": path
-            for path in sorted(target.rglob("*")) if path.is_file() and path.name != cache.RECORD}
+    """Site path -> file of an intact entry: the files its record lists (checked against the
+    folder when it was found, written with them when it was baked)."""
+    files = json.loads((target / cache.RECORD).read_text(encoding="utf-8"))["files"]
+    return {f"{folder}/{name}": target / name for name in sorted(files)}
 
 
 def _run(jobs, baked, workers, budget, used_at, started, log):

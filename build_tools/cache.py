@@ -12,6 +12,7 @@ Temporary folders of killed builds are recognised by their pid and removed; a fa
 removes its temporary folder before the error goes on.
 """
 
+import functools
 import hashlib
 import json
 import os
@@ -69,7 +70,11 @@ def damage(folder: Path) -> str | None:
         return f"it has no {RECORD}"
     except (OSError, ValueError, KeyError, TypeError) as error:
         return f"its {RECORD} is unreadable ({type(error).__name__})"
-    present = {path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file()} - {RECORD}
+    present = set()
+    for here, _, names in os.walk(folder):
+        inner = os.path.relpath(here, folder).replace(os.sep, "/")
+        present.update(names if inner == "." else (f"{inner}/{name}" for name in names))
+    present.discard(RECORD)
     if present != set(files):
         extra, missing = sorted(present - set(files)), sorted(set(files) - present)
         return f"missing {missing[0]}" if missing else f"unexpected file {extra[0]}"
@@ -280,7 +285,16 @@ _used: set[str] = set()
 
 
 def note_use(folder: Path) -> None:
-    _used.add(str(Path(folder).resolve()))
+    folder = Path(folder)
+    if folder.is_symlink():
+        _used.add(str(folder.resolve()))
+    else:  # resolving the parent once: the bake notes a hundred entries of one folder
+        _used.add(os.path.join(_resolved(str(folder.parent)), folder.name))
+
+
+@functools.lru_cache(maxsize=32)
+def _resolved(folder: str) -> str:
+    return str(Path(folder).resolve())
 
 
 def entries(root: Path) -> list[Path]:
