@@ -6,6 +6,11 @@
 - baked switch: click to repaint (DOM updated) and click to the next frame, median of 20 clicks;
 - live ready (first live action to Python ready) against a bare Pyodide load of the same
   runtime in a module worker, each in a fresh browser context, median of 3;
+- how live mode starts, each against that bare load, median of 3, with the bytes fetched from
+  the first live action to Python ready: cold (the site without its memory snapshot, as with
+  live_snapshot: false), from the snapshot, and with prefetch on intent (the pointer rests on
+  the live control for INTENT_DWELL_MS before the click), with and without the snapshot; "wait"
+  is click to Python ready, what the reader waits for;
 - one live recompute of all 8 guard sets, median of 5 after the first; and one live recompute of
   each other module's kind (multihead, encoder) on its own page.
 Prints numbers; asserts nothing.
@@ -13,6 +18,7 @@ Prints numbers; asserts nothing.
 
 import functools
 import http.server
+import json
 import os
 import platform
 import statistics
@@ -46,9 +52,16 @@ class Files(http.server.SimpleHTTPRequestHandler):
     def log_message(self, *args):  # quiet
         pass
 
+    def copyfile(self, source, outputfile):  # every byte served is counted (server.served)
+        while block := source.read(1 << 16):
+            outputfile.write(block)
+            with self.server.lock:
+                self.server.served += len(block)
+
 
 def serve(folder: Path) -> tuple[Quiet, str]:
     server = Quiet(("127.0.0.1", 0), functools.partial(Files, directory=str(folder)))
+    server.served, server.lock = 0, threading.Lock()
     threading.Thread(target=server.serve_forever, daemon=True).start()
     return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
@@ -146,6 +159,57 @@ def kind_recompute(browser, url: str, kind: str, recomputes: int = 5) -> float:
     return statistics.median(times[1:])
 
 
+INTENT_DWELL_MS = 400  # pointer over the control to click: a reader's aim, then the press
+RECORD_CLICKS = "document.addEventListener('click', () => { window.clickedAt = performance.now(); }, true)"
+
+
+def without_snapshot(route):
+    """The page manifest without its memory snapshot: the site as built with live_snapshot: false."""
+    response = route.fetch()
+    data = response.json()
+    data["runtime"].pop("snapshot", None)
+    route.fulfill(response=response, body=json.dumps(data))
+
+
+def live_start(browser, url: str, server, snapshot: bool, intent: bool) -> dict:
+    """One start of live mode from a fresh context: click to Python ready (``wait``), worker start
+    to ready (``ready``), bytes served from the first live action to ready, and what the worker
+    said about the snapshot."""
+    context = browser.new_context(service_workers=BLOCK_SW)
+    context.add_init_script(RECORD_CLICKS)
+    if not snapshot:
+        context.route("**/api/panels.json", without_snapshot)
+    page = context.new_page()
+    page.goto(url, wait_until="networkidle")
+    page.evaluate(REACH, "scale-guards")
+    page.wait_for_function("() => document.querySelector('.scalecore-panel--scale-guards [role=switch]:not([disabled])')")
+    panel = page.locator(".scalecore-panel--scale-guards").filter(has=page.get_by_role("button", name="Compute live")).first
+    button = panel.get_by_role("button", name="Compute live")
+    button.scroll_into_view_if_needed()
+    page.wait_for_timeout(300)
+    before = server.served
+    if intent:
+        button.hover()
+        page.wait_for_timeout(INTENT_DWELL_MS)
+        button.click()
+    else:
+        button.dispatch_event("click")  # no pointer movement first: nothing is prefetched
+    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=panel.element_handle(), timeout=120000)
+    timings = page.evaluate("scalecoreTimings")
+    clicked = page.evaluate("window.clickedAt")
+    context.close()
+    return {"wait": max(0.0, timings["liveReadyAt"] - clicked), "ready": timings["liveReadyMs"],
+            "bytes": server.served - before, "snapshot": timings["liveStartup"].get("snapshot")}
+
+
+STARTS = (  # label, snapshot, intent
+    ("cold, no snapshot", False, False),
+    ("prefetch on intent, no snapshot", False, True),
+    ("from the snapshot", True, False),
+    ("snapshot + prefetch on intent", True, True),
+)
+
+
 def bare(browser, url: str) -> float:
     context = browser.new_context(service_workers=BLOCK_SW)
     page = context.new_page()
@@ -171,12 +235,17 @@ def main() -> None:
                 weight, pyodide_bytes = page_weight(browser, base + "site/" + PAGE)
                 plain_weight, _ = page_weight(browser, base + "plain/" + PAGE)
                 dom, frame = repaint(browser, base + "site/" + PAGE)
-                readies, bares, recompute = [], [], []
+                readies, bares, recompute, bare_bytes = [], [], [], []
+                starts = {label: [] for label, _, _ in STARTS}
                 for _ in range(3):
+                    before = server.served
                     bares.append(bare(browser, base + "bare.html"))
+                    bare_bytes.append(server.served - before)
                     ready, again = live(browser, base + "site/" + PAGE)
                     readies.append(ready)
                     recompute.append(again)
+                    for label, snapshot, intent in STARTS:
+                        starts[label].append(live_start(browser, base + "site/" + PAGE, server, snapshot, intent))
                 kinds = {kind: kind_recompute(browser, base + "site/" + page, kind) for kind, page, _ in KIND_PAGES}
                 browser.close()
         finally:
@@ -188,6 +257,17 @@ def main() -> None:
     live_ready, bare_ready = statistics.median(readies), statistics.median(bares)
     print(f"\nlive ready {live_ready:.0f} ms   bare Pyodide load {bare_ready:.0f} ms   ratio {live_ready / bare_ready:.2f}"
           f"   (medians of 3: live {', '.join(f'{r:.0f}' for r in readies)}; bare {', '.join(f'{b:.0f}' for b in bares)})")
+    print(f"\nhow live mode starts (medians of 3; each / the bare load {bare_ready:.0f} ms, "
+          f"{statistics.median(bare_bytes) / 1e6:.1f} MB fetched; intent: the pointer rests {INTENT_DWELL_MS} ms "
+          "on Compute live before the click):")
+    for label, _, _ in STARTS:
+        runs = starts[label]
+        wait = statistics.median(run["wait"] for run in runs)
+        ready = statistics.median(run["ready"] for run in runs)
+        fetched = statistics.median(run["bytes"] for run in runs)
+        said = ", ".join(sorted({str(run["snapshot"]) for run in runs}))
+        print(f"  {label:32s} wait after the click {wait:5.0f} ms ({wait / bare_ready:.2f}x)   worker start to ready "
+              f"{ready:5.0f} ms ({ready / bare_ready:.2f}x)   fetched {fetched / 1e6:5.1f} MB   snapshot: {said}")
     print(f"live recompute of all 8 guard sets: {statistics.median(recompute):.1f} ms (median)")
     for kind, page, what in KIND_PAGES:
         print(f"live recompute, {kind} ({what}, {page}): {kinds[kind]:.0f} ms (median of 5 after the first)")

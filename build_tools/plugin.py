@@ -165,8 +165,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             made = snapshot.make(runtime.pyodide_folder(self.root), live.wheels(), snapshot.compute_modules(computes),
                                  self.cache, log)
         except snapshot.SnapshotError as error:
-            log.warning(f"live: no memory snapshot ({error}); live mode will start Python the normal way. "
-                        "To build without trying, set 'live_snapshot: false' for the scalecore plugin.")
+            say = log.info if isinstance(error, snapshot.SnapshotUnavailable) else log.warning
+            say(f"live: no memory snapshot ({error}); live mode will start Python the normal way. "
+                "To build without trying, set 'live_snapshot: false' for the scalecore plugin.")
             return
         live.files[snapshot.SITE_PATH] = made.path
         live.manifest[snapshot.MANIFEST_KEY] = snapshot.SITE_PATH

@@ -8,18 +8,27 @@ The worker (assets/scalecore/worker.js) verifies the file's sha256, decompresses
 ``DecompressionStream('gzip')`` and falls back to the normal load, saying why, when the snapshot
 is missing, stale or refused.
 
-Where it is made, and why Node
-------------------------------
-In Node, by build_tools/snapshot.mjs, once per build, cached. The heap holds no JavaScript
-state of the maker: Pyodide records every JavaScript object Python refers to by its path in
-the globals (snapshot.mjs refuses any beyond Pyodide's own, so nothing is looked up in the
-worker before its sandbox is in place), and the file system lives outside the heap, so the
+Where it is made, and why headless Chromium
+-------------------------------------------
+In a module worker of headless Chromium, driven through Playwright (both already what the
+tests use; the Chromium is found as for Lighthouse: CHROME_PATH, else chromium on PATH), by
+build_tools/snapshot-maker.js, in a child process, once per build and cached. We first made it
+in Node (one process, no browser): restored in Chromium it computes the baked numbers, but the
+heap also keeps what CPython decided when it started about the JavaScript engine under it, and
+Node 20 decides differently from Chromium. Its WebAssembly GC is too old for CPython's call
+trampoline, so the heap points at the JavaScript trampoline; and it has stack switching (JSPI)
+only behind a flag. Restored in Chromium, the console's ``time.sleep`` (which suspends through
+JSPI) then stopped Pyodide with "SuspendError: trying to suspend JS frames". A heap booted in
+the browser family it is restored in has none of this. What the maker could leak of its own
+machine is fixed instead (the clock, the entropy, the runtime string, LANG), and the heap holds
+no JavaScript state: Pyodide records every JavaScript object Python refers to by its path in
+the globals, and the maker refuses any beyond Pyodide's own, so nothing is looked up in the
+site's worker before its sandbox is in place. The file system lives outside the heap, so the
 worker unpacks the (checked) wheel again after restoring: modules not imported at build stay
-importable. What differs between Node and a browser worker is fixed at build rather than taken
-from the machine (the clock, the entropy, the program name, the runtime string, LANG). We
-measured the result restored in headless Chromium: it computes the baked numbers, so there is
-no need for a browser at build time (headless Chromium through Playwright would also work, at
-the price of a browser as a build dependency).
+importable.
+
+Without Chromium or Playwright the build goes on without a snapshot (one line says so) and
+live mode loads Python the normal way.
 
 Determinism: two builds of the same inputs give byte-identical files. The hash secret is fixed
 (PYTHONHASHSEED=0, visible in ``os.environ`` of the console), randomness comes from a fixed
@@ -27,10 +36,13 @@ sequence and the worker reseeds ``random`` after restoring, the clock is SOURCE_
 the gzip header carries no name and mtime 0.
 
 Staleness: the manifest entry carries a ``key``, ``pyodide=<version>;pyodide.asm.wasm=<sha256>;
-wheels=<sha256>,...`` (the core's wheel first, then the site's own in the manifest's order). The
-worker computes the same key from the Pyodide module it imported and the manifest's runtime
-entries; any difference means the runtime or a wheel changed since the snapshot was made, and
-the snapshot is not used. Pyodide adds its own check (the BUILD_ID of pyodide.asm.mjs and
+wheels=<sha256>,...;jspi=<0|1>`` (the core's wheel first, then the site's own in the manifest's
+order). The worker computes the same key from the Pyodide module it imported, the manifest's
+runtime entries and its own browser; any difference means the runtime or a wheel changed since
+the snapshot was made, and the snapshot is not used. ``jspi`` is whether WebAssembly stack
+switching was available: Python caches that answer when it starts (``run_sync``, and through it
+``time.sleep`` in the console), so a heap booted without it fails in a browser that has it, and
+the reverse. Chromium has it; a browser without it (Firefox, Safari today) loads Python the normal way. Pyodide adds its own check (the BUILD_ID of pyodide.asm.mjs and
 pyodide.asm.wasm) and refuses a foreign heap.
 """
 
@@ -42,6 +54,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 from dataclasses import dataclass
@@ -49,15 +62,22 @@ from pathlib import Path
 
 from build_tools import cache
 
-SCRIPT = Path(__file__).with_name("snapshot.mjs")
+MAKER = Path(__file__).with_name("snapshot-maker.js")
 SITE_PATH = "assets/pyodide/snapshot.bin.gz"
 MANIFEST_KEY = "snapshot"
-FORMAT = 1  # bump when what goes into the snapshot changes in a way the inputs do not show
+FORMAT = 2  # bump when what goes into the snapshot changes in a way the inputs do not show
 TIMEOUT_S = 300
+PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 
 class SnapshotError(Exception):
     """The snapshot could not be made: the build goes on without it (the worker loads normally)."""
+
+
+class SnapshotUnavailable(SnapshotError):
+    """No Chromium or no Playwright here: nothing failed, the site has no snapshot."""
 
 
 @dataclass(frozen=True)
@@ -75,9 +95,27 @@ def compute_modules(computes: list[str]) -> list[str]:
     return sorted(modules)
 
 
-def staleness_key(version: str, wasm_sha256: str, wheel_sha256s: list[str]) -> str:
-    """What the snapshot depends on, in the form the worker rebuilds from the manifest."""
-    return f"pyodide={version};pyodide.asm.wasm={wasm_sha256};wheels={','.join(wheel_sha256s)}"
+def staleness_key(version: str, wasm_sha256: str, wheel_sha256s: list[str], jspi: bool) -> str:
+    """What the snapshot depends on, in the form the worker rebuilds from the manifest and the
+    browser it runs in."""
+    return (f"pyodide={version};pyodide.asm.wasm={wasm_sha256};wheels={','.join(wheel_sha256s)};"
+            f"jspi={int(bool(jspi))}")
+
+
+def chromium() -> str:
+    """The Chromium to make the snapshot in: CHROME_PATH (as for Lighthouse), else one on PATH."""
+    found = os.environ.get("CHROME_PATH") or next(
+        (path for name in ("chromium", "chromium-browser", "google-chrome") if (path := shutil.which(name))), None)
+    if not found or not Path(found).is_file():
+        raise SnapshotUnavailable("no Chromium found (set CHROME_PATH, or install chromium)")
+    return found
+
+
+def _chromium_version(path: str) -> str:
+    try:
+        return subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
 
 
 def _epoch_ms() -> int:
@@ -87,22 +125,20 @@ def _epoch_ms() -> int:
         return 315532800 * 1000
 
 
-def _node() -> str:
-    node = shutil.which("node")
-    if node is None:
-        raise SnapshotError("node is not on PATH")
-    return node
-
-
 def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path, log) -> Snapshot:
     """The snapshot for these inputs: from the cache, or made now (a few seconds) and cached.
-    Raises SnapshotError when it cannot be made."""
-    runtime_files = {name: cache.sha256_file(pyodide / name)
-                     for name in ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")}
+    Raises SnapshotError when it cannot be made (SnapshotUnavailable: no Chromium/Playwright)."""
+    try:
+        import playwright  # noqa: F401  (only to say plainly when it is missing)
+    except ImportError:
+        raise SnapshotUnavailable("Playwright for Python is not installed") from None
+    browser = chromium()
+    runtime_files = {name: cache.sha256_file(pyodide / name) for name in PYODIDE_FILES}
     wheel_shas = [cache.sha256_file(wheel) for wheel in wheels]
     version = json.loads((pyodide / "package.json").read_text(encoding="utf-8"))["version"]
     inputs = {"format": FORMAT, "runtime": runtime_files, "wheels": wheel_shas, "imports": list(imports),
-              "epoch_ms": _epoch_ms(), "maker": cache.sha256_file(SCRIPT), "npm_version": version}
+              "epoch_ms": _epoch_ms(), "maker": [cache.sha256_file(MAKER), cache.sha256_file(Path(__file__))],
+              "npm_version": version, "chromium": _chromium_version(browser)}
     digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:24]
     folder = cache_root / "snapshot" / digest
     if cache.usable(folder, log):
@@ -112,20 +148,21 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
     with tempfile.TemporaryDirectory(prefix="scalecore-snapshot-") as scratch:
         raw = Path(scratch) / "snapshot.bin"
         request = {"pyodide": str(pyodide.resolve()), "wheels": [str(w.resolve()) for w in wheels],
-                   "imports": list(imports), "epochMs": inputs["epoch_ms"], "out": str(raw)}
-        try:
-            done = subprocess.run([_node(), str(SCRIPT)], input=json.dumps(request), capture_output=True,
-                                  text=True, timeout=TIMEOUT_S, check=False)
+                   "imports": list(imports), "epochMs": inputs["epoch_ms"], "out": str(raw), "chromium": browser}
+        try:  # a child process: Playwright's sync API wants a thread of its own (and pytest has one)
+            done = subprocess.run([sys.executable, "-m", "build_tools.snapshot", json.dumps(request)],
+                                  capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
+                                  cwd=Path(__file__).resolve().parents[1])
         except (OSError, subprocess.SubprocessError) as error:
-            raise SnapshotError(f"Node could not run {SCRIPT.name}: {error}") from None
+            raise SnapshotError(f"the snapshot maker did not run: {error}") from None
         lines = done.stdout.strip().splitlines()
         try:
             answer = json.loads(lines[-1]) if lines else {"error": done.stderr.strip()[-2000:] or "no answer"}
         except ValueError:
             answer = {"error": lines[-1][:2000]}
-        if done.returncode != 0 or "error" in answer:
-            raise SnapshotError(answer.get("error", f"exit code {done.returncode}"))
-        key = staleness_key(answer["version"], runtime_files["pyodide.asm.wasm"], wheel_shas)
+        if done.returncode != 0 or "error" in answer or not raw.is_file():
+            raise SnapshotError(answer.get("error", f"exit code {done.returncode}: {done.stderr.strip()[-2000:]}"))
+        key = staleness_key(answer["version"], runtime_files["pyodide.asm.wasm"], wheel_shas, answer["jspi"])
         with cache.writing(folder) as target:
             with open(raw, "rb") as source, open(target / Path(SITE_PATH).name, "wb") as sink:
                 # no file name, mtime 0: the same bytes on every build
@@ -137,3 +174,87 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
     log.info(f"live: Pyodide memory snapshot made in {time.monotonic() - started:.1f} s "
              f"({answer['bytes'] / 1e6:.1f} MB, {len(imports)} modules imported)")
     return Snapshot(folder / Path(SITE_PATH).name, key, tuple(imports), answer["bytes"])
+
+
+# ------------------------------------------------------------------------------ the child process
+
+PAGE = """<!doctype html><meta charset="utf-8"><title>snapshot</title><script type="module">
+const worker = new Worker("snapshot-maker.js?request=" + encodeURIComponent(REQUEST), { type: "module" });
+worker.onmessage = (event) => { window.snapshotResult = event.data; };
+worker.onerror = (event) => { window.snapshotResult = { error: "the maker failed: " + event.message }; };
+</script>"""
+
+
+def _serve(folder: Path, out: Path):
+    """The maker's files on 127.0.0.1 (a free port); a POST of snapshot.bin is written to ``out``."""
+    import functools
+    import http.server
+    import threading
+
+    class Handler(http.server.SimpleHTTPRequestHandler):
+        extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
+                          ".mjs": "text/javascript", ".js": "text/javascript", ".wasm": "application/wasm"}
+
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            length = int(self.headers.get("Content-Length", "0"))
+            with open(out, "wb") as sink:
+                while length > 0:
+                    block = self.rfile.read(min(length, 1 << 20))
+                    if not block:
+                        break
+                    sink.write(block)
+                    length -= len(block)
+            self.send_response(200 if length == 0 else 400)
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+def _make_in_chromium(request: dict) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory(prefix="scalecore-snapshot-site-") as scratch:
+        folder = Path(scratch)
+        for name in PYODIDE_FILES:
+            (folder / name).symlink_to(Path(request["pyodide"]) / name)
+        (folder / MAKER.name).symlink_to(MAKER)
+        wheels = []
+        for index, wheel in enumerate(request["wheels"]):
+            (folder / f"wheel-{index}.whl").symlink_to(wheel)
+            wheels.append(f"wheel-{index}.whl")
+        maker = {"wheels": wheels, "imports": request["imports"], "epochMs": request["epochMs"]}
+        (folder / "index.html").write_text(PAGE.replace("REQUEST", json.dumps(json.dumps(maker))), encoding="utf-8")
+        server = _serve(folder, Path(request["out"]))
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=request["chromium"], args=CHROMIUM_ARGS)
+                try:
+                    page = browser.new_page()
+                    page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
+                    page.wait_for_function("() => window.snapshotResult !== undefined", timeout=TIMEOUT_S * 1000)
+                    return page.evaluate("window.snapshotResult")
+                finally:
+                    browser.close()
+        finally:
+            server.shutdown()
+            server.server_close()
+
+
+def main(argv: list[str]) -> int:
+    """``python -m build_tools.snapshot REQUEST_JSON``: make one raw snapshot (what make() runs)."""
+    try:
+        answer = _make_in_chromium(json.loads(argv[0]))
+    except Exception as error:  # noqa: BLE001 - reported to the build as one line
+        answer = {"error": f"{type(error).__name__}: {error}"[:4000]}
+    print(json.dumps(answer))
+    return 1 if "error" in answer else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

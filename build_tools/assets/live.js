@@ -11,7 +11,8 @@
 //
 // Timings for benchmarks go to window.scalecoreTimings: liveReadyMs (worker start to Python
 // ready), liveStartup (the worker's own split, with snapshot: "used" or why not), restartReadyMs
-// after a stop, prefetchedAt (when intent started the worker: prefetch()).
+// after a stop, prefetchedAt (when intent started the worker: prefetch()), liveReadyAt (when
+// Python was ready, on the page's clock).
 //
 //   live.prefetch(manifest);   // intent (hover, focus, pointerdown): start the worker early
 
@@ -125,6 +126,7 @@ class LiveClient {
       const ms = performance.now() - started;
       if (this.restarts) timings.restartReadyMs = ms;
       else timings.liveReadyMs = ms;
+      timings.liveReadyAt = performance.now();
       timings.liveStartup = message.timings;
       this.emit({ stage: "ready", step: 4, text: "Python is ready.", done: true });
       this.settleReady.resolve(this);

@@ -209,7 +209,8 @@ async function start(config) {
 // Pyodide copies it into place instead of starting the interpreter (a third of the time). It is
 // used only when the manifest lists one whose key matches what this worker loads: the Pyodide
 // version of the module it imported, the sha256 of pyodide.asm.wasm and of every wheel (the
-// runtime or a wheel changed since the build: "stale"). Its download starts at once, beside
+// runtime or a wheel changed since the build: "stale"), and whether this browser has
+// WebAssembly stack switching like the heap's maker had (Python remembers it from start-up). Its download starts at once, beside
 // Pyodide's own; its sha256 is checked ("tampered") before DecompressionStream unpacks it, and
 // Pyodide itself refuses a heap of another build ("refused"). Any of these: the normal load.
 // The file system is not part of the heap: start() unpacks the wheel again as it always does.
@@ -217,8 +218,10 @@ function snapshotPlan(config, version, timings) {
   const entry = config.snapshot;
   if (!entry) return { status: "none", reason: "the site ships no memory snapshot (plugin option live_snapshot)" };
   const wasm = (config.runtime || []).find((file) => /\/pyodide\.asm\.wasm$/.test(new URL(file.url, self.location.href).pathname));
+  // Python caches at start-up whether stack switching (JSPI) is there: the heap must agree.
+  const jspi = typeof WebAssembly === "object" && ("Suspending" in WebAssembly || "Suspender" in WebAssembly);
   const key = `pyodide=${version};pyodide.asm.wasm=${wasm ? wasm.sha256 : "?"};wheels=` +
-    (config.wheels || []).map((wheel) => wheel.sha256).join(",");
+    (config.wheels || []).map((wheel) => wheel.sha256).join(",") + `;jspi=${jspi ? 1 : 0}`;
   if (entry.key !== key) {
     return { status: "stale", reason: `it was made for ${entry.key}, this page loads ${key}` };
   }

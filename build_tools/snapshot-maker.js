@@ -1,0 +1,79 @@
+// Make Pyodide's memory snapshot for live mode, at build time, in a module Web Worker of
+// headless Chromium (build_tools/snapshot.py drives it; it is never shipped in the site).
+//
+// The worker is loaded as  snapshot-maker.js?request=<JSON>  with
+//   {"wheels": ["<URL>", ...], "imports": ["scalecore.browser", ...], "epochMs": <ms>}
+// Pyodide (served beside it) is loaded with _makeSnapshot, the wheels are unpacked into
+// site-packages, the modules are imported, and pyodide.makeMemorySnapshot() (the WebAssembly
+// heap plus a JSON record of the JavaScript objects Python holds) is POSTed to ./snapshot.bin.
+// The worker then posts {version, bytes, jspi} (or {error}) to the page.
+//
+// The same inputs always give the same bytes:
+// - randomness (the hash secret, the random module's seed, libc's entropy) comes from a fixed
+//   sequence: PYTHONHASHSEED=0, and crypto.getRandomValues (what Emscripten reads) replaced by a
+//   seeded generator; the site's worker reseeds the random module after restoring
+//   (scalecore.browser.restored);
+// - the clock is frozen at SOURCE_DATE_EPOCH (file times Python caches, the time of imports) and
+//   the monotonic clock advances one millisecond per reading;
+// - nothing of the build machine reaches the heap: the runtime string Python keeps
+//   (sys._emscripten_info) is a fixed user agent, not this Chromium's, and LANG is C.UTF-8.
+// Python must hold no JavaScript object beyond Pyodide's own (each restored reference would be
+// looked up in the site worker's globals before its sandbox is in place): checked here.
+
+const request = JSON.parse(new URL(self.location.href).searchParams.get("request"));
+
+let state = 0x9e3779b9; // a fixed sequence (an LCG's high bytes): reproducible, not secret
+crypto.getRandomValues = (view) => {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  for (let i = 0; i < bytes.length; i += 1) {
+    state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+    bytes[i] = state >>> 24;
+  }
+  return view;
+};
+let ticks = 0;
+Date.now = () => request.epochMs;
+performance.now = () => (ticks += 1);
+Object.defineProperty(self, "navigator", {
+  value: { userAgent: "Scalecore memory snapshot (Pyodide, made at build time)", language: "C" },
+  configurable: true,
+});
+
+async function make() {
+  const base = new URL("./", self.location.href).href;
+  const { loadPyodide } = await import(base + "pyodide.mjs");
+  const quiet = () => {};
+  const pyodide = await loadPyodide({
+    indexURL: base, _makeSnapshot: true, env: { PYTHONHASHSEED: "0", LANG: "C.UTF-8" },
+    stdout: quiet, stderr: quiet,
+  });
+  const paths = pyodide.pyimport("sysconfig").get_paths();
+  const purelib = paths.get("purelib");
+  paths.destroy();
+  for (const url of request.wheels) {
+    const response = await fetch(url);
+    if (!response.ok) throw new Error(`could not read ${url} (HTTP ${response.status})`);
+    pyodide.unpackArchive(new Uint8Array(await response.arrayBuffer()), "wheel", { extractDir: purelib });
+  }
+  // The clock stands still, so a directory's mtime cannot tell the import system that the
+  // wheels added files: it is told.
+  const importlib = pyodide.pyimport("importlib");
+  importlib.invalidate_caches();
+  importlib.destroy();
+  for (const name of request.imports) pyodide.pyimport(name).destroy();
+  const snapshot = pyodide.makeMemorySnapshot();
+  const header = new Uint32Array(snapshot.buffer, snapshot.byteOffset, 4);
+  const record = JSON.parse(new TextDecoder().decode(snapshot.subarray(48, 48 + header[2])));
+  const held = record.hiwireKeys.filter((key) => key !== null);
+  if (held.length) {
+    throw new Error(`Python holds JavaScript objects the snapshot cannot carry safely: ${JSON.stringify(held).slice(0, 300)}`);
+  }
+  const sent = await fetch(base + "snapshot.bin", { method: "POST", body: snapshot });
+  if (!sent.ok) throw new Error(`could not hand the snapshot over (HTTP ${sent.status})`);
+  // Python remembers at start-up whether WebAssembly stack switching (JSPI) is there: the site's
+  // worker uses the snapshot only where its browser gives the same answer (the key's jspi=).
+  const jspi = "Suspending" in WebAssembly || "Suspender" in WebAssembly;
+  return { version: pyodide.version, bytes: snapshot.length, jspi };
+}
+
+make().then((answer) => postMessage(answer), (error) => postMessage({ error: String(error && error.stack || error).slice(0, 4000) }));
