@@ -243,9 +243,11 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             results = {path: self.read_baked(point["json"]) for path, point in baked.points.items()}
             return self.used[name]().quotes(results, baked.grid, self._site(name))
 
-        def key(name, baked):
+        def key(name, baked):  # not the site's ``where`` (lines of mkdocs.yml, for messages only)
             entries = sorted(target.name for target in baked.entries.values())
-            return hashlib.sha256(repr((name, entries, self._site(name))).encode()).hexdigest()
+            site = self._site(name)
+            seen = (site.corpora, site.titles, site.seeds, site.settings, site.options)
+            return hashlib.sha256(repr((name, entries, seen)).encode()).hexdigest()
 
         kinds = {name: (key(name, baked), functools.partial(tree, name, baked)) for name, baked in self.baked.items()}
         return LazyNamespace(kinds, {name: c.counts() for name, c in self.corpora.items()},
