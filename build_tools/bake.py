@@ -42,7 +42,12 @@ def dumps(data) -> str:
 
 def data_script(key: str, data) -> str:
     """The same data as a classic script: works from file://, where fetch() is refused."""
-    return f"(globalThis.scalecoreData=globalThis.scalecoreData||{{}})[{json.dumps(key)}]={dumps(data)};\n"
+    return encoded_data_script(key, dumps(data))
+
+
+def encoded_data_script(key: str, text: str) -> str:
+    """data_script(key, data) from ``text``, which is dumps(data)."""
+    return f"(globalThis.scalecoreData=globalThis.scalecoreData||{{}})[{json.dumps(key)}]={text};\n"
 
 
 def data_key(kind: str, group: str) -> str:
@@ -122,28 +127,29 @@ def bake_group(job: dict) -> str:
     sitedata.use(lambda site_path: Path(inputs[site_path]).read_text(encoding="utf-8"))
     validator = _validator(kind)
     instance = kind()
-    together, wanted = {}, []
+    together, wanted = {}, []  # inner path -> the point's JSON text, encoded once
     with cache.writing(Path(job["target"])) as folder:
         for point, params, inner in job["points"]:
-            result = _compute(kind, function, point, params)
+            result, text = _compute(kind, function, point, params)
             if validator is not None:
                 _check_schema(kind, validator, point, result)
-            together[inner] = result
+            together[inner] = text
             (folder / f"{inner}.json").parent.mkdir(parents=True, exist_ok=True)
-            (folder / f"{inner}.json").write_text(dumps(result), encoding="utf-8")
+            (folder / f"{inner}.json").write_text(text, encoding="utf-8")
             beside = Path(inner).parent
             wanted += [(folder / beside / name, call) for name, call in instance.figures(result, point).items()]
         for (path, _), data in zip(wanted, views.figures([call for _, call in wanted])):
             path.write_bytes(data)
-        (folder / "data.js").write_text(data_script(job["data_key"], together), encoding="utf-8")
+        # dumps({inner: result, ...}) from the texts already encoded: the same bytes
+        body = "{" + ",".join(f"{dumps(inner)}:{text}" for inner, text in together.items()) + "}"
+        (folder / "data.js").write_text(encoded_data_script(job["data_key"], body), encoding="utf-8")
     return job["target"]
 
 
 def _compute(kind, function, point, params):
     try:
         result = function(**params)
-        dumps(result)
-        return result
+        return result, dumps(result)
     except Exception as error:
         raise BakeError(f"the kind {kind.name!r} ({kind.folder / 'kind.py'}): {kind.compute}(...) failed for the point "
                         f"{_shown(point)}: {type(error).__name__}: {error}. Fix: correct the function, or leave that "
