@@ -8,6 +8,7 @@ from there.
 
 import os
 import re
+import shutil
 import signal
 import subprocess
 import time
@@ -76,6 +77,22 @@ def test_a_second_build_with_nothing_changed_bakes_nothing(cold, tmp_path):
     assert tree(folder / "site") == cold[1]
 
 
+def test_a_warm_build_starts_no_node_and_links_the_baked_files_into_the_site(cold, tmp_path):
+    """What a warm build would otherwise spend its time on: Node (figures, views, math) comes
+    from the cache's records, and the baked files are the cache entries' own (hard links), not
+    a thousand new files."""
+    folder = from_cold(cold, tmp_path)
+    calls, wrapper = tmp_path / "node-calls", tmp_path / "bin" / "node"
+    wrapper.parent.mkdir()
+    wrapper.write_text(f'#!/bin/sh\necho "$@" >> "{calls}"\nexec "{shutil.which("node")}" "$@"\n', encoding="utf-8")
+    wrapper.chmod(0o755)
+    succeeded(build(folder, env=environment(PATH=f"{wrapper.parent}{os.pathsep}{os.environ['PATH']}")))
+    assert not calls.exists(), calls.read_text(encoding="utf-8")
+    assert tree(folder / "site") == cold[1]
+    published = folder / "site" / UNITS / "small" / "0" / "none.json"
+    assert any(path.samefile(published) for path in (folder / CACHE / "bake").rglob("none.json"))
+
+
 def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
     folder = from_cold(cold, tmp_path)
     bake = folder / CACHE / "bake"
@@ -96,10 +113,10 @@ def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
     # Everything that existed is untouched, except the folders that gained an entry and the copy
     # of small's table that the site serves ...
     changed = {path for path, stamp in before.items() if after.get(path) != stamp}
-    # (and the rendered fallback views, which show small's new numbers, and the ledger of which
-    # entries this build used, build_tools/cache.py)
+    # (and the rendered fallback views, which show small's new numbers, the ledger of which
+    # entries this build used, and the memos of what pages quote and say, build_tools/cache.py)
     assert changed <= {"bake", "corpora", "embeddings", "site/api/embeddings", "site/api/embeddings/small.json",
-                       "views.json", "usage.json"}
+                       "views.json", "usage.json", "memo", "memo/quotes.json", "memo/mentor.json"}
     # ... and what is new is small's unit, its embedding table and its verification record.
     added = set(after) - set(before)
     outside_the_unit = sorted(path for path in added if path.split("/")[:2] != ["bake", new_unit])
