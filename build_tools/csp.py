@@ -13,6 +13,11 @@ and a style cannot run code. No plugin, no frame of another site, no form sent e
 
 A package mirror configured for the console (option package_mirror) is the one other origin the
 policy names, for fetching only.
+
+The Python worker's own fetches (Pyodide's files, the wheels, the memory snapshot of
+build_tools/snapshot.py) are all of the site's origin, which connect-src 'self' allows (a
+worker loaded from a URL is not under the page's policy in any case), and decompressing the
+snapshot with DecompressionStream is no request and needs no permission.
 """
 
 import base64
