@@ -120,10 +120,11 @@ def test_scale_guards_panel_root_fallback_and_scripts():
     assert "King James Bible (kjv), seed 1, guards init+scale" in image["alt"]
     assert "the old man" in image["alt"] and "0.88 of its attention" in image["alt"]
     assert "api/scale-guards/kjv/1/init+scale.json" in read_baked.calls
-    # one classic script: the initial corpus at the initial seed, relative to the page (another
-    # corpus's loads when the reader picks it, located through the manifest)
+    # one data script: the initial corpus at the initial seed, relative to the page (another
+    # corpus's loads when the reader picks it, located through the manifest); inert until the
+    # panel hydrates, so the page does not fetch it
     assert [s["src"] for s in parsed.find("script")] == ["../../api/scale-guards/kjv/1/data.js"]
-    assert all("defer" in s for s in parsed.find("script"))
+    assert all(s["type"] == "application/x-scalecore-data" for s in parsed.find("script"))
     assert parsed.find("div", class_="scalecore-controls")[0] == {"class": "scalecore-controls", "hidden": None}
     assert parsed.find("div", class_="scalecore-live-region")[0]["aria-live"] == "polite"
 

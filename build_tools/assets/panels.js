@@ -145,8 +145,8 @@
     return new URL(relative, manifest.url).href;
   }
 
-  /* scalecoreData[key] from the panel's own data scripts: they ran when the page loaded (Material
-     re-runs them after an instant navigation); if the data is still missing, run them again. */
+  /* scalecoreData[key] from the panel's own data scripts (blocks/panel.html): inert in the page,
+     they run here, when the panel hydrates; once per URL, across instant navigations too. */
   function panelData(root, key) {
     if (data[key]) return Promise.resolve(data[key]);
     var tags = Array.prototype.slice.call(root.querySelectorAll("script[src]"));
