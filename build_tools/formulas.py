@@ -39,7 +39,7 @@ const engine = process.argv[2], typeset = require("module").createRequire(proces
 const readline = require("readline");
 const options = (display) => engine === "katex"
   ? { displayMode: display, output: "htmlAndMathml", throwOnError: true, strict: "ignore" }
-  : { displayMode: display, throwOnError: true };
+  : { displayMode: display, throwOnError: true, wrap: display ? "none" : "=" };
 readline.createInterface({ input: process.stdin }).on("line", (line) => {
   const [tex, display] = JSON.parse(line);
   let answer;
@@ -96,7 +96,7 @@ class Typesetter:
                 raise MathError(f"{where}: the formula {_shown(tex)} is not valid TeX for {self.engine.capitalize()}: "
                                 f"{answer['error'].strip()}. Fix: correct the TeX (the functions it supports: "
                                 f"build_tools/node_modules/{self.engine}/README.md), or write it as code with backticks.")
-            self.memo[key] = answer["markup"]
+            self.memo[key] = answer["markup"] if display or self.engine != "temml" else breakable(answer["markup"])
         return self.memo[key]
 
     def _server(self):
@@ -126,6 +126,33 @@ class Typesetter:
     def markup(self) -> list[str]:
         """Every formula this build typeset, as it went into the pages (for the math font's cut)."""
         return [self.memo[key] for key in sorted(self.used)]
+
+
+TAG = re.compile(r"<(/?)([a-z]+)\b[^>]*?(/?)>")
+
+
+def breakable(markup: str) -> str:
+    """An inline formula as one ``<math>`` per part between its ``=`` signs, so a long one can
+    wrap at a narrow width. Chromium and Safari do not break MathML inside a line (Temml's
+    ``wrap`` marks the parts, as top-level ``<mrow>``s, for Firefox alone), but a line may break
+    between two ``<math>`` elements, as between two images. Read aloud, the parts follow each
+    other as the whole did."""
+    if not (markup.startswith("<math>") and markup.endswith("</math>")):
+        return markup
+    inner = markup[len("<math>"):-len("</math>")]
+    parts, depth, start = [], 0, 0
+    for tag in TAG.finditer(inner):
+        closing, name, empty = tag.groups()
+        if depth == 0 and (closing or name != "mrow"):
+            return markup  # something other than a run of mrows at the top: leave it whole
+        if not empty:
+            depth += -1 if closing else 1
+        if depth == 0:
+            parts.append(inner[start:tag.end()])
+            start = tag.end()
+    if len(parts) < 2 or start != len(inner):
+        return markup
+    return "".join(f"<math>{part}</math>" for part in parts)
 
 
 def engine_version(engine: str) -> str:

@@ -9,7 +9,8 @@ serves its own: STIX Two Math (SIL Open Font License), from the pinned npm packa
 The whole font is 370 kB. fontTools (already here, as matplotlib's) cuts it to the glyphs of the
 characters the formulas use, keeping the MATH table's variants of those glyphs, so the browser
 can still stretch a bracket: a few kB. The cut is WOFF (zlib), which needs no extra Python
-package; fontTools writes it deterministically (no timestamp), so two builds give the same bytes.
+package; the font's own date is kept rather than stamped with the time of the build, so two
+builds give the same bytes.
 
 The characters are those of the MathML as typeset, plus the ones the browser draws without them
 being in the text: the radical sign of a square root, and the mathematical italic letters
@@ -82,7 +83,7 @@ def cut(chars: str, font: Path = FONT) -> bytes:
     options.flavor = "woff"
     options.name_IDs = ["*"]  # the licence and copyright names travel with the font
     options.notdef_outline = True
-    face = TTFont(str(font))
+    face = TTFont(str(font), recalcTimestamp=False)  # saving would stamp the time: builds must match
     cutter = subset.Subsetter(options)
     cutter.populate(text=chars)
     cutter.subset(face)
