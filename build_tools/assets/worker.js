@@ -243,7 +243,12 @@ async function snapshotBytes(entry, timings) {
   const t = performance.now();
   const response = await fetch(entry.url); // trackDownloads' fetch: its bytes count in the progress
   if (!response.ok) throw snapshotProblem("missing", `${entry.url} answered HTTP ${response.status}`);
-  const packed = new Uint8Array(await response.arrayBuffer());
+  // Decompressed while it downloads; Pyodide gets the result only once the downloaded bytes
+  // have passed the check.
+  const [packedStream, rawStream] = response.body.tee();
+  const unpacked = new Response(rawStream.pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
+  unpacked.catch(() => {}); // reported below, or moot when the check fails first
+  const packed = new Uint8Array(await new Response(packedStream).arrayBuffer());
   const actual = await sha256(packed);
   if (actual !== entry.sha256) {
     const decoded = !(packed[0] === 0x1f && packed[1] === 0x8b);
@@ -252,8 +257,7 @@ async function snapshotBytes(entry, timings) {
   }
   let raw;
   try {
-    const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
-    raw = new Uint8Array(await new Response(stream).arrayBuffer());
+    raw = new Uint8Array(await unpacked);
   } catch (error) {
     throw snapshotProblem("unreadable", `${entry.url} could not be decompressed: ${message(error)}`);
   }
