@@ -163,7 +163,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         computes = [self.used[name].compute for name in sorted(self.baked) if getattr(self.used[name], "compute", None)]
         try:
             made = snapshot.make(runtime.pyodide_folder(self.root), live.wheels(), snapshot.compute_modules(computes),
-                                 self.cache, log)
+                                 self.cache, log, cached_only=self.command == "serve")
         except snapshot.SnapshotError as error:
             say = log.info if isinstance(error, snapshot.SnapshotUnavailable) else log.warning
             say(f"live: no memory snapshot ({error}); live mode will start Python the normal way. "

@@ -48,6 +48,7 @@ pyodide.asm.wasm) and refuses a foreign heap.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
@@ -111,7 +112,8 @@ def chromium() -> str:
     return found
 
 
-def _chromium_version(path: str) -> str:
+@functools.lru_cache(maxsize=4)
+def _chromium_version(path: str) -> str:  # part of the cache key (about 70 ms: once per process)
     try:
         return subprocess.run([path, "--version"], capture_output=True, text=True, timeout=30).stdout.strip()
     except (OSError, subprocess.SubprocessError):
@@ -125,9 +127,12 @@ def _epoch_ms() -> int:
         return 315532800 * 1000
 
 
-def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path, log) -> Snapshot:
-    """The snapshot for these inputs: from the cache, or made now (a few seconds) and cached.
-    Raises SnapshotError when it cannot be made (SnapshotUnavailable: no Chromium/Playwright)."""
+def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path, log,
+         cached_only: bool = False) -> Snapshot:
+    """The snapshot for these inputs: from the cache, or made now (about 10 s) and cached.
+    Raises SnapshotError when it cannot be made (SnapshotUnavailable: no Chromium/Playwright, or
+    ``cached_only`` and none is cached: ``mkdocs serve`` rebuilds on every edit of the core, and
+    a new wheel would mean a new snapshot each time)."""
     try:
         import playwright  # noqa: F401  (only to say plainly when it is missing)
     except ImportError:
@@ -144,6 +149,8 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
     if cache.usable(folder, log):
         info = json.loads((folder / "info.json").read_text(encoding="utf-8"))
         return Snapshot(folder / Path(SITE_PATH).name, info["key"], tuple(info["imports"]), info["raw_bytes"])
+    if cached_only:
+        raise SnapshotUnavailable("not made while serving (mkdocs build makes it)")
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="scalecore-snapshot-") as scratch:
         raw = Path(scratch) / "snapshot.bin"
@@ -187,7 +194,6 @@ worker.onerror = (event) => { window.snapshotResult = { error: "the maker failed
 
 def _serve(folder: Path, out: Path):
     """The maker's files on 127.0.0.1 (a free port); a POST of snapshot.bin is written to ``out``."""
-    import functools
     import http.server
     import threading
 
