@@ -128,6 +128,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         def damaged(message):
             log.info(f"cache: {message}")
 
+        snapshot_job = self._start_snapshot(config)  # made in Chromium while the bake runs
+
         settings = (self.config.d_model, self.cache, self.config.recipe, self.config.vocabulary_size)
         bake.learn_tables([(corpus, *settings) for corpus in self.corpora.values()
                            if not table_path(corpus, *settings).exists()], self.config.workers or os.cpu_count() or 1)
@@ -138,12 +140,12 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.files = self._bake(config)
         self.files.update(self.tables_files)
         self.files.update(assets.collect(self.root, assets.uses_math(config) and self.config.math == "html"))
-        live = (runtime.collect(self.root, self.cache, self.packages, self.config.package_mirror or None)
-                if self.config.live else runtime.Runtime({}, {}))
+        live = self.early_runtime or (runtime.collect(self.root, self.cache, self.packages, self.config.package_mirror or None)
+                                      if self.config.live else runtime.Runtime({}, {}))
         self.files.update(mentor.assets(assets.NODE_MODULES))
         self.mentor_model = self._mentor_model() if self.config.mentor_model else None
-        if self.config.live and self.config.live_snapshot:
-            self._snapshot(live)
+        if snapshot_job is not None:
+            self._snapshot(live, snapshot_job)
         self.files.update(live.files)
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
         self.mentor = mentor.Collector(self.memos["mentor"])  # every page's passages, for the module pages' mentor
@@ -157,13 +159,32 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             PAGE_MANIFEST_SCRIPT: bake.data_script("manifest", pages_manifest),
         }
 
-    def _snapshot(self, live: "runtime.Runtime") -> None:
-        """Pyodide's memory snapshot (build_tools/snapshot.py), with the modules of every compute
-        function the manifest will list imported; without it the worker loads Python normally."""
-        computes = [self.used[name].compute for name in sorted(self.baked) if getattr(self.used[name], "compute", None)]
+    def _start_snapshot(self, config):
+        """Pyodide's memory snapshot (build_tools/snapshot.py), started in a thread before the bake
+        (it waits on Chromium in another process): the site's wheels, and the module of every
+        compute function of the kinds the pages use (those the manifest will list) imported.
+        None when the site ships none."""
+        self.early_runtime = None
+        if not (self.config.live and self.config.live_snapshot):
+            return None
+        import concurrent.futures
+
+        used_at, quoted = site_kinds.usage(Path(config.docs_dir), self.kinds)
+        computes = sorted({self.kinds[name].compute for name in set(used_at) | quoted
+                           if name in self.kinds and getattr(self.kinds[name], "compute", None)})
+        live = self.early_runtime = runtime.collect(self.root, self.cache, self.packages,
+                                                    self.config.package_mirror or None)
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="scalecore-snapshot")
+        job = pool.submit(snapshot.make, runtime.pyodide_folder(self.root), live.wheels(),
+                          snapshot.compute_modules(computes), self.cache, log,
+                          cached_only=self.command == "serve")
+        pool.shutdown(wait=False)
+        return job
+
+    def _snapshot(self, live: "runtime.Runtime", job) -> None:
+        """The snapshot's entry in the runtime; without it the worker loads Python normally."""
         try:
-            made = snapshot.make(runtime.pyodide_folder(self.root), live.wheels(), snapshot.compute_modules(computes),
-                                 self.cache, log, cached_only=self.command == "serve")
+            made = job.result()
         except snapshot.SnapshotError as error:
             say = log.info if isinstance(error, snapshot.SnapshotUnavailable) else log.warning
             say(f"live: no memory snapshot ({error}); live mode will start Python the normal way. "
