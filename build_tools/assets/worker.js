@@ -2,7 +2,9 @@
 //
 // Protocol (Pyodide's web-worker pattern): the page sends {id, type, payload}; every message
 // awaits the one start-up promise; each is answered {id, result} or {id, error}. Other messages
-// the worker sends: {type: "progress", stage, step, text}, {type: "ready", timings},
+// the worker sends: {type: "progress", stage, step, text}, {type: "ready", timings} (timings.snapshot:
+// "used", or why the memory snapshot was not: "none", "stale", "tampered", "missing", "refused",
+// "unreadable", "unsupported", with snapshotReason; snapshotMs: its download, check and unpacking),
 // {type: "stream", id, stream: "stdout"|"stderr", text} (console output while code runs).
 //
 //   init         {pyodide, wheels: [{url, sha256}], files: {site path: {url, sha256}},
