@@ -59,7 +59,7 @@ def _requests(site: Path) -> tuple[dict, dict]:
     return requests, expected
 
 
-def _live(page, site: Path, messages: list[str]) -> dict:
+def _live(page, site: Path) -> dict:
     """Compute every kind's sample live in the page and compare with the bake; the worker's timings."""
     requests, expected = _requests(site)
     answer = page.evaluate(COMPUTE, {"requests": requests})
@@ -109,13 +109,13 @@ def test_the_build_ships_a_current_snapshot_in_the_manifest(built_site):
 def test_live_mode_from_the_snapshot_reproduces_the_baked_numbers(visit, site_server, built_site):
     messages = []
     page, _ = _open(visit, site_server, built_site, messages)
-    startup = _live(page, built_site, messages)
+    startup = _live(page, built_site)
     assert startup["snapshot"] == "used", startup
     assert any("restored from the build's memory snapshot" in text for text in messages), messages
     # this visit's own random numbers, not the build's frozen seed: another visit draws others
     draws = [_random(page)]
     other, _ = _open(visit, site_server, built_site, [])
-    _live(other, built_site, [])
+    _live(other, built_site)
     draws.append(_random(other))
     assert draws[0] != draws[1], draws
 
@@ -153,7 +153,7 @@ def test_a_snapshot_that_cannot_be_used_falls_back_to_the_normal_load(visit, sit
         page.context.route("**/snapshot.bin.gz", lambda route: route.fulfill(status=200, body=packed))
         _with_manifest(page, lambda runtime: runtime["snapshot"].update(sha256=hashlib.sha256(packed).hexdigest()))
     wait_hydrated(page)
-    startup = _live(page, built_site, messages)
+    startup = _live(page, built_site)
     assert startup["snapshot"] == problem, startup
     assert startup["snapshotReason"]
     logged = [text for text in messages if "the memory snapshot was not used" in text]
