@@ -6,11 +6,11 @@ radicals, and the larger variants of brackets that stretch). What a reader's sys
 serves its own: STIX Two Math (SIL Open Font License), from the pinned npm package
 ``@fontsource/stix-two-math``, with Temml's stylesheet for it.
 
-The whole font is 370 kB. fontTools (already here, as matplotlib's) cuts it to the glyphs of the
-characters the formulas use, keeping the MATH table's variants of those glyphs, so the browser
-can still stretch a bracket: a few kB. The cut is WOFF (zlib), which needs no extra Python
-package; the font's own date is kept rather than stamped with the time of the build, so two
-builds give the same bytes.
+The whole font is 370 kB. fontTools (pinned in build_tools/requirements.lock) cuts it to the
+glyphs of the characters the formulas use, keeping the MATH table's variants of those glyphs, so
+the browser can still stretch a bracket: a few kB. The cut is WOFF (zlib), which needs no extra
+Python package; the font's own date is kept rather than stamped with the time of the build, so
+two builds give the same bytes.
 
 The characters are those of the MathML as typeset, plus the ones the browser draws without them
 being in the text: the radical sign of a square root, and the mathematical italic letters
