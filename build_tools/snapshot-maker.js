@@ -61,6 +61,15 @@ async function make() {
   importlib.invalidate_caches();
   importlib.destroy();
   for (const name of request.imports) pyodide.pyimport(name).destroy();
+  // A proxy Pyodide made while loading holds a Python reference until JavaScript's garbage
+  // collector finds it and its FinalizationRegistry callback runs, whenever that is: a build on a
+  // busy machine saved a heap one reference count apart from another's. So collect now (Chromium
+  // runs with --expose-gc), let the finalizers run, then Python's own collector.
+  for (let round = 0; round < 2 && typeof self.gc === "function"; round += 1) {
+    self.gc();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  pyodide.runPython("import gc; gc.collect()");
   const snapshot = pyodide.makeMemorySnapshot();
   const header = new Uint32Array(snapshot.buffer, snapshot.byteOffset, 4);
   const record = JSON.parse(new TextDecoder().decode(snapshot.subarray(48, 48 + header[2])));
