@@ -69,7 +69,9 @@ async function make() {
     self.gc();
     await new Promise((resolve) => setTimeout(resolve, 0));
   }
-  pyodide.runPython("import gc; gc.collect()");
+  const collector = pyodide.pyimport("gc");
+  collector.collect();
+  collector.destroy();
   const snapshot = pyodide.makeMemorySnapshot();
   const header = new Uint32Array(snapshot.buffer, snapshot.byteOffset, 4);
   const record = JSON.parse(new TextDecoder().decode(snapshot.subarray(48, 48 + header[2])));
