@@ -69,8 +69,8 @@ def characters(markup: list[str]) -> str:
         found.update(filter(None, (italic(letter) for letter in SINGLE_IDENTIFIER.findall(shown))))
         if "<msqrt" in shown or "<mroot" in shown:
             found.add("\u221a")
-    found.update(" \u00a0")  # the font's own space, for the spacing around operators
-    return "".join(sorted(char for char in found if not char.isspace() or char in " \u00a0"))
+    found = {char for char in found if not char.isspace()} | {" ", "\u00a0"}  # the font's own spaces
+    return "".join(sorted(found))
 
 
 def cut(chars: str, font: Path = FONT) -> bytes:

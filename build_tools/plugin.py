@@ -457,15 +457,14 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.typesetter is not None:
             self.typesetter.save()
         try:
-            for site_path, text in sorted({**self.figures, **self.mentor.scripts(self.quotes)}.items()):
+            written = {path: text.encode("utf-8") for path, text in
+                       {**self.figures, **self.mentor.scripts(self.quotes)}.items()}
+            if self.typesetter is not None and self.math_font is not None:
+                written.update(self.math_font.files(self.typesetter.markup()))
+            for site_path, data in sorted(written.items()):
                 target = Path(config.site_dir) / site_path
                 target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_text(text, encoding="utf-8")
-            if self.typesetter is not None and self.math_font is not None:
-                for site_path, data in self.math_font.files(self.typesetter.markup()).items():
-                    target = Path(config.site_dir) / site_path
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    target.write_bytes(data)
+                target.write_bytes(data)
         except OSError as error:
             raise PluginError(disk.explain(error, "writing the fallbacks' figures")) from None
         for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
