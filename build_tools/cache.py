@@ -30,10 +30,19 @@ TEMPORARY = ".tmp-"
 
 
 def sha256_file(path: Path) -> str:
-    with open(path, "rb") as stream:
-        digest = hashlib.file_digest(stream, "sha256").hexdigest()
-        _hashed[_identity(stream.fileno())] = digest
-    return digest
+    """The file's sha256, read now. Read in chunks of 1 MiB: ``hashlib.file_digest`` allocates and
+    zeroes a buffer of 256 KiB for every call, which for the bake's thousand small files was a
+    third of the time it took to check them."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        identity = _identity(fd)  # before reading: a file changed while it is read is hashed again
+        digest = hashlib.sha256()
+        while chunk := os.read(fd, 1 << 20):
+            digest.update(chunk)
+    finally:
+        os.close(fd)
+    _hashed[identity] = hexdigest = digest.hexdigest()
+    return hexdigest
 
 
 # What this build has hashed (the cache's checks, the runtime's files), by the file's identity:

@@ -17,7 +17,6 @@ coi-serviceworker (npm, MIT) is served at the site's root: registered from the s
 COOP/COEP headers, so Stop can interrupt Python and input() can wait for the reader.
 """
 
-import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from pathlib import Path
 from mkdocs.exceptions import PluginError
 
 import scalecore
+from build_tools.cache import sha256_file
 from build_tools.wheel import build_wheel
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
@@ -91,7 +91,7 @@ def locked_wheels(lock: Path = WHEELS_LOCK) -> list[LockedWheel]:
 
 
 def _sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    return sha256_file(path)  # noted for this build: the manifest lists the digest without reading the wheel again
 
 
 def _checked_wheels(folder: Path, wheels: list[LockedWheel]) -> dict[LockedWheel, Path]:
@@ -100,8 +100,8 @@ def _checked_wheels(folder: Path, wheels: list[LockedWheel]) -> dict[LockedWheel
         path = folder / wheel.file_name
         if not path.is_file():
             problems.append(f"{wheel.file_name} is missing")
-        elif _sha256(path) != wheel.sha256:
-            problems.append(f"{wheel.file_name} has sha256 {_sha256(path)}, the lock says {wheel.sha256}")
+        elif (found_sha := _sha256(path)) != wheel.sha256:
+            problems.append(f"{wheel.file_name} has sha256 {found_sha}, the lock says {wheel.sha256}")
         else:
             found[wheel] = path
     if problems:
