@@ -340,9 +340,21 @@ def note_use(folder: Path) -> None:
         _used.add(os.path.join(_resolved(str(folder.parent)), folder.name))
 
 
-@functools.lru_cache(maxsize=32)
+@functools.lru_cache(maxsize=4096)
 def _resolved(folder: str) -> str:
     return str(Path(folder).resolve())
+
+
+def in_checked_entry(path: Path) -> bool:
+    """True when ``path`` is a file of an entry this build found intact (:func:`usable`) or wrote
+    (:func:`writing`): what it holds matches the entry's record, now."""
+    folder = _resolved(os.path.dirname(os.path.abspath(path)))
+    while folder not in _used:
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return False
+        folder = parent
+    return True
 
 
 def entries(root: Path) -> list[Path]:

@@ -294,9 +294,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if not self.config.enabled:
             return
         self._check_nav(files, config)
-        entries = str(self.cache / "bake") + os.sep  # as build_tools/bake.py names them
         for site_path, source in sorted(self.files.items()):
-            kind = _EntryFile if str(source).startswith(entries) else File
+            kind = _EntryFile if cache.in_checked_entry(source) else File  # baked files, the snapshot
             files.append(kind.generated(config, site_path, abs_src_path=str(source), inclusion=InclusionLevel.NOT_IN_NAV))
         for site_path, text in sorted(self.contents.items()):
             files.append(File.generated(config, site_path, content=text, inclusion=InclusionLevel.NOT_IN_NAV))
@@ -508,23 +507,31 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
 
 class _EntryFile(File):
-    """A file of a bake cache entry, hard-linked into the site instead of copied (a warm build
-    writes a thousand of them: creating a file costs about 0.4 ms on this kind of disk, a link
-    a fortieth of that). The entry's files are checked against its record by every build that
-    uses them (build_tools/cache.py), so a change made to one through the site is found by the
-    next build, reported and baked again, like any other damage. Where a link cannot be made
-    (another file system, a system without links), the file is copied."""
+    """A file of a cache entry (a baked file, the memory snapshot), hard-linked into the site
+    instead of copied (a warm build writes a thousand of them: creating a file costs about
+    0.4 ms on this kind of disk, a link a fortieth of that). Only a file of an entry this build
+    checked against its record (build_tools/cache.py) is linked, so a change made to one
+    through the site is found by the next build, reported and made again, like any other
+    damage. Where a link cannot be made (another file system, a system without links), the
+    file is copied. One system call for most files: the link is tried first, and its folder is
+    made (or an old file removed) only when the link says so."""
 
     def copy_file(self, dirty: bool = False) -> None:
         if dirty and not self.is_modified():
             return
         output = self.abs_dest_path
         try:
-            os.makedirs(os.path.dirname(output), exist_ok=True)
-            if os.path.lexists(output):  # never write through an old link into an entry
+            try:
+                os.link(self.abs_src_path, output)
+            except FileNotFoundError:  # the first file of its folder
+                os.makedirs(os.path.dirname(output), exist_ok=True)
+                os.link(self.abs_src_path, output)
+            except FileExistsError:  # never write through an old link into an entry
                 os.unlink(output)
-            os.link(self.abs_src_path, output)
+                os.link(self.abs_src_path, output)
         except OSError:
+            if os.path.lexists(output):
+                os.unlink(output)
             super().copy_file(dirty)
 
 

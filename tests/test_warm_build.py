@@ -51,3 +51,28 @@ def test_sha256_file_matches_hashlib_for_empty_small_and_large_files(tmp_path):
         path.write_bytes(os.urandom(size))
         assert cache.sha256_file(path) == hashlib.sha256(path.read_bytes()).hexdigest()
         assert cache.sha256_hashed(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_only_files_of_an_entry_checked_by_this_build_count_as_checked(tmp_path):
+    class Log:
+        def info(self, line):
+            pass
+
+    cache._used.clear()
+    with cache.writing(tmp_path / "snapshot" / "abc") as folder:
+        (folder / "inner").mkdir()
+        (folder / "inner" / "data.bin").write_bytes(b"data")
+    written = tmp_path / "snapshot" / "abc" / "inner" / "data.bin"
+    assert cache.in_checked_entry(written)
+    assert not cache.in_checked_entry(tmp_path / "snapshot" / "loose.bin")
+
+    cache._used.clear()  # the next build: nothing is checked until it is used
+    assert not cache.in_checked_entry(written)
+    assert cache.usable(tmp_path / "snapshot" / "abc", Log())
+    assert cache.in_checked_entry(written)
+
+    cache._used.clear()
+    written.write_bytes(b"changed through a link in the site")
+    assert not cache.usable(tmp_path / "snapshot" / "abc", Log())
+    assert not cache.in_checked_entry(written)
+    cache._used.clear()
