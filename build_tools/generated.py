@@ -41,6 +41,8 @@ def expand_generated(markdown: str, tables: dict[str, Callable[[], str]], page: 
     raises with its line) and replaces them last, after the blocks have been expanded with the
     lines of the .md file; that second pass (``check=False``) only replaces lines that are a
     marker of a known table and leaves anything else as it is."""
+    if MARKER.search(markdown) is None:  # most pages: no line holds a marker, nothing to replace
+        return markdown
     from build_tools.blocks.scanner import fenced_lines
     from build_tools.quotes import CODE_SPAN
 

@@ -412,7 +412,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             scripts={name: self.served.get(name, {}) for name in self.kinds},
             figures=self.figures,
             resolve_link=functools.partial(_page_link, files, page.file),
-            pages=tuple(sorted(f.src_uri for f in files.documentation_pages())),
+            pages=self._page_paths(files),
         )
         tables = {"options": reference, "kind-settings": lambda: kind_settings_reference(self.kinds),
                   "corpora": lambda: corpora_table(self.manifest["corpora"])}
@@ -423,6 +423,14 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             return expand_generated(markdown, tables, where, check=False)  # tables add lines: last
         except (BlockError, QuoteError, GeneratedError) as error:
             raise PluginError(f"scalecore: {error}") from None
+
+    def _page_paths(self, files) -> tuple[str, ...]:
+        """Every page's path (for the hints of a link to a missing page), listed once per build:
+        the files are complete once every plugin's on_files has run, before the first page."""
+        known = getattr(self, "_pages", None)
+        if known is None or known[0] is not files or known[1] != len(files):
+            known = self._pages = (files, len(files), tuple(sorted(f.src_uri for f in files.documentation_pages())))
+        return known[2]
 
     def on_post_page(self, html, page, config):
         """Typeset the page's math, so that no math script runs in the reader's browser, then give
