@@ -128,6 +128,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         def damaged(message):
             log.info(f"cache: {message}")
 
+        self._used_by_pages = None  # the pages as this build reads them
         snapshot_job = self._start_snapshot(config)  # made in Chromium while the bake runs
 
         settings = (self.config.d_model, self.cache, self.config.recipe, self.config.vocabulary_size)
@@ -169,7 +170,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             return None
         import concurrent.futures
 
-        used_at, quoted = site_kinds.usage(Path(config.docs_dir), self.kinds)
+        used_at, quoted = self._usage(config)
         computes = sorted({self.kinds[name].compute for name in set(used_at) | quoted
                            if name in self.kinds and getattr(self.kinds[name], "compute", None)})
         live = self.early_runtime = runtime.collect(self.root, self.cache, self.packages,
@@ -194,6 +195,14 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         live.manifest[snapshot.MANIFEST_KEY] = snapshot.SITE_PATH
         live.details[snapshot.MANIFEST_KEY] = {"key": made.key, "imports": list(made.imports), "bytes": made.raw_bytes}
 
+    def _usage(self, config):
+        """Which kinds the pages use and quote (site_kinds.usage): one pass over the sources per
+        build, for the snapshot and the bake alike."""
+        if self._used_by_pages is None:
+            self._used_by_pages = site_kinds.usage(Path(config.docs_dir), self.kinds)
+        used_at, quoted = self._used_by_pages
+        return dict(used_at), set(quoted)
+
     def _site(self, name: str | None = None) -> Site:
         return Site(
             corpora=tuple(self.corpora), titles={n: c.title for n, c in self.corpora.items()},
@@ -207,7 +216,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     def _bake(self, config) -> dict[str, Path]:
         """Every kind the pages use or quote, from the cache or baked now: site path -> file."""
-        self.used_at, quoted = site_kinds.usage(Path(config.docs_dir), self.kinds)
+        self.used_at, quoted = self._usage(config)
         self.used = {name: self.kinds[name] for name in sorted(set(self.used_at) | quoted)}
         sites = {name: self._site(name) for name in self.used}
         workers = self.config.workers or os.cpu_count() or 1
