@@ -12,6 +12,8 @@ from pathlib import Path
 from mkdocs.config.config_options import ExtraScriptValue
 from mkdocs.exceptions import PluginError
 
+from build_tools import frontend
+
 NODE_MODULES = Path(__file__).parent / "node_modules"  # npm ci --prefix build_tools
 OWN = Path(__file__).parent / "assets"  # panels: plain JS modules and CSS
 OWN_SITE = "assets/scalecore"
@@ -20,6 +22,11 @@ KATEX_CSS = f"{KATEX_SITE}/katex.min.css"
 CSS = (f"{OWN_SITE}/scalecore.css",)
 SCRIPTS = (f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
 ISOLATE = f"{OWN_SITE}/isolate.js"  # registers the site's cross-origin isolation service worker
+# The theme's (build_tools/theme, theme.custom_dir): the module header, the notes and the mentor.
+# The plugin adds them, not the theme's templates, so a page built without the plugin does not
+# load them.
+THEME_CSS = ("assets/scalecore-module/module.css", "overrides-a11y.css")
+THEME_SCRIPTS = ("assets/scalecore-module/module.js", "assets/scalecore-module/mentor.js")
 
 
 def katex_folder(root: Path | None = None) -> Path:
@@ -55,7 +62,7 @@ def register(config, root: Path, math: str, isolation: bool = False) -> None:
     is an error.
     """
     from build_tools.formulas import ENGINES
-    from build_tools.math_font import CSS_SITE as MATHML_CSS, FONT_IN_PACKAGES
+    from build_tools.math_font import FONT_IN_PACKAGES
 
     uses = uses_math(config)
     needed = [NODE_MODULES / ENGINES[math], NODE_MODULES / FONT_IN_PACKAGES if math == "mathml" else katex_folder(root)]
@@ -66,15 +73,24 @@ def register(config, root: Path, math: str, isolation: bool = False) -> None:
             "so every formula would show as raw TeX. Fix: run 'npm ci --prefix build_tools' "
             "(bash build_tools/dev.sh build does it)."
         )
-    math_css = ((KATEX_CSS if math == "html" else MATHML_CSS),) if uses else ()
-    for css in math_css + CSS:
-        if css not in config.extra_css:
-            config.extra_css.append(css)
+    # One stylesheet (build_tools/frontend.py bundles it, math's included): each render-blocking
+    # stylesheet is a round trip before a phone paints anything.
+    if frontend.STYLESHEET not in config.extra_css:
+        config.extra_css.append(frontend.STYLESHEET)
     # Deferred: fetched while the page parses, run once it is parsed (in this order, after
     # Material's bundle), so none of them holds up the first paint.
     present = [str(script) for script in config.extra_javascript]
-    for script in SCRIPTS + ((ISOLATE,) if isolation else ()):
+    for script in SCRIPTS + ((ISOLATE,) if isolation else ()) + THEME_SCRIPTS:
         if script not in present:
             deferred = ExtraScriptValue(script)
             deferred.defer = True
             config.extra_javascript.append(deferred)
+
+
+def stylesheet(config, math: str, kind_styles: list[str]) -> list[str]:
+    """The site paths that make the one stylesheet, in cascade order: the theme's, the math's,
+    the panels' shared styles, then each used kind's (which may refine the shared ones)."""
+    from build_tools.math_font import CSS_SITE as MATHML_CSS
+
+    math_css = [KATEX_CSS if math == "html" else MATHML_CSS] if uses_math(config) else []
+    return [*THEME_CSS, *math_css, *CSS, *sorted(kind_styles)]

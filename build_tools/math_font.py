@@ -31,7 +31,7 @@ FONT_IN_PACKAGES = Path("@fontsource/stix-two-math/files/stix-two-math-latin-400
 FONT = NODE_MODULES / FONT_IN_PACKAGES
 TEMML_CSS = NODE_MODULES / "temml" / "dist" / "Temml-STIX2.css"
 SITE = "assets/scalecore/math"
-CSS_SITE = f"{SITE}/math.css"
+CSS_SITE = f"{SITE}/math.css"  # where the stylesheet's url()s are relative to: it ships in the site's one stylesheet
 FONT_SITE = f"{SITE}/stix-two-math.woff"
 
 ANNOTATION = re.compile(r"<annotation\b[^>]*>.*?</annotation>", re.S)
@@ -113,8 +113,9 @@ class MathFont:
         self.cache_dir = cache_dir
 
     def files(self, markup: list[str]) -> dict[str, bytes]:
-        """Site path -> bytes: the stylesheet and the font cut to ``markup``'s characters."""
-        return {CSS_SITE: stylesheet().encode("utf-8"), FONT_SITE: self.font(characters(markup))}
+        """Site path -> bytes: the font cut to ``markup``'s characters (its stylesheet is part of
+        the site's one stylesheet, build_tools/frontend.py)."""
+        return {FONT_SITE: self.font(characters(markup))}
 
     def font(self, chars: str) -> bytes:
         """The cut, from the cache when this build's characters were cut before. The cached file

@@ -27,7 +27,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, cache, csp, disk, formulas, math_font, mentor, registry, runtime, site_kinds, views
+from build_tools import assets, bake, cache, csp, disk, formulas, frontend, math_font, mentor, registry, runtime, site_kinds, views
 from build_tools.cache import forget_templates, save_templates, template_cache
 from build_tools.quotes import LazyNamespace, QuoteError, expand_quotes
 from build_tools.blocks.base import use_template_cache
@@ -95,6 +95,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.typesetter = formulas.Typesetter(self.config.math, self.cache / "math.json", log) \
             if assets.uses_math(config) else None
         self.math_font = math_font.MathFont(self.cache / "math-font") if self.config.math == "mathml" else None
+        try:
+            self.minifier = frontend.Minifier(self.cache / "frontend")
+        except frontend.FrontendError as error:
+            raise PluginError(f"scalecore: {error}") from None
         use_template_cache(self.cache / "templates")
         views.use_cache(self.cache / "views.json", log)
         self.memos = _memos(self.cache / "memo", log)
@@ -148,6 +152,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if snapshot_job is not None:
             self._snapshot(live, snapshot_job)
         self.files.update(live.files)
+        try:  # before the manifest: it gives the sha256 of what is served
+            self.files.update(frontend.minified(self.files, self._own_folders(), self.minifier))
+        except frontend.FrontendError as error:
+            raise PluginError(f"scalecore: {error}") from None
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
         self.mentor = mentor.Collector(self.memos["mentor"])  # every page's passages, for the module pages' mentor
         self.quotes = self._quote_tree()
@@ -308,7 +316,22 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             files.append(kind.generated(config, site_path, abs_src_path=str(source), inclusion=InclusionLevel.NOT_IN_NAV))
         for site_path, text in sorted(self.contents.items()):
             files.append(File.generated(config, site_path, content=text, inclusion=InclusionLevel.NOT_IN_NAV))
+        self._serve_minified(files, config)
         return files
+
+    def _own_folders(self) -> list[Path]:
+        """Where the scripts and styles we write come from: served minified (build_tools/frontend.py)."""
+        return [assets.OWN, THEME, *(kind.folder for kind in self.used.values())]
+
+    def _serve_minified(self, files, config):
+        """Our scripts and styles minified, the styles in one stylesheet (build_tools/frontend.py)."""
+        styles = [paths["style"] for paths in self.served.values() if "style" in paths]
+        later = {math_font.CSS_SITE: math_font.stylesheet()} if self.math_font is not None else {}
+        try:
+            frontend.serve(files, config, self._own_folders(), assets.stylesheet(config, self.config.math, styles),
+                           later, self.minifier)
+        except (frontend.FrontendError, ValueError, OSError) as error:
+            raise PluginError(f"scalecore: {error}") from None
 
     def _check_nav(self, files, config):
         """A nav entry naming a page that is not in docs/ stops the build with its line in

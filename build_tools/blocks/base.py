@@ -236,7 +236,6 @@ class Panel:
             manifest=self.url(PAGE_MANIFEST),
             manifest_script=self.url(PAGE_MANIFEST_SCRIPT),  # the same data, for file://
             panel_script=self.url(own["script"]) if "script" in own else "",
-            panel_style=self.url(own["style"]) if "style" in own else "",
             scripts=[],
         )
         # Python-Markdown keeps a raw HTML block whole up to its closing tag, blank lines included

@@ -1,0 +1,215 @@
+"""The site's own scripts and styles as a reader's browser gets them: minified, and the styles in
+one stylesheet.
+
+Why: on a phone every render-blocking stylesheet is a round trip before the first paint, and the
+page linked six of them (two Material's, four ours, plus one per panel of a kind with a style).
+Now Scalecore adds one: the theme's module styles, the accessibility fixes, the math's stylesheet,
+the panels' shared styles and every used kind's ``style.css``, in that order, so a kind's rules
+can refine the shared ones. Every script and style that comes from this repository, the theme or
+a kind folder (the site's own included) is minified by esbuild (npm, pinned in
+build_tools/package-lock.json): comments and whitespace go and the syntax is shortened, but every
+name stays as written, so a stack trace from a reader's browser names the functions of the source
+(renaming would save a fifth more, 0.5 kB a file compressed). Each file is minified alone, never
+bundled: a classic script's globals and a module's exports are what other files use. Material's
+files and npm packages' files are shipped as their authors built them.
+
+esbuild runs once per build for everything that changed (one process), and each result is kept in
+the cache under the hash of its source and of esbuild's version, checked on reading, so a warm
+build starts no process. esbuild's output depends only on its input, so builds stay
+byte-identical.
+"""
+
+import hashlib
+import os
+import posixpath
+import re
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+NODE_MODULES = Path(__file__).parent / "node_modules"
+ESBUILD = NODE_MODULES / "esbuild" / "bin" / "esbuild"
+ESBUILD_PACKAGE = NODE_MODULES / "esbuild" / "package.json"
+STYLESHEET = "assets/scalecore/scalecore.min.css"  # the one stylesheet Scalecore adds to a page
+MINIFIED = (".js", ".css")
+FLAGS = ("--minify-whitespace", "--minify-syntax", "--charset=utf8", "--legal-comments=inline", "--log-level=error",
+         "--color=false")
+KEEP_UNUSED = 7 * 24 * 3600  # seconds an unused cached result is kept (another site may share the cache)
+# A relative url() in a stylesheet: the bundle lives in another folder, so it is rebased. A data:
+# URL, an absolute one and a fragment stay as written. (esbuild's bundler would resolve these
+# only by reading the fonts from disk and copying them itself; the site already serves them.)
+URL = re.compile(r"""url\(\s*(['"]?)(?![a-z][a-z0-9+.-]*:|/|#)([^'")]+)\1\s*\)""", re.IGNORECASE)
+
+
+# esbuild's report of an error: "✘ [ERROR] message", a blank line, then "    file:line:column:".
+ERROR = re.compile(r"\[ERROR\] (?P<message>[^\n]+)\n\s*\n\s*(?P<where>[^\s:]+:\d+:\d+):")
+
+
+class FrontendError(Exception):
+    """esbuild is missing or refused a file: the message names the file and the fix."""
+
+
+def rebased(css: str, from_site_path: str, to_site_path: str = STYLESHEET) -> str:
+    """``css`` as it reads when moved from ``from_site_path`` to ``to_site_path``: its relative
+    url()s point at the same files."""
+    here, there = posixpath.dirname(from_site_path), posixpath.dirname(to_site_path)
+
+    def move(match: re.Match) -> str:
+        quote, target = match.group(1), match.group(2)
+        moved = posixpath.relpath(posixpath.normpath(posixpath.join(here, target)), there or ".")
+        return f"url({quote}{moved}{quote})"
+
+    return URL.sub(move, css)
+
+
+def bundle(pieces: list[tuple[str, str]]) -> str:
+    """One stylesheet from (site path, css) pieces, in order, each rebased to STYLESHEET and
+    headed by where it came from (the heading goes when it is minified)."""
+    return "".join(f"/* {site_path} */\n{rebased(css, site_path)}\n" for site_path, css in pieces)
+
+
+def version() -> str:
+    try:
+        import json
+
+        return json.loads(ESBUILD_PACKAGE.read_text(encoding="utf-8"))["version"]
+    except (OSError, ValueError, KeyError):
+        raise FrontendError(f"esbuild is missing ({ESBUILD_PACKAGE} cannot be read). Fix: run "
+                            "'npm ci --prefix build_tools' (bash build_tools/dev.sh build does it).") from None
+
+
+class Minifier:
+    """Minified copies of the site's own scripts and styles, kept in ``cache_dir``."""
+
+    def __init__(self, cache_dir: Path):
+        self.cache_dir = cache_dir
+        self.esbuild = version()
+
+    def _key(self, suffix: str, data: bytes) -> str:
+        return hashlib.sha256(f"esbuild {self.esbuild} {' '.join(FLAGS)} {suffix}\n".encode() + data).hexdigest()[:32]
+
+    def _cached(self, key: str, suffix: str) -> Path | None:
+        """The cached result for ``key``, if its bytes still match the hash in its name."""
+        for cached in sorted(self.cache_dir.glob(f"{key}.*{suffix}")):
+            try:
+                data = cached.read_bytes()
+            except OSError:
+                continue
+            if cached.name == f"{key}.{hashlib.sha256(data).hexdigest()[:32]}{suffix}":
+                return cached
+        return None
+
+    def minify(self, sources: dict[str, bytes], labels: dict[str, str] | None = None) -> dict[str, Path]:
+        """Site path -> a cached file holding that source minified. What is not cached yet is
+        minified in one esbuild run; ``sources`` maps site paths to their bytes, ``labels`` names
+        where each came from, for esbuild's messages. Results this build did not use, and not
+        used for a week, are removed, so the folder holds about one site's files."""
+        found: dict[str, Path] = {}
+        missing: dict[str, tuple[str, bytes]] = {}
+        for site_path, data in sorted(sources.items()):
+            suffix = Path(site_path).suffix
+            key = self._key(suffix, data)
+            cached = self._cached(key, suffix)
+            if cached is not None:
+                found[site_path] = cached
+            else:
+                missing[site_path] = (key, data)
+        if missing:
+            found.update(self._run(missing, labels or {}))
+        self._prune(set(found.values()))
+        return found
+
+    def _prune(self, used: set[Path]) -> None:
+        now = time.time()
+        for path in used:
+            try:
+                os.utime(path, (now, now))
+            except OSError:
+                pass
+        for old in self.cache_dir.glob("*.*.*"):
+            try:
+                if old not in used and now - old.stat().st_mtime > KEEP_UNUSED:
+                    old.unlink()
+            except OSError:
+                pass
+
+    def _run(self, missing: dict[str, tuple[str, bytes]], labels: dict[str, str]) -> dict[str, Path]:
+        """esbuild on every file in ``missing`` at once (site path -> (key, source)). Each file is
+        named by its key in a scratch folder, so two files of the same name cannot collide."""
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="minify-", dir=self.cache_dir) as scratch:
+            given, made = Path(scratch) / "in", Path(scratch) / "out"
+            given.mkdir()
+            names = {}
+            for site_path, (key, data) in missing.items():
+                name = key + Path(site_path).suffix
+                (given / name).write_bytes(data)
+                names[site_path] = name
+            command = [str(ESBUILD), *sorted(names.values()), *FLAGS, f"--outdir={made}"]
+            try:
+                result = subprocess.run(command, cwd=given, capture_output=True, text=True, timeout=120)
+            except (OSError, subprocess.TimeoutExpired) as error:
+                raise FrontendError(f"esbuild could not run ({error}). Fix: run 'npm ci --prefix build_tools'.") from None
+            if result.returncode != 0:
+                raise FrontendError(self._explain(result.stderr, {labels.get(site_path, site_path): name
+                                                                  for site_path, name in names.items()}))
+            found = {}
+            for site_path, name in names.items():
+                data = (made / name).read_bytes()
+                key, suffix = name.rsplit(".", 1)
+                target = self.cache_dir / f"{key}.{hashlib.sha256(data).hexdigest()[:32]}.{suffix}"
+                partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+                partial.write_bytes(data)
+                partial.replace(target)
+                found[site_path] = target
+            return found
+
+    @staticmethod
+    def _explain(stderr: str, names: dict[str, str]) -> str:
+        """esbuild's first error as "file:line:column: message", with the file's own name instead
+        of the scratch one."""
+        for label, name in names.items():
+            stderr = stderr.replace(name, label)
+        found = ERROR.search(stderr)
+        if found:
+            return (f"{found['where']}: {found['message']} (esbuild cannot minify it). "
+                    "Fix: correct the script or stylesheet at that line.")
+        return f"esbuild cannot minify the site's scripts: {stderr.strip() or 'no message'}. Fix: correct the file it names."
+
+def is_own(source: Path, own: list[Path]) -> bool:
+    """A script or style from one of the ``own`` folders (not an npm package's, not Material's)."""
+    return source.suffix in MINIFIED and any(source.resolve().is_relative_to(root.resolve()) for root in own)
+
+
+def minified(files: dict[str, Path], own: list[Path], minifier: Minifier) -> dict[str, Path]:
+    """Site path -> minified copy, for each of ``files`` (site path -> source) that is ours.
+    Called before the manifest is written, so the sha256 it gives a kind's script is the served one's."""
+    ours = {site_path: source for site_path, source in files.items() if is_own(source, own)}
+    return minifier.minify({site_path: source.read_bytes() for site_path, source in ours.items()},
+                           {site_path: os.path.relpath(source) for site_path, source in ours.items()})
+
+
+def serve(files, config, own: list[Path], stylesheet: list[str], texts: dict[str, str], minifier: Minifier) -> None:
+    """In MkDocs' ``files``: serve the theme's scripts and styles (those from the ``own`` folders
+    not minified yet) minified, and add the one stylesheet, made of ``stylesheet``'s site paths in
+    order. A piece's text is the file the site serves at that path (so a theme that overrides one
+    is honoured), or ``texts[path]`` for one written later in the build."""
+    from mkdocs.structure.files import File, InclusionLevel
+
+    ours = {file.src_uri: file for file in files if file.abs_src_path and is_own(Path(file.abs_src_path), own)}
+    missing = [path for path in stylesheet if path not in texts and files.get_file_from_path(path) is None]
+    if missing:
+        raise FrontendError(f"the stylesheet needs {missing[0]}, which the site does not serve. Fix: check that "
+                            "theme.custom_dir in mkdocs.yml is build_tools/theme or a folder that extends it.")
+    css = bundle([(path, texts[path] if path in texts else files.get_file_from_path(path).content_string)
+                  for path in stylesheet])
+    sources = {uri: file.content_bytes for uri, file in ours.items()}
+    sources[STYLESHEET] = css.encode("utf-8")
+    labels = {uri: os.path.relpath(file.abs_src_path) for uri, file in ours.items()}
+    done = minifier.minify(sources, labels)
+    for uri, file in ours.items():
+        files.remove(file)
+        files.append(File.generated(config, uri, abs_src_path=str(done[uri]), inclusion=file.inclusion))
+    files.append(File.generated(config, STYLESHEET, abs_src_path=str(done[STYLESHEET]),
+                                inclusion=InclusionLevel.NOT_IN_NAV))

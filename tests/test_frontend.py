@@ -1,0 +1,77 @@
+"""The site's own scripts and styles as a reader's browser gets them (build_tools/frontend.py): one
+Scalecore stylesheet per page, every own script minified, and esbuild's mistakes reported with the
+file and line."""
+
+import re
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from build_tools import frontend
+
+ESBUILD_MISSING = pytest.mark.skipif(not frontend.ESBUILD.exists(), reason="npm packages not installed (bash build_tools/dev.sh)")
+
+
+def test_a_stylesheet_moved_into_the_bundle_still_points_at_its_fonts():
+    css = ("@font-face{src:url('stix-two-math.woff') format('woff')}"
+           ".a{background:url(\"data:image/svg+xml,<svg/>\")} .b{mask:url(#m)} .c{src:url(/abs.woff)}")
+    moved = frontend.rebased(css, "assets/scalecore/math/math.css")
+    assert "url('math/stix-two-math.woff')" in moved
+    assert 'url("data:image/svg+xml,<svg/>")' in moved and "url(#m)" in moved and "url(/abs.woff)" in moved
+    katex = frontend.rebased("src:url(fonts/KaTeX_Main-Regular.woff2)", "assets/katex/katex.min.css")
+    assert katex == "src:url(../katex/fonts/KaTeX_Main-Regular.woff2)"
+
+
+@ESBUILD_MISSING
+def test_minified_copies_are_cached_by_content_and_a_damaged_copy_is_made_again(tmp_path):
+    minifier = frontend.Minifier(tmp_path)
+    sources = {"a/x.js": b"function add(first, second) {\n  // a comment\n  return first + second;\n}\n",
+               "b/x.js": b"var   y = 1 ;\n", "s.css": b".a {\n  color: red;\n}\n"}
+    first = minifier.minify(sources)
+    assert first["a/x.js"].read_bytes().strip() == b"function add(first,second){return first+second}"  # names as written
+    assert b"comment" not in first["a/x.js"].read_bytes()
+    assert first["s.css"].read_bytes().strip() == b".a{color:red}"
+    first["b/x.js"].write_bytes(b"damaged")
+    again = minifier.minify(sources)
+    assert again["b/x.js"].read_bytes().strip() == b"var y=1;"
+    assert {path: again[path].read_bytes() for path in sources if path != "b/x.js"} == \
+           {path: first[path].read_bytes() for path in sources if path != "b/x.js"}
+
+
+@ESBUILD_MISSING
+def test_a_script_esbuild_cannot_parse_is_named_with_its_line(tmp_path):
+    minifier = frontend.Minifier(tmp_path)
+    with pytest.raises(frontend.FrontendError) as raised:
+        minifier.minify({"assets/scalecore/kinds/mine/panel.js": b"export function draw( {\n  return 1;\n}\n"},
+                        labels={"assets/scalecore/kinds/mine/panel.js": "kinds/mine/panel.js"})
+    message = str(raised.value)
+    assert message.startswith('kinds/mine/panel.js:2:9: Expected "}" but found "1"') and "Fix:" in message
+
+
+def stylesheets(html: str) -> list[str]:
+    return re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
+
+
+def test_every_page_links_one_scalecore_stylesheet_after_material_s(built_site):
+    for page in ("index.html", "modules/softmax-range.html", "modules/multi-head-attention.html"):
+        links = stylesheets((built_site / page).read_text(encoding="utf-8"))
+        ours = [link for link in links if "/assets/stylesheets/" not in "/" + link.lstrip("./")]
+        assert [Path(link).name for link in ours] == [Path(frontend.STYLESHEET).name], (page, links)
+    css = (built_site / frontend.STYLESHEET).read_text(encoding="utf-8")
+    # the kinds' own styles, the theme's and the math's are all in it, and its font is found
+    assert ".multihead-maps" in css and ".scalecore-module" in css and "math/stix-two-math.woff" in css
+    assert (built_site / "assets/scalecore/math/stix-two-math.woff").is_file()
+
+
+def test_the_site_s_own_scripts_are_served_minified(built_site, tmp_path):
+    for script in ("assets/scalecore/panels.js", "assets/scalecore/worker.js",
+                   "assets/scalecore/kinds/scale-guards/panel.js", "assets/scalecore-module/module.js"):
+        served = (built_site / script).read_text(encoding="utf-8")
+        assert "\n  " not in served and "/*" not in served.replace("/*!", ""), script
+        checks = []
+        for suffix in (".mjs", ".cjs"):  # a module or a classic script: either must parse
+            copy = tmp_path / (Path(script).stem + suffix)
+            copy.write_text(served, encoding="utf-8")
+            checks.append(subprocess.run(["node", "--check", str(copy)], capture_output=True, text=True))
+        assert any(check.returncode == 0 for check in checks), (script, [check.stderr for check in checks])
