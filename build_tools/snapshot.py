@@ -150,10 +150,10 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
     if cached_only:
         raise SnapshotUnavailable("not made while serving (mkdocs build makes it)")
     started = time.monotonic()
-    with tempfile.TemporaryDirectory(prefix="scalecore-snapshot-") as scratch:
-        raw = Path(scratch) / "snapshot.bin"
+    with cache.writing(folder) as target:
+        packed = target / Path(SITE_PATH).name  # the child writes it, gzip-compressed
         request = {"pyodide": str(pyodide.resolve()), "wheels": [str(w.resolve()) for w in wheels],
-                   "imports": list(imports), "epochMs": inputs["epoch_ms"], "out": str(raw), "chromium": browser}
+                   "imports": list(imports), "epochMs": inputs["epoch_ms"], "out": str(packed), "chromium": browser}
         try:  # a child process: Playwright's sync API wants a thread of its own (and pytest has one)
             done = subprocess.run([sys.executable, "-m", "build_tools.snapshot", json.dumps(request)],
                                   capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
@@ -165,17 +165,12 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
             answer = json.loads(lines[-1]) if lines else {"error": done.stderr.strip()[-2000:] or "no answer"}
         except ValueError:
             answer = {"error": lines[-1][:2000]}
-        if done.returncode != 0 or "error" in answer or not raw.is_file():
+        if done.returncode != 0 or "error" in answer or not packed.is_file():
             raise SnapshotError(answer.get("error", f"exit code {done.returncode}: {done.stderr.strip()[-2000:]}"))
         key = staleness_key(answer["version"], runtime_files["pyodide.asm.wasm"], wheel_shas, answer["jspi"])
-        with cache.writing(folder) as target:
-            with open(raw, "rb") as source, open(target / Path(SITE_PATH).name, "wb") as sink:
-                # no file name, mtime 0: the same bytes on every build
-                with gzip.GzipFile(filename="", mode="wb", fileobj=sink, compresslevel=6, mtime=0) as packed:
-                    shutil.copyfileobj(source, packed, 1 << 20)
-            (target / "info.json").write_text(json.dumps(
-                {"key": key, "imports": list(imports), "raw_bytes": answer["bytes"], "inputs": inputs},
-                indent=1, sort_keys=True), encoding="utf-8")
+        (target / "info.json").write_text(json.dumps(
+            {"key": key, "imports": list(imports), "raw_bytes": answer["bytes"], "inputs": inputs},
+            indent=1, sort_keys=True), encoding="utf-8")
     log.info(f"live: Pyodide memory snapshot made in {time.monotonic() - started:.1f} s "
              f"({answer['bytes'] / 1e6:.1f} MB, {len(imports)} modules imported)")
     return Snapshot(folder / Path(SITE_PATH).name, key, tuple(imports), answer["bytes"])
@@ -183,17 +178,53 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
 
 # ------------------------------------------------------------------------------ the child process
 
+# The build awaits the worker's answer (page.evaluate of a promise): polling for it with
+# wait_for_function saw it about 2 s late and kept Playwright's driver busy meanwhile.
 PAGE = """<!doctype html><meta charset="utf-8"><title>snapshot</title><script type="module">
 const worker = new Worker("snapshot-maker.js?request=" + encodeURIComponent(REQUEST), { type: "module" });
-worker.onmessage = (event) => { window.snapshotResult = event.data; };
-worker.onerror = (event) => { window.snapshotResult = { error: "the maker failed: " + event.message }; };
+window.snapshotResult = new Promise((resolve) => {
+  worker.onmessage = (event) => resolve(event.data);
+  worker.onerror = (event) => resolve({ error: "the maker failed: " + event.message });
+  setTimeout(() => resolve({ error: "the maker gave no answer in TIMEOUT_MS ms" }), TIMEOUT_MS);
+});
 </script>"""
+PAGE_BYTES = 4096  # the maker sends a heap without its pages of zeros (snapshot-maker.js)
+
+
+def _unpack_into(source, length: int, size: int, sink) -> int:
+    """Read the maker's body (a byte per page, 1 when the page follows, then those pages) of a
+    heap of ``size`` bytes from ``source`` and write the whole heap to ``sink``: the bytes left
+    unread of ``length``."""
+    pages = -(-size // PAGE_BYTES)
+    kept = source.read(pages)
+    length -= len(kept)
+    if len(kept) != pages:
+        raise ValueError("the snapshot's page map is cut short")
+    zeros, block = bytes(PAGE_BYTES), bytearray()
+    for page, present in enumerate(kept):
+        wanted = min(PAGE_BYTES, size - page * PAGE_BYTES)
+        if present:
+            data = source.read(wanted)
+            length -= len(data)
+            if len(data) != wanted:
+                raise ValueError("the snapshot is cut short")
+            block += data
+        else:
+            block += zeros[:wanted]
+        if len(block) >= 1 << 20:
+            sink.write(block)
+            block.clear()
+    sink.write(block)
+    return length
 
 
 def _serve(folder: Path, out: Path):
-    """The maker's files on 127.0.0.1 (a free port); a POST of snapshot.bin is written to ``out``."""
+    """The maker's files on 127.0.0.1 (a free port); a POST of snapshot.bin (``?bytes=<size>``,
+    its pages of zeros left out) is written to ``out`` as the heap, gzip-compressed as it comes
+    (no file name, mtime 0: the same bytes on every build)."""
     import http.server
     import threading
+    import urllib.parse
 
     class Handler(http.server.SimpleHTTPRequestHandler):
         extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -204,14 +235,14 @@ def _serve(folder: Path, out: Path):
 
         def do_POST(self):
             length = int(self.headers.get("Content-Length", "0"))
-            with open(out, "wb") as sink:
-                while length > 0:
-                    block = self.rfile.read(min(length, 1 << 20))
-                    if not block:
-                        break
-                    sink.write(block)
-                    length -= len(block)
-            self.send_response(200 if length == 0 else 400)
+            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            try:
+                with open(out, "wb") as sink, gzip.GzipFile(filename="", mode="wb", fileobj=sink,
+                                                            compresslevel=6, mtime=0) as packed:
+                    left = _unpack_into(self.rfile, length, int(query["bytes"][0]), packed)
+            except (KeyError, ValueError):
+                left = -1
+            self.send_response(200 if left == 0 else 400)
             self.send_header("Content-Length", "0")
             self.end_headers()
 
@@ -233,7 +264,8 @@ def _make_in_chromium(request: dict) -> dict:
             (folder / f"wheel-{index}.whl").symlink_to(wheel)
             wheels.append(f"wheel-{index}.whl")
         maker = {"wheels": wheels, "imports": request["imports"], "epochMs": request["epochMs"]}
-        (folder / "index.html").write_text(PAGE.replace("REQUEST", json.dumps(json.dumps(maker))), encoding="utf-8")
+        html = PAGE.replace("REQUEST", json.dumps(json.dumps(maker))).replace("TIMEOUT_MS", str(TIMEOUT_S * 1000))
+        (folder / "index.html").write_text(html, encoding="utf-8")
         server = _serve(folder, Path(request["out"]))
         try:
             with sync_playwright() as playwright:
@@ -241,7 +273,6 @@ def _make_in_chromium(request: dict) -> dict:
                 try:
                     page = browser.new_page()
                     page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
-                    page.wait_for_function("() => window.snapshotResult !== undefined", timeout=TIMEOUT_S * 1000)
                     return page.evaluate("window.snapshotResult")
                 finally:
                     browser.close()
