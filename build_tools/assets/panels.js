@@ -22,6 +22,7 @@
   var SERVE_COMMAND = "python3 -m http.server -d site 8000";
   var SERVE_URL = "http://127.0.0.1:8000/";
   var MAX_SEED = 4294967295; // random.Random takes any integer; the panels offer the 32-bit ones
+  var BUSY_AFTER_MS = 100; // a live form shows that it computes only after this long (liveForm)
 
   var S = (globalThis.scalecore = globalThis.scalecore || {});
   S.started = true;
@@ -338,13 +339,21 @@
       say("Showing the baked data again.");
       spec.back();
     });
+    var running = false;
     form.addEventListener("submit", function (event) {
       event.preventDefault();
+      if (running) return; // one request at a time
+      running = true;
       var started = performance.now();
-      run.disabled = true;
+      // The busy state shows only once the answer takes longer than BUSY_AFTER_MS: a warm
+      // recompute then costs the page one frame (the answer), not two, and nothing flickers.
+      var busy = null;
       Promise.resolve().then(function () {
         var points = spec.points();
-        say("Computing " + spec.what + " in Python\u2026");
+        busy = setTimeout(function () {
+          run.disabled = true;
+          say("Computing " + spec.what + " in Python\u2026");
+        }, BUSY_AFTER_MS);
         return manifestOf(root)
           .then(function (manifest) {
             return live().then(function (module) { return module.client(manifest, { onProgress: progress.update }); });
@@ -359,7 +368,9 @@
       }).catch(function (error) {
         say(error && error.message ? error.message : String(error), true);
       }).then(function () {
+        clearTimeout(busy);
         run.disabled = false;
+        running = false;
       });
     });
     var box = el("div", { class: "scalecore-live__panel", id: nextId("scalecore-live"), hidden: true });

@@ -20,6 +20,8 @@
  *   weights({tokens, weights, caption})  the weights as a table: a row per query, 3 decimals
  *   readouts({tokens, measures: [{key, name, hint, unit, value, range}]})  measures, each with a
  *                              meter when it has a range [low, high] ("1/T", "ln T" allowed)
+ *   repaintReadouts(dl, spec)  the same, on a list readouts() drew for the same measures (false:
+ *                              other measures, draw afresh)
  *   table({className, caption, columns, formats, rows: [{header, cells, attributes}]})
  *                              a table with a header row and a header cell per row; numeric
  *                              cells written with their column's format (see number)
@@ -127,21 +129,29 @@
   }
 
   /* The same heatmap on an SVG that heatmap() drew for the same tokens: only what a switch
-     changes is set, so a baked switch repaints in well under a frame. */
+     changes is set, and only where it differs from what is shown (an unchanged cell is not
+     touched, so the browser has nothing of it to restyle or repaint), so a baked switch
+     repaints in well under a frame and a live recompute that changes little repaints little. */
   function repaintHeatmap(svg, spec) {
     var cells = svg.querySelectorAll("g.scalecore-cell");
     var T = spec.tokens.length;
-    svg.querySelector("title").textContent = spec.title || "";
+    setText(svg.querySelector("title"), spec.title || "");
     for (var i = 0; i < T; i++) {
       for (var j = 0; j < T; j++) {
         var group = cells[i * T + j];
         var shown = cell(spec.weights[i][j], spec.tokens[i], spec.tokens[j]);
-        group.children[1].setAttribute("fill-opacity", shown.opacity);
-        group.children[2].textContent = shown.text;
-        group.children[2].classList.toggle("scalecore-cell__text--strong", shown.strong);
-        group.children[3].textContent = shown.title;
+        var fill = group.children[1];
+        if (fill.getAttribute("fill-opacity") !== shown.opacity) fill.setAttribute("fill-opacity", shown.opacity);
+        setText(group.children[2], shown.text);
+        group.children[2].classList.toggle("scalecore-cell__text--strong", shown.strong); // a no-op when it holds
+        setText(group.children[3], shown.title);
       }
     }
+  }
+
+  /* A node's text, set only when it differs (setting the same text still replaces the text node). */
+  function setText(node, value) {
+    if (node.textContent !== value) node.textContent = value;
   }
 
   function legend() {
@@ -305,22 +315,51 @@
     return end;
   }
 
+  /* What one read-out shows: the one definition both readouts() and repaintReadouts() use. */
+  function readout(m, T) {
+    var ranged = Array.isArray(m.range);
+    var low = ranged ? bound(m.range[0], T) : 0;
+    var high = ranged ? bound(m.range[1], T) : 1;
+    var share = ranged ? Math.max(0, Math.min(1, (m.value - low) / (high - low))) : 0;
+    return { ranged: ranged, value: format(m.value) + (m.unit || ""), width: (share * 100).toFixed(1) + "%" };
+  }
+
   function readouts(spec) {
     return tag("dl", { class: "scalecore-readouts" }, spec.measures.map(function (m) {
-      var ranged = Array.isArray(m.range);
-      var low = ranged ? bound(m.range[0], spec.tokens) : 0;
-      var high = ranged ? bound(m.range[1], spec.tokens) : 1;
-      var share = ranged ? Math.max(0, Math.min(1, (m.value - low) / (high - low))) : 0;
+      var shown = readout(m, spec.tokens);
       return tag("div", { class: "scalecore-readout", "data-measure": m.key }, [
         tag("dt", {}, [escape(m.name)]),
         tag("dd", {}, [
-          tag("span", { class: "scalecore-readout__value" }, [escape(format(m.value) + (m.unit || ""))]),
-          tag("span", { class: "scalecore-meter", "aria-hidden": "true", hidden: !ranged },
-            [tag("span", { class: "scalecore-meter__fill", style: "width:" + (share * 100).toFixed(1) + "%" })]),
+          tag("span", { class: "scalecore-readout__value" }, [escape(shown.value)]),
+          tag("span", { class: "scalecore-meter", "aria-hidden": "true", hidden: !shown.ranged },
+            [tag("span", { class: "scalecore-meter__fill", style: "width:" + shown.width })]),
           tag("span", { class: "scalecore-readout__hint" }, [escape(m.hint)]),
         ]),
       ]);
     }));
+  }
+
+  /* The same read-outs on a <dl> readouts() drew for the same measures (keys, in order): each
+     value, meter and hint is set only where it differs, so an unchanged read-out is not touched.
+     Returns false (nothing done) when the list has other measures: draw it afresh then. */
+  function repaintReadouts(list, spec) {
+    var items = list.children;
+    if (items.length !== spec.measures.length) return false;
+    for (var i = 0; i < items.length; i++) {
+      if (items[i].getAttribute("data-measure") !== spec.measures[i].key) return false;
+    }
+    spec.measures.forEach(function (m, i) {
+      var shown = readout(m, spec.tokens);
+      var dd = items[i].children[1];
+      setText(items[i].children[0], m.name);
+      setText(dd.children[0], shown.value);
+      var meter = dd.children[1];
+      if (meter.hidden !== !shown.ranged) meter.hidden = !shown.ranged;
+      var style = "width:" + shown.width;
+      if (meter.firstChild.getAttribute("style") !== style) meter.firstChild.setAttribute("style", style);
+      setText(dd.children[2], m.hint);
+    });
+    return true;
   }
 
   /* The light palette of scalecore.css, inlined: a view saved as a file is shown through <img>,
@@ -345,6 +384,7 @@
 
   root.scalecoreViews = { format: format, shade: shade, escape: escape, heatmap: heatmap,
     repaintHeatmap: repaintHeatmap, legend: legend,
-    histogram: histogram, bars: bars, line: line, table: table, weights: weights, readouts: readouts, number: number,
+    histogram: histogram, bars: bars, line: line, table: table, weights: weights, readouts: readouts,
+    repaintReadouts: repaintReadouts, number: number,
     standalone: standalone };
 })(globalThis);

@@ -24,6 +24,7 @@
   var GUARD_NAMES = GUARDS.map(function (g) { return g.name; });
   var SHOWABLE = ["heatmap", "measures", "switches", "corpus", "seed", "table", "live"];
   var MAX_SEED = 4294967295;
+  var BUSY_AFTER_MS = 100;
 
   function guardSetName(flags) {
     var active = GUARD_NAMES.filter(function (name) { return flags[name]; });
@@ -44,6 +45,14 @@
     if (!value) return [];
     if (typeof value === "string") return value.split(/[\s,+]+/).filter(Boolean);
     return Array.isArray(value) ? value.map(String) : [];
+  }
+
+  function text(node, value) {
+    if (node.textContent !== value) node.textContent = value;
+  }
+
+  function attribute(node, name, value) {
+    if (node.getAttribute(name) !== value) node.setAttribute(name, value);
   }
 
   /* ------------------------------------------------------------------ the heatmap */
@@ -283,12 +292,14 @@
     var T = tokens.length;
     var description = this.describe(combination);
     var isLive = this.source === "live";
-    this.root.setAttribute("data-scalecore-source", this.source);
-    this.root.setAttribute("data-scalecore-guards", guardSetName(this.flags));
-    this.badge.textContent = isLive ? "live" : "baked";
-    this.badge.className = "scalecore-badge scalecore-badge--" + this.source;
-    this.badge.title = isLive ? "Computed in your browser, just now" : "Computed when the site was built";
-    this.caption.textContent = "Attention weights: " + description + (isLive ? " (sentence: \u201c" + this.live.sentence + "\u201d)" : "");
+    // Every write below is made only where the value differs: what did not change is not
+    // restyled or repainted (a live recompute of the same settings changes nothing on screen).
+    attribute(this.root, "data-scalecore-source", this.source);
+    attribute(this.root, "data-scalecore-guards", guardSetName(this.flags));
+    text(this.badge, isLive ? "live" : "baked");
+    attribute(this.badge, "class", "scalecore-badge scalecore-badge--" + this.source);
+    attribute(this.badge, "title", isLive ? "Computed in your browser, just now" : "Computed when the site was built");
+    text(this.caption, "Attention weights: " + description + (isLive ? " (sentence: \u201c" + this.live.sentence + "\u201d)" : ""));
     this.heatmap.paint(tokens, combination.weights, "Heatmap of the attention weights, " + description +
       ". Each row is a query word, each column a key word; darker is more attention.");
 
@@ -300,7 +311,11 @@
       self.texts[measure.key] = text;
       return Object.assign({}, measure, { value: value });
     });
-    if (this.readouts) this.readouts.innerHTML = V.readouts({ tokens: T, measures: shown });
+    if (this.readouts) {
+      var list = this.readouts.firstElementChild;
+      var spec = { tokens: T, measures: shown };
+      if (!list || !V.repaintReadouts(list, spec)) this.readouts.innerHTML = V.readouts(spec);
+    }
     this.tableSpec = { tokens: tokens, weights: combination.weights,
       caption: "Attention weights, " + description + ". Each row sums to 1." };
     this.drawTable();
@@ -412,10 +427,17 @@
       this.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
       return Promise.resolve();
     }
-    this.liveRun.disabled = true;
-    this.liveMessage.className = "scalecore-live__message";
-    this.liveMessage.textContent = "Computing all 8 guard sets in Python\u2026";
-    return u.live()
+    if (this.computing) return this.computing; // one request at a time: a second press waits for it
+    // The busy state (the button disabled, "Computing...") shows only once the answer takes
+    // longer than BUSY_AFTER_MS: a warm recompute takes ~20 ms, and then the page draws one frame
+    // (the answer) instead of two (the busy state, then the answer, the second waiting for the
+    // first to be painted), and nothing flickers.
+    var busy = setTimeout(function () {
+      self.liveRun.disabled = true;
+      self.liveMessage.className = "scalecore-live__message";
+      self.liveMessage.textContent = "Computing all 8 guard sets in Python\u2026";
+    }, BUSY_AFTER_MS);
+    this.computing = u.live()
       .then(function (live) {
         return live.client(self.manifest, { onProgress: self.progress.update });
       })
@@ -441,8 +463,9 @@
         self.render(started);
         timings.lastRecomputeMs = performance.now() - started;
         timings.lastRecomputePythonMs = answer.python_ms;
-        self.liveMessage.textContent = "Live: all 8 guard sets computed in your browser in " +
-          Math.round(timings.lastRecomputeMs) + " ms. The switches now show these results.";
+        text(self.liveMessage, "Live: all 8 guard sets computed in your browser in " +
+          Math.round(timings.lastRecomputeMs) + " ms. The switches now show these results.");
+        attribute(self.liveMessage, "class", "scalecore-live__message");
       })
       .catch(function (error) {
         self.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
@@ -459,8 +482,11 @@
         }
       })
       .then(function () {
+        clearTimeout(busy);
         self.liveRun.disabled = false;
+        self.computing = null;
       });
+    return this.computing;
   };
 
   GuardsPanel.prototype.backToBaked = function () {
