@@ -12,7 +12,8 @@
 // Timings for benchmarks go to window.scalecoreTimings: liveReadyMs (worker start to Python
 // ready), liveStartup (the worker's own split, with snapshot: "used" or why not), restartReadyMs
 // after a stop, prefetchedAt (when intent started the worker: prefetch()), liveReadyAt (when
-// Python was ready, on the page's clock).
+// Python was ready, on the page's clock), lastCall (the last answered request: {type, ms: sent to
+// answered, workerMs: the worker's own time on it, parseMs: the page parsing its JSON}).
 //
 //   live.prefetch(manifest);   // intent (hover, focus, pointerdown): start the worker early
 
@@ -145,8 +146,17 @@ class LiveClient {
       return;
     }
     this.pending.delete(message.id);
-    if (message.error !== undefined) call.reject(new Error(message.error));
-    else call.resolve(message.result);
+    if (message.error !== undefined) return call.reject(new Error(message.error));
+    const received = performance.now();
+    let result = message.result;
+    try {
+      if (message.json !== undefined) result = JSON.parse(message.json); // compute answers in JSON text
+    } catch (error) {
+      return call.reject(new Error("the Python worker sent an answer the page cannot read: " + error.message));
+    }
+    timings.lastCall = { type: call.type, ms: received - call.sent, workerMs: message.ms,
+      parseMs: performance.now() - received };
+    call.resolve(result);
   }
 
   fail(worker, error) {
@@ -226,7 +236,7 @@ class LiveClient {
     if (worker !== this.worker) throw new StoppedError("stopped: Python was restarted");
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onStream, onInput });
+      this.pending.set(id, { resolve, reject, onStream, onInput, type, sent: performance.now() });
       port.postMessage({ id, type, payload });
     });
   }

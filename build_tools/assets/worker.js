@@ -1,7 +1,8 @@
 // The Python worker: one module Web Worker running the site's own Pyodide and the core wheel.
 //
 // Protocol (Pyodide's web-worker pattern): the page sends {id, type, payload}; every message
-// awaits the one start-up promise; each is answered {id, result} or {id, error}. Other messages
+// awaits the one start-up promise; each is answered {id, result, ms} (ms: the time the request
+// took here, for benchmarks) or {id, error}. Other messages
 // the worker sends: {type: "progress", stage, step, text}, {type: "ready", timings} (timings.snapshot:
 // "used", or why the memory snapshot was not: "none", "stale", "tampered", "missing", "refused",
 // "unreadable", "unsupported", with snapshotReason; snapshotMs: its download, check and unpacking),
@@ -12,7 +13,8 @@
 //                 packages?: {url, sha256}, snapshot?: {url, sha256, key, bytes}, interrupt?, input?}
 //                all URLs absolute; interrupt and input are SharedArrayBuffers when the page is
 //                cross-origin isolated (input: see readLine below)
-//   compute      {kind, points: [params]}  -> the kind's compute function on each: a list of JSON
+//   compute      {kind, points: [params]}  -> the kind's compute function on each: a list of JSON,
+//                answered {id, json: its text, ms} (the page parses it)
 //   run          {code, session}           -> console code; output streams as it comes, and the
 //                packages it imports load first (the site's offline wheels, or the mirror's)
 //
@@ -80,7 +82,10 @@ async function handle(id, type, payload) {
     // A stop meant only for earlier requests is stale; one sent while this request waited in
     // the queue is this request's, and Python raises KeyboardInterrupt as soon as it runs.
     if (interrupt && id > Atomics.load(stopTarget, 0)) interrupt[0] = 0;
-    post({ id, result: await handler(payload, id) });
+    const t = performance.now();
+    const answer = await handler(payload, id);
+    const ms = performance.now() - t; // its time here: the page measures the rest (live.js, lastCall)
+    post(answer instanceof JsonText ? { id, json: answer.text, ms } : { id, result: answer, ms });
   } catch (error) {
     post({ id, error: message(error) });
   }
@@ -483,17 +488,37 @@ function note(text) {
 
 // ------------------------------------------------------------------------------------ requests
 
+/* A handler's answer that is JSON text already: sent as {id, json} and parsed by the page. */
+class JsonText {
+  constructor(text) {
+    this.text = text;
+  }
+}
+
+// No warm-up in idle time, measured and left out: V8 runs WebAssembly first as baseline code
+// (Liftoff) and compiles hot functions again, optimised (TurboFan), on background threads. In
+// headless Chromium on 2 cores (a CDP trace, benchmarks/browser.py's clicks) the 2nd to 4th
+// compute of the 8 guard sets after start took 22-25 ms of the worker's CPU, later ones 13-16 ms,
+// and ~190 ms of background compiling ran beside each of the first three. Computing the points
+// again 3 times right after the first compute did not shorten that: the compiling still took the
+// same three clicks (it waits for the cores, not for more calls), and the reader's first
+// recompute then also competed with the warm-up.
+
 const HANDLERS = {
   // A kind's compute function (named in the manifest), once per parameter set: exactly what
   // the bake called for its points, so live results equal baked ones.
   async compute({ kind, points }) {
     const name = computes[kind];
     if (!name) throw new Error(`the kind ${JSON.stringify(kind)} computes nothing live on this site`);
+    let text;
     try {
-      return JSON.parse(browser.compute(name, JSON.stringify(points)));
+      text = browser.compute(name, JSON.stringify(points));
     } catch (error) {
       throw isPythonError(error) ? new Error(pythonMessage(error)) : error;
     }
+    // The JSON text itself goes to the page, which parses it: one string to copy, not a tree of
+    // arrays to clone on both sides.
+    return new JsonText(text);
   },
 
   async run({ code, session }, id) {
