@@ -26,7 +26,7 @@ ISOLATE = f"{OWN_SITE}/isolate.js"  # registers the site's cross-origin isolatio
 # The plugin adds them, not the theme's templates, so a page built without the plugin does not
 # load them.
 THEME_CSS = ("assets/scalecore-module/module.css", "overrides-a11y.css")
-THEME_SCRIPTS = ("assets/scalecore-module/module.js", "assets/scalecore-module/mentor.js")
+THEME_SCRIPTS = ("assets/scalecore-module/module.js",)  # it loads mentor.js when the mentor is near
 
 
 def katex_folder(root: Path | None = None) -> Path:

@@ -300,6 +300,20 @@ def test_questions_are_exported_with_the_notes_and_can_be_deleted(visit, site_se
     watch.check()
 
 
+def test_the_mentor_s_script_loads_when_its_box_nears_and_a_question_sent_at_once_is_answered(visit, site_server):
+    mark = len(site_server.paths)
+    page, watch = visit(site_server.url + page_url(MODULE))
+    page.wait_for_timeout(500)
+    assert not [p for p in site_server.paths[mark:] if p.endswith("/mentor.js")]  # the page's top: not yet
+    box = page.get_by_role("textbox", name="Your question")
+    box.evaluate("box => { box.value = 'Why divide by the square root of d_k?'; box.focus(); }")  # no scroll
+    box.press("Control+Enter")  # before the script has arrived: the question waits for it
+    page.wait_for_function("() => /Answered/.test(document.querySelector('[data-scalecore-mentor-status]').textContent)")
+    assert [p for p in site_server.paths[mark:] if p.endswith("/mentor.js")]
+    assert page.evaluate("location.hash") == ""  # the form was never submitted to the page itself
+    watch.check()
+
+
 def test_the_mentor_answers_from_disk(visit, built_site, tmp_path):
     site = tmp_path / "site"
     shutil.copytree(built_site, site)

@@ -189,10 +189,12 @@
       event.preventDefault();
       self.ask();
     });
-    this.fileInput.addEventListener("change", function () {
-      self.attach(Array.prototype.slice.call(self.fileInput.files || []));
+    function attachChosen() {
+      if (!self.fileInput.files || !self.fileInput.files.length) return;
+      self.attach(Array.prototype.slice.call(self.fileInput.files));
       self.fileInput.value = "";
-    });
+    }
+    this.fileInput.addEventListener("change", attachChosen);
     section.querySelector("[data-scalecore-mentor-forget]").addEventListener("click", function () {
       writeJSON(questionsKey(self.code), []);
       self.renderAsked();
@@ -200,6 +202,7 @@
     });
     this.renderAsked();
     this.renderKept();
+    attachChosen(); // files chosen while this script was still on its way (module.js loads it)
     section.hidden = false;
   }
 

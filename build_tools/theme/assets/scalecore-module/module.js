@@ -2,7 +2,8 @@
  *
  *   - the audience switch shows the side notes written for one audience (or all of them);
  *   - self-check progress: an answer opened counts as done;
- *   - "My notes on this module": a text kept per module, exported and imported as .md.
+ *   - "My notes on this module": a text kept per module, exported and imported as .md;
+ *   - the mentor's script (mentor.js) is loaded when its box nears the viewport.
  *
  * Everything is kept in this browser's localStorage (keys "scalecore.audience",
  * "scalecore.selfchecks.<code>", "scalecore.notes.<code>") and nothing is sent anywhere.
@@ -652,6 +653,65 @@
 
   /* ---------------------------------------------------------------- page set-up */
 
+  // The mentor's script (mentor.js) loads when its box nears the viewport, or when the reader
+  // reaches the box by keyboard: a reader who never comes to the end of the module pays nothing
+  // for it. Once loaded, it follows Material's instant navigation by itself. A question sent
+  // before it has loaded (the form has no action: it would reload the page) is sent once it has.
+  function setUpMentor(article) {
+    var section = article.querySelector("[data-scalecore-mentor][data-scalecore-mentor-script]");
+    var form = section && section.querySelector("form");
+    if (!section || !form || window.scalecoreMentorScript) {
+      return;
+    }
+    var watcher = null;
+    var pending = false;
+    function ready() {
+      return section.getAttribute("data-scalecore-ready") === "true";
+    }
+    function load() {
+      if (watcher) {
+        watcher.disconnect();
+      }
+      if (window.scalecoreMentorScript) {
+        return;
+      }
+      var script = document.createElement("script");
+      script.src = section.getAttribute("data-scalecore-mentor-script");
+      script.addEventListener("load", function () {
+        if (pending && ready()) {
+          form.requestSubmit();
+        }
+      });
+      window.scalecoreMentorScript = script;
+      document.head.appendChild(script);
+    }
+    function holdUntilReady(event) {
+      if (!ready()) {
+        event.preventDefault();
+        pending = true;
+        load();
+      }
+    }
+    section.hidden = false; // shown now, so that it can be watched; without JavaScript it stays hidden
+    section.addEventListener("focusin", load);
+    form.addEventListener("submit", holdUntilReady);
+    form.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        holdUntilReady(event);
+      }
+    });
+    if (!("IntersectionObserver" in window)) {
+      load();
+      return;
+    }
+    watcher = new IntersectionObserver(function (entries) {
+      if (entries.some(function (entry) { return entry.isIntersecting; })) {
+        load();
+      }
+    }, { rootMargin: "100% 0px" });
+    watcher.observe(section);
+  }
+
   function setUp() {
     var header = document.querySelector("[data-scalecore-module]");
     if (!header || header.getAttribute("data-scalecore-ready") === "true") {
@@ -665,6 +725,7 @@
     setUpAudience(header, article);
     setUpProgress(header, article, code);
     setUpNotes(article.querySelector("[data-scalecore-notes]"), code, title);
+    setUpMentor(article);
     var tools = header.querySelector("[data-scalecore-tools]");
     if (tools) {
       tools.hidden = false;
