@@ -498,7 +498,7 @@ class JsonText {
 // No warm-up in idle time, measured and left out: V8 runs WebAssembly first as baseline code
 // (Liftoff) and compiles hot functions again, optimised (TurboFan), on background threads. In
 // headless Chromium on 2 cores (a CDP trace, benchmarks/browser.py's clicks) the 2nd to 4th
-// compute of the 8 guard sets after start took 22-25 ms of the worker's CPU, later ones 13-16 ms,
+// compute of the 8 guard sets after start took 22-25 ms of the worker's CPU, later ones 13-20 ms,
 // and ~190 ms of background compiling ran beside each of the first three. Computing the points
 // again 3 times right after the first compute did not shorten that: the compiling still took the
 // same three clicks (it waits for the cores, not for more calls), and the reader's first
