@@ -25,6 +25,7 @@ ISOLATE = f"{OWN_SITE}/isolate.js"  # registers the site's cross-origin isolatio
 # The theme's (build_tools/theme, theme.custom_dir): the module header, the notes and the mentor.
 # The plugin adds them, not the theme's templates, so a page built without the plugin does not
 # load them.
+THEME = Path(__file__).parent / "theme"
 THEME_CSS = ("assets/scalecore-module/module.css", "overrides-a11y.css")
 THEME_SCRIPTS = ("assets/scalecore-module/module.js",)  # it loads mentor.js when the mentor is near
 
@@ -49,6 +50,12 @@ def collect(root: Path, katex_styles: bool = True) -> dict[str, Path]:
 
 def uses_math(config) -> bool:
     return "pymdownx.arithmatex" in config.markdown_extensions
+
+
+def uses_theme(config) -> bool:
+    """The site's theme includes ours (theme.custom_dir build_tools/theme, or a folder that
+    extends it is ahead of it): a site with a theme of its own gets no module header styles."""
+    return any(Path(folder).resolve() == THEME.resolve() for folder in config.theme.dirs)
 
 
 def register(config, root: Path, math: str, isolation: bool = False) -> None:
@@ -80,7 +87,7 @@ def register(config, root: Path, math: str, isolation: bool = False) -> None:
     # Deferred: fetched while the page parses, run once it is parsed (in this order, after
     # Material's bundle), so none of them holds up the first paint.
     present = [str(script) for script in config.extra_javascript]
-    for script in SCRIPTS + ((ISOLATE,) if isolation else ()) + THEME_SCRIPTS:
+    for script in SCRIPTS + ((ISOLATE,) if isolation else ()) + (THEME_SCRIPTS if uses_theme(config) else ()):
         if script not in present:
             deferred = ExtraScriptValue(script)
             deferred.defer = True
@@ -93,4 +100,4 @@ def stylesheet(config, math: str, kind_styles: list[str]) -> list[str]:
     from build_tools.math_font import CSS_SITE as MATHML_CSS
 
     math_css = [KATEX_CSS if math == "html" else MATHML_CSS] if uses_math(config) else []
-    return [*THEME_CSS, *math_css, *CSS, *sorted(kind_styles)]
+    return [*(THEME_CSS if uses_theme(config) else ()), *math_css, *CSS, *sorted(kind_styles)]

@@ -104,6 +104,10 @@ class Kind:
     Options: ClassVar[type[PanelOptions]] = PanelOptions
     Settings: ClassVar[type[KindSettings]] = KindSettings
     compute: ClassVar[str | None] = None  # "package.module:function", shipped in a browser wheel
+    # The panel needs a cross-origin isolated page (SharedArrayBuffer: Stop interrupts Python in
+    # place, input() waits for the reader). On a host that cannot send the headers, a page with
+    # such a panel is reloaded once through the site's service worker (assets/isolate.js).
+    isolated: ClassVar[bool] = False
 
     # ------------------------------------------------------------------ the bake
 

@@ -8,10 +8,11 @@
  * the folder the site lives in (a subpath stays a subpath).
  *
  * A page only becomes isolated when it is loaded through the service worker, so the first visit
- * to a page with a console reloads it once, as soon as the worker is active (other pages just
- * register it: the next page load is isolated). After an instant navigation (Material) onto a
- * console page that is not isolated yet, the page is reloaded the same way. One reload per page
- * and visit at most: if isolation still fails (a browser that ignores it), the console keeps its fallback
+ * to a page with a panel that needs it (its kind sets Kind.isolated, as the console does) reloads
+ * it once, as soon as the worker is active (other pages just register it: the next page load is
+ * isolated). After an instant navigation (Material) onto such a page that is not isolated yet,
+ * the page is reloaded the same way. One reload per page and visit at most: if isolation still
+ * fails (a browser that ignores it), the panel keeps its fallback
  * (Stop restarts Python; input() says it cannot read here).
  *
  * Nothing happens from file:// (service workers do not run there), on an insecure origin, where
@@ -32,8 +33,8 @@
   var worker = new URL("../../coi-serviceworker.js", script.src) // the site root: see runtime.py;
   var state = (globalThis.scalecoreIsolation = { worker: worker.href, registered: false, reloading: false });
 
-  function needsIsolation() {
-    return !!document.querySelector('.scalecore-panel[data-scalecore-kind="console"]');
+  function needsIsolation() { // a panel whose kind says so (Kind.isolated in build_tools/kind.py)
+    return !!document.querySelector(".scalecore-panel[data-scalecore-isolated]");
   }
 
   function reloadOnce() {
@@ -53,12 +54,12 @@
     return navigator.serviceWorker.ready;
   }).then(function () {
     reloadOnce();
-    // Material's instant navigation swaps pages without loading them: a console page reached
+    // Material's instant navigation swaps pages without loading them: such a page reached
     // that way is loaded for real once.
     if (window.document$ && typeof window.document$.subscribe === "function") {
       window.document$.subscribe({ next: reloadOnce });
     }
   }, function () {
-    /* refused (for example a browser setting): the console keeps its fallback */
+    /* refused (for example a browser setting): the panels keep their fallbacks */
   });
 })();

@@ -236,6 +236,7 @@ class Panel:
             manifest=self.url(PAGE_MANIFEST),
             manifest_script=self.url(PAGE_MANIFEST_SCRIPT),  # the same data, for file://
             panel_script=self.url(own["script"]) if "script" in own else "",
+            isolated=self.kind.isolated,
             scripts=[],
         )
         # Python-Markdown keeps a raw HTML block whole up to its closing tag, blank lines included

@@ -19,6 +19,7 @@ from build_tools.blocks.options import Integer, Text
 
 class Console(Kind):
     label = "Python console"
+    isolated = True  # Stop interrupts a loop in place, input() reads the reader's answer
 
     class Options(PanelOptions):
         # The code in the editor when the page opens; default: starter.py beside this file.
