@@ -10,9 +10,10 @@ is missing, stale or refused.
 
 Where it is made, and why headless Chromium
 -------------------------------------------
-In a module worker of headless Chromium, driven through Playwright (both already what the
-tests use; the Chromium is found as for Lighthouse: CHROME_PATH, else chromium on PATH), by
-build_tools/snapshot-maker.js, in a child process, once per build and cached. We first made it
+In a module worker of headless Chromium (what the tests use; found as for Lighthouse:
+CHROME_PATH, else chromium on PATH), by build_tools/snapshot-maker.js, in a child process, once
+per build and cached. No driver: Chromium is started on the maker's page, which posts the
+heap and then its answer to the child's server; the child then stops Chromium. We first made it
 in Node (one process, no browser): restored in Chromium it computes the baked numbers, but the
 heap also keeps what CPython decided when it started about the JavaScript engine under it, and
 Node 20 decides differently from Chromium. Its WebAssembly GC is too old for CPython's call
@@ -27,7 +28,7 @@ site's worker before its sandbox is in place. The file system lives outside the 
 worker unpacks the (checked) wheel again after restoring: modules not imported at build stay
 importable.
 
-Without Chromium or Playwright the build goes on without a snapshot (one line says so) and
+Without Chromium the build goes on without a snapshot (one line says so) and
 live mode loads Python the normal way.
 
 Determinism: two builds of the same inputs give byte-identical files. The hash secret is fixed
@@ -85,7 +86,7 @@ class SnapshotError(Exception):
 
 
 class SnapshotUnavailable(SnapshotError):
-    """No Chromium or no Playwright here: nothing failed, the site has no snapshot."""
+    """No Chromium here: nothing failed, the site has no snapshot."""
 
 
 @dataclass(frozen=True)
@@ -134,13 +135,9 @@ def _epoch_ms() -> int:
 def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path, log,
          cached_only: bool = False) -> Snapshot:
     """The snapshot for these inputs: from the cache, or made now (about 10 s) and cached.
-    Raises SnapshotError when it cannot be made (SnapshotUnavailable: no Chromium/Playwright, or
+    Raises SnapshotError when it cannot be made (SnapshotUnavailable: no Chromium, or
     ``cached_only`` and none is cached: ``mkdocs serve`` rebuilds on every edit of the core, and
     a new wheel would mean a new snapshot each time)."""
-    try:
-        import playwright  # noqa: F401  (only to say plainly when it is missing)
-    except ImportError:
-        raise SnapshotUnavailable("Playwright for Python is not installed") from None
     browser = chromium()
     runtime_files = {name: cache.sha256_file(pyodide / name) for name in PYODIDE_FILES}
     wheel_shas = [cache.sha256_file(wheel) for wheel in wheels]
@@ -160,7 +157,7 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
         packed = target / Path(SITE_PATH).name  # the child writes it, gzip-compressed
         request = {"pyodide": str(pyodide.resolve()), "wheels": [str(w.resolve()) for w in wheels],
                    "imports": list(imports), "epochMs": inputs["epoch_ms"], "out": str(packed), "chromium": browser}
-        try:  # a child process: Playwright's sync API wants a thread of its own (and pytest has one)
+        try:  # a child process: its server and Chromium end with it
             done = subprocess.run([sys.executable, "-m", "build_tools.snapshot", json.dumps(request)],
                                   capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
                                   cwd=Path(__file__).resolve().parents[1])
@@ -184,15 +181,13 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
 
 # ------------------------------------------------------------------------------ the child process
 
-# The build awaits the worker's answer (page.evaluate of a promise): polling for it with
-# wait_for_function saw it about 2 s late and kept Playwright's driver busy meanwhile.
+# The page hands the worker's answer to the build with a POST of ./result (event-driven: the
+# build waits on it, nothing polls).
 PAGE = """<!doctype html><meta charset="utf-8"><title>snapshot</title><script type="module">
 const worker = new Worker("snapshot-maker.js?request=" + encodeURIComponent(REQUEST), { type: "module" });
-window.snapshotResult = new Promise((resolve) => {
-  worker.onmessage = (event) => resolve(event.data);
-  worker.onerror = (event) => resolve({ error: "the maker failed: " + event.message });
-  setTimeout(() => resolve({ error: "the maker gave no answer in TIMEOUT_MS ms" }), TIMEOUT_MS);
-});
+const answer = (data) => fetch("result", { method: "POST", body: JSON.stringify(data) });
+worker.onmessage = (event) => answer(event.data);
+worker.onerror = (event) => answer({ error: "the maker failed: " + event.message });
 </script>"""
 PAGE_BYTES = 4096  # the maker sends a heap without its pages of zeros (snapshot-maker.js)
 
@@ -224,10 +219,11 @@ def _unpack_into(source, length: int, size: int, sink) -> int:
     return length
 
 
-def _serve(folder: Path, out: Path):
+def _serve(folder: Path, out: Path, answered):
     """The maker's files on 127.0.0.1 (a free port); a POST of snapshot.bin (``?bytes=<size>``,
     its pages of zeros left out) is written to ``out`` as the heap, gzip-compressed as it comes
-    (no file name, mtime 0: the same bytes on every build)."""
+    (no file name, mtime 0: the same bytes on every build); a POST of result (the worker's JSON
+    answer) is passed to ``answered``."""
     import http.server
     import threading
     import urllib.parse
@@ -241,11 +237,18 @@ def _serve(folder: Path, out: Path):
 
         def do_POST(self):
             length = int(self.headers.get("Content-Length", "0"))
-            query = urllib.parse.parse_qs(urllib.parse.urlsplit(self.path).query)
+            where = urllib.parse.urlsplit(self.path)
+            left = -1
             try:
-                with open(out, "wb") as sink, gzip.GzipFile(filename="", mode="wb", fileobj=sink,
-                                                            compresslevel=6, mtime=0) as packed:
-                    left = _unpack_into(self.rfile, length, int(query["bytes"][0]), packed)
+                if where.path == "/result":
+                    body = self.rfile.read(length)
+                    left = length - len(body)
+                    answered(json.loads(body))
+                else:
+                    query = urllib.parse.parse_qs(where.query)
+                    with open(out, "wb") as sink, gzip.GzipFile(filename="", mode="wb", fileobj=sink,
+                                                                compresslevel=6, mtime=0) as packed:
+                        left = _unpack_into(self.rfile, length, int(query["bytes"][0]), packed)
             except (KeyError, ValueError):
                 left = -1
             self.send_response(200 if left == 0 else 400)
@@ -258,10 +261,20 @@ def _serve(folder: Path, out: Path):
 
 
 def _make_in_chromium(request: dict) -> dict:
-    from playwright.sync_api import sync_playwright
+    """Start headless Chromium on the maker's page (no driver: the page posts its answer back),
+    wait for the answer or for Chromium to end, then stop Chromium and every process it started."""
+    import signal
+    import threading
+
+    answers, done = [], threading.Event()
+
+    def answered(answer):
+        answers.append(answer)
+        done.set()
 
     with tempfile.TemporaryDirectory(prefix="scalecore-snapshot-site-") as scratch:
-        folder = Path(scratch)
+        folder = Path(scratch) / "site"
+        folder.mkdir()
         for name in PYODIDE_FILES:
             (folder / name).symlink_to(Path(request["pyodide"]) / name)
         (folder / MAKER.name).symlink_to(MAKER)
@@ -270,21 +283,45 @@ def _make_in_chromium(request: dict) -> dict:
             (folder / f"wheel-{index}.whl").symlink_to(wheel)
             wheels.append(f"wheel-{index}.whl")
         maker = {"wheels": wheels, "imports": request["imports"], "epochMs": request["epochMs"]}
-        html = PAGE.replace("REQUEST", json.dumps(json.dumps(maker))).replace("TIMEOUT_MS", str(TIMEOUT_S * 1000))
-        (folder / "index.html").write_text(html, encoding="utf-8")
-        server = _serve(folder, Path(request["out"]))
+        (folder / "index.html").write_text(PAGE.replace("REQUEST", json.dumps(json.dumps(maker))), encoding="utf-8")
+        server = _serve(folder, Path(request["out"]), answered)
+        url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
         try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=request["chromium"], args=CHROMIUM_ARGS)
+            with open(Path(scratch) / "chromium.log", "w+b") as log:
+                browser = subprocess.Popen(
+                    [request["chromium"], *CHROMIUM_ARGS, f"--user-data-dir={Path(scratch) / 'profile'}", url],
+                    stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+                threading.Thread(target=lambda: (browser.wait(), done.set()), daemon=True).start()
                 try:
-                    page = browser.new_page()
-                    page.goto(f"http://127.0.0.1:{server.server_address[1]}/index.html")
-                    return page.evaluate("window.snapshotResult")
+                    finished = done.wait(TIMEOUT_S)
                 finally:
-                    browser.close()
+                    _stop(browser, signal)
+                if answers:
+                    return answers[0]
+                if not finished:
+                    return {"error": f"no answer from Chromium in {TIMEOUT_S} s"}
+                log.seek(0)
+                said = log.read().decode("utf-8", "replace").strip()[-2000:]
+                return {"error": f"Chromium ended without an answer (exit code {browser.returncode}): {said}"}
         finally:
             server.shutdown()
             server.server_close()
+
+
+def _stop(browser, signal) -> None:
+    """End Chromium (its own process group: the browser and every process it started)."""
+    if browser.poll() is None:
+        browser.terminate()
+        try:
+            browser.wait(10)
+        except subprocess.TimeoutExpired:
+            pass
+    try:
+        os.killpg(browser.pid, signal.SIGKILL)  # whatever of the group is left
+    except (ProcessLookupError, PermissionError):
+        pass
+    if browser.poll() is None:
+        browser.wait(10)
 
 
 def main(argv: list[str]) -> int:
