@@ -185,6 +185,31 @@ def _plainly_valid(items: dict, instance: list) -> bool:
             and (below is None or all(value < below for value in instance)))
 
 
+# An array of such arrays (a matrix: rows of numbers) is checked in the same pass: its subschema
+# may only add bounds on each row's length.
+_ROW_KEYWORDS = {"type", "items", "minItems", "maxItems", "description", "title", "$comment"}
+
+
+def _plain_numbers(subschema) -> bool:
+    """True when ``subschema`` only bounds a number (what _plainly_valid checks)."""
+    return (isinstance(subschema, dict) and subschema.get("type") in _NUMBER_TYPES and set(subschema) <= _NUMBER_KEYWORDS
+            and all(type(subschema.get(key, 0)) in (int, float) for key in _NUMBER_KEYWORDS - {
+                "type", "description", "title", "$comment"}))
+
+
+def _plain_rows(subschema) -> bool:
+    """True when ``subschema`` is an array of plain numbers with at most bounds on its length."""
+    return (isinstance(subschema, dict) and subschema.get("type") == "array" and set(subschema) <= _ROW_KEYWORDS
+            and _plain_numbers(subschema.get("items"))
+            and all(type(subschema.get(key, 0)) is int for key in ("minItems", "maxItems")))
+
+
+def _rows_plainly_valid(subschema: dict, instance: list) -> bool:
+    low, high, items = subschema.get("minItems", 0), subschema.get("maxItems"), subschema["items"]
+    return all(type(row) is list and len(row) >= low and (high is None or len(row) <= high)
+               and _plainly_valid(items, row) for row in instance)
+
+
 def _fast_validator_class():
     import jsonschema
 
@@ -192,11 +217,9 @@ def _fast_validator_class():
     items_keyword = base.VALIDATORS["items"]
 
     def items(validator, subschema, instance, schema):
-        if (type(instance) is list and isinstance(subschema, dict) and "prefixItems" not in schema
-                and subschema.get("type") in _NUMBER_TYPES and set(subschema) <= _NUMBER_KEYWORDS
-                and all(isinstance(subschema.get(key, 0), (int, float)) for key in _NUMBER_KEYWORDS - {
-                    "type", "description", "title", "$comment"})
-                and _plainly_valid(subschema, instance)):
+        if type(instance) is list and "prefixItems" not in schema and (
+                (_plain_numbers(subschema) and _plainly_valid(subschema, instance))
+                or (_plain_rows(subschema) and _rows_plainly_valid(subschema, instance))):
             return
         yield from items_keyword(validator, subschema, instance, schema)
 
