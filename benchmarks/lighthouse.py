@@ -6,16 +6,24 @@ installed here on first use with ``npm ci --prefix benchmarks/lighthouse``: neit
 the tests need it) and drives Debian's Chromium (CHROME_PATH=/usr/bin/chromium). Each page is
 measured three times and the median kept: performance score, total blocking time, time to
 interactive, DOM elements and bytes. Prints numbers; asserts nothing.
+
+The pages are measured as a plain file server sends them (no compression, as in the issue's
+numbers), then the first page again as a static host that compresses text sends it (gzip, as
+GitHub Pages, Netlify or Cloudflare Pages do): both sites get the same treatment.
 """
 
+import gzip
+import http.server
 import json
+import mimetypes
 import os
+import threading
 import statistics
 import subprocess
 import tempfile
 from pathlib import Path
 
-from benchmarks.browser import serve
+from benchmarks.browser import Files, Quiet, serve
 from benchmarks.build import serve_both
 
 HERE = Path(__file__).resolve().parent / "lighthouse"
@@ -31,6 +39,32 @@ MEASURES = (  # name, Lighthouse audit (None: the score), unit, scale
     ("DOM elements", "dom-size", "", 1),
     ("bytes", "total-byte-weight", " kB", 1e-3),
 )
+
+
+COMPRESSED = {".html", ".css", ".js", ".mjs", ".json", ".svg", ".xml", ".txt", ".map"}
+
+
+class Compressing(Files):
+    """A static host that gzips text (level 6, no timestamp) when the browser accepts it."""
+
+    def do_GET(self):
+        path = Path(self.translate_path(self.path))
+        if not (path.is_file() and path.suffix in COMPRESSED and "gzip" in self.headers.get("Accept-Encoding", "")):
+            return super().do_GET()
+        body = gzip.compress(path.read_bytes(), compresslevel=6, mtime=0)
+        self.send_response(200)
+        self.send_header("Content-Type", mimetypes.guess_type(path.name)[0] or "application/octet-stream")
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+def serve_compressed(folder: Path) -> tuple[Quiet, str]:
+    server = Quiet(("127.0.0.1", 0), lambda *a: Compressing(*a, directory=str(folder)))
+    server.served, server.lock = 0, threading.Lock()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_address[1]}/"
 
 
 def install() -> None:
@@ -69,9 +103,20 @@ def main() -> None:
             results = {page: (median_of(base + "site/" + page), median_of(base + "plain/" + page)) for page in PAGES}
         finally:
             server.shutdown()
+        server, base = serve_compressed(work / "serve")
+        try:
+            compressed = {PAGES[0]: (median_of(base + "site/" + PAGES[0]), median_of(base + "plain/" + PAGES[0]))}
+        finally:
+            server.shutdown()
     print(f"Lighthouse {version}, mobile defaults, Chromium /usr/bin/chromium, median of {RUNS} runs each")
+    report(results, "")
+    print("\nserved gzip-compressed, as a static host that compresses text serves it:")
+    report(compressed, " (gzip)")
+
+
+def report(results: dict, served: str) -> None:
     for page, (scalecore, material) in results.items():
-        print(f"\n{page}")
+        print(f"\n{page}{served}")
         print(f"  {'':22} {'scalecore':>12} {'plain Material':>15} {'ratio':>7}")
         for name, _, unit, _ in MEASURES:
             ours_value, plain_value = scalecore[name], material[name]
