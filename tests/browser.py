@@ -362,8 +362,8 @@ def visit(chromium):
     checked when the test ends.
 
     Served pages get no service worker unless a test asks (``service_workers="allow"``): the
-    site's isolation worker reloads a console page once on a first visit, which a test of
-    something else must not race with (tests/test_console.py tests it)."""
+    site's isolation worker reloads a console page once when the reader first reaches for the
+    console, which a test of something else must not race with (tests/test_console.py tests it)."""
     opened = []
 
     def open_(url: str, allowed: Callable[[str], bool] | None = None, **options):

@@ -296,8 +296,32 @@ def test_input_says_in_one_line_that_it_cannot_read_where_the_page_is_not_isolat
 # --------------------------------------------------------------------------------------------
 
 
-def test_a_plain_host_is_isolated_after_the_first_visit_and_stop_interrupts_in_place(visit, plain, lesson):
+def reach_for_the_console(page):
+    """What a reader does first: the isolation worker active, click into the console's editor."""
+    page.wait_for_function("() => globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.active === true")
+    _, editor, _ = console(page)
+    editor.click()
+
+
+def test_a_reader_who_only_reads_gets_no_reload_and_the_console_is_isolated_when_reached(visit, plain, lesson):
     page, watch = visit(plain.url + lesson, service_workers="allow")
+    page.wait_for_function("() => globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.active === true")
+    page.mouse.wheel(0, 600)  # reading, scrolling: no reload
+    page.wait_for_timeout(1000)
+    assert plain.asked(".html") == 1 and page.evaluate("crossOriginIsolated") is False
+    reach_for_the_console(page)
+    wait_isolated(page)
+    assert plain.asked(".html") == 2  # the one reload, when the reader reached for the console
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches("
+                           "'.scalecore-panel--console textarea')")  # the focus is given back
+    box = page.locator(".scalecore-panel--console").first.bounding_box()
+    assert box["y"] < page.viewport_size["height"] and box["y"] + box["height"] > 0  # where the reader was
+    watch.check()
+
+
+def test_a_plain_host_is_isolated_when_the_console_is_reached_and_stop_interrupts_in_place(visit, plain, lesson):
+    page, watch = visit(plain.url + lesson, service_workers="allow")
+    reach_for_the_console(page)
     wait_isolated(page)
     assert page.evaluate("navigator.serviceWorker.controller.scriptURL") == plain.url + "coi-serviceworker.js"
     assert plain.asked(".html") >= 2  # the first load, then the one reload
@@ -322,6 +346,7 @@ def test_a_plain_host_is_isolated_after_the_first_visit_and_stop_interrupts_in_p
 def test_isolation_respects_a_subpath(visit, subpath_server, built_site, lesson):
     mark = len(subpath_server.paths)
     page, _ = visit(subpath_server.url + lesson, allowed=subpath_server.allows, service_workers="allow")
+    reach_for_the_console(page)
     wait_isolated(page)
     scope = page.evaluate("navigator.serviceWorker.getRegistration().then(r => r.scope)")
     assert scope == subpath_server.url

@@ -7,12 +7,14 @@
  * origin: the service worker adds those headers to every response of the site, and its scope is
  * the folder the site lives in (a subpath stays a subpath).
  *
- * A page only becomes isolated when it is loaded through the service worker, so the first visit
- * to a page with a panel that needs it (its kind sets Kind.isolated, as the console does) reloads
- * it once, as soon as the worker is active (other pages just register it: the next page load is
- * isolated). After an instant navigation (Material) onto such a page that is not isolated yet,
- * the page is reloaded the same way. One reload per page and visit at most: if isolation still
- * fails (a browser that ignores it), the panel keeps its fallback
+ * A page only becomes isolated when it is loaded through the service worker. The worker is
+ * registered on every page (the next page load is isolated), but a page is never reloaded under a
+ * reader who is only reading: it is reloaded once, the first time the reader reaches for a panel
+ * that needs isolation (focus or press inside it; its kind sets Kind.isolated, as the console
+ * does), before anything is typed into it, and the control they reached for gets the focus back
+ * after the reload. Once the reader has typed into such a panel, it is never reloaded (nothing
+ * they wrote is lost): the panel keeps its fallback. One reload per page and visit at most; where
+ * isolation still fails (a browser that ignores it), the fallback stays
  * (Stop restarts Python; input() says it cannot read here).
  *
  * Nothing happens from file:// (service workers do not run there), on an insecure origin, where
@@ -22,43 +24,91 @@
   "use strict";
 
   var script = document.currentScript;
-  var RELOADED = "scalecore:isolation-reloaded";
+  var RELOADED = "scalecore:isolation-reloaded"; // the page reloaded for isolation in this tab
+  var REACHED = "scalecore:isolation-reached"; // where the reader was: {path, y, panel, index, tag}
+  var PANEL = ".scalecore-panel[data-scalecore-isolated]";
+  var FOCUSABLE = "textarea, input, select, button, [contenteditable], [tabindex]";
   if (!script || !/^https?:$/.test(location.protocol)) return;
+
+  function storage(work) {
+    try { return work(window.sessionStorage); } catch (error) { return null; /* no storage */ }
+  }
+
+  // After the reload: back to where the reader was (Material turns the browser's own scroll
+  // restoration off), and the focus back to the control they reached for once its panel has
+  // hydrated (the console's editor comes with its code, a moment after the page).
+  function giveFocusBack() {
+    var reached = storage(function (store) {
+      var value = JSON.parse(store.getItem(REACHED) || "null");
+      store.removeItem(REACHED);
+      return value;
+    });
+    if (!reached || reached.path !== location.pathname) return;
+    window.scrollTo(0, reached.y);
+    var deadline = Date.now() + 20000;
+    (function attempt() {
+      var panel = document.getElementById(reached.panel);
+      var control = panel && panel.querySelectorAll(FOCUSABLE)[reached.index];
+      if (control && control.tagName === reached.tag) control.focus();
+      else if (Date.now() < deadline) setTimeout(attempt, 100);
+    })();
+  }
+
   if (window.crossOriginIsolated) {
-    try { sessionStorage.removeItem(RELOADED); } catch (error) { /* no storage */ }
+    storage(function (store) { store.removeItem(RELOADED); });
+    giveFocusBack();
     return;
   }
   if (!window.isSecureContext || !("serviceWorker" in navigator)) return;
 
   var worker = new URL("../../coi-serviceworker.js", script.src) // the site root: see runtime.py;
   var state = (globalThis.scalecoreIsolation = { worker: worker.href, registered: false, reloading: false });
+  var active = false; // the worker controls this origin's next loads
+  var reached = null; // the first control reached for in a panel that needs isolation
+  var typed = false; // something was typed into such a panel: never reload it away
 
-  function needsIsolation() { // a panel whose kind says so (Kind.isolated in build_tools/kind.py)
-    return !!document.querySelector(".scalecore-panel[data-scalecore-isolated]");
+  function panelOf(target) {
+    return target && target.closest ? target.closest(PANEL) : null;
   }
 
   function reloadOnce() {
-    if (window.crossOriginIsolated || state.reloading || !needsIsolation()) return;
-    try {
-      if (sessionStorage.getItem(RELOADED) === location.pathname) return; // tried already: keep the fallback
-      sessionStorage.setItem(RELOADED, location.pathname);
-    } catch (error) {
-      return; // no storage: no guard against a reload loop, so no reload
-    }
+    if (window.crossOriginIsolated || state.reloading || !reached || typed || !active) return;
+    var allowed = storage(function (store) {
+      if (store.getItem(RELOADED) === location.pathname) return false; // tried already: keep the fallback
+      store.setItem(RELOADED, location.pathname);
+      store.setItem(REACHED, JSON.stringify(reached));
+      return true;
+    });
+    if (!allowed) return; // no storage: no guard against a reload loop, so no reload
     state.reloading = true;
     location.reload();
+  }
+
+  function reach(event) {
+    var panel = panelOf(event.target);
+    if (!panel || reached || !panel.id) return;
+    var control = event.target.closest(FOCUSABLE);
+    reached = { path: location.pathname, y: window.scrollY, panel: panel.id, tag: control ? control.tagName : "",
+      index: Array.prototype.indexOf.call(panel.querySelectorAll(FOCUSABLE), control) };
+    reloadOnce();
+  }
+
+  document.addEventListener("focusin", reach, true);
+  document.addEventListener("pointerdown", reach, true);
+  document.addEventListener("input", function (event) { if (panelOf(event.target)) typed = true; }, true);
+  // Material's instant navigation swaps pages without loading them: what was reached on the page
+  // before does not count on the next one.
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe({ next: function () { reached = null; typed = false; } });
   }
 
   navigator.serviceWorker.register(worker.href).then(function () {
     state.registered = true;
     return navigator.serviceWorker.ready;
   }).then(function () {
-    reloadOnce();
-    // Material's instant navigation swaps pages without loading them: such a page reached
-    // that way is loaded for real once.
-    if (window.document$ && typeof window.document$.subscribe === "function") {
-      window.document$.subscribe({ next: reloadOnce });
-    }
+    active = true;
+    state.active = true;
+    reloadOnce(); // the reader reached for the panel while the worker was still starting
   }, function () {
     /* refused (for example a browser setting): the panels keep their fallbacks */
   });
