@@ -22,6 +22,7 @@ byte-identical.
 import hashlib
 import os
 import posixpath
+import shutil
 import re
 import subprocess
 import tempfile
@@ -85,6 +86,8 @@ class Minifier:
     def __init__(self, cache_dir: Path):
         self.cache_dir = cache_dir
         self.esbuild = version()
+        self.used: set[Path] = set()
+        self.fresh: Path | None = None  # this build's new results: moved into the cache if it succeeds
 
     def _key(self, suffix: str, data: bytes) -> str:
         return hashlib.sha256(f"esbuild {self.esbuild} {' '.join(FLAGS)} {suffix}\n".encode() + data).hexdigest()[:32]
@@ -103,8 +106,7 @@ class Minifier:
     def minify(self, sources: dict[str, bytes], labels: dict[str, str] | None = None) -> dict[str, Path]:
         """Site path -> a cached file holding that source minified. What is not cached yet is
         minified in one esbuild run; ``sources`` maps site paths to their bytes, ``labels`` names
-        where each came from, for esbuild's messages. Results this build did not use, and not
-        used for a week, are removed, so the folder holds about one site's files."""
+        where each came from, for esbuild's messages."""
         found: dict[str, Path] = {}
         missing: dict[str, tuple[str, bytes]] = {}
         for site_path, data in sorted(sources.items()):
@@ -117,28 +119,41 @@ class Minifier:
                 missing[site_path] = (key, data)
         if missing:
             found.update(self._run(missing, labels or {}))
-        self._prune(set(found.values()))
+        self.used.update(path for path in found.values() if path.parent == self.cache_dir)
         return found
 
-    def _prune(self, used: set[Path]) -> None:
+    def commit(self) -> None:
+        """After a successful build: keep its new results in the cache, and remove results it did
+        not use that are older than a week, so the folder holds about one site's files (another
+        site sharing the cache makes its own again, in one esbuild run). A failed build calls
+        discard() instead and leaves the cache as it was."""
+        if self.fresh is not None:
+            self.cache_dir.mkdir(parents=True, exist_ok=True)
+            for made in sorted(self.fresh.iterdir()):
+                target = self.cache_dir / made.name
+                shutil.move(str(made), str(target.with_name(f"{target.name}.{os.getpid()}.partial")))
+                target.with_name(f"{target.name}.{os.getpid()}.partial").replace(target)
+                self.used.add(target)
+            self.discard()
         now = time.time()
-        for path in used:
-            try:
-                os.utime(path, (now, now))
-            except OSError:
-                pass
         for old in self.cache_dir.glob("*.*.*"):
             try:
-                if old not in used and now - old.stat().st_mtime > KEEP_UNUSED:
+                if old not in self.used and now - old.stat().st_mtime > KEEP_UNUSED:
                     old.unlink()
             except OSError:
                 pass
 
+    def discard(self) -> None:
+        if self.fresh is not None:
+            shutil.rmtree(self.fresh, ignore_errors=True)
+            self.fresh = None
+
     def _run(self, missing: dict[str, tuple[str, bytes]], labels: dict[str, str]) -> dict[str, Path]:
         """esbuild on every file in ``missing`` at once (site path -> (key, source)). Each file is
         named by its key in a scratch folder, so two files of the same name cannot collide."""
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(prefix="minify-", dir=self.cache_dir) as scratch:
+        if self.fresh is None:
+            self.fresh = Path(tempfile.mkdtemp(prefix="scalecore-minified-"))
+        with tempfile.TemporaryDirectory(prefix="minify-", dir=self.fresh.parent) as scratch:
             given, made = Path(scratch) / "in", Path(scratch) / "out"
             given.mkdir()
             names = {}
@@ -158,10 +173,8 @@ class Minifier:
             for site_path, name in names.items():
                 data = (made / name).read_bytes()
                 key, suffix = name.rsplit(".", 1)
-                target = self.cache_dir / f"{key}.{hashlib.sha256(data).hexdigest()[:32]}.{suffix}"
-                partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
-                partial.write_bytes(data)
-                partial.replace(target)
+                target = self.fresh / f"{key}.{hashlib.sha256(data).hexdigest()[:32]}.{suffix}"
+                target.write_bytes(data)
                 found[site_path] = target
             return found
 

@@ -508,6 +508,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             raise PluginError(disk.explain(error, "writing the fallbacks' figures")) from None
         for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
             memo.save()
+        self.minifier.commit()
         if self.staged:
             self.staged.commit()
             self.staged = None
@@ -515,6 +516,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     def on_build_error(self, error):
         forget_templates()
+        if getattr(self, "minifier", None) is not None:
+            self.minifier.discard()
         if getattr(self, "cache_use", None) is not None:
             self.cache_use.release()
         if self.staged:
@@ -540,6 +543,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                         break
 
     def on_shutdown(self):
+        if getattr(self, "minifier", None) is not None:
+            self.minifier.discard()  # a build that did not finish keeps no new result
         if self.staged:  # strict-mode abort after on_post_build: keep the previous site
             self.staged.discard()
             self.staged = None

@@ -25,18 +25,31 @@ def test_a_stylesheet_moved_into_the_bundle_still_points_at_its_fonts():
 
 @ESBUILD_MISSING
 def test_minified_copies_are_cached_by_content_and_a_damaged_copy_is_made_again(tmp_path):
-    minifier = frontend.Minifier(tmp_path)
     sources = {"a/x.js": b"function add(first, second) {\n  // a comment\n  return first + second;\n}\n",
                "b/x.js": b"var   y = 1 ;\n", "s.css": b".a {\n  color: red;\n}\n"}
-    first = minifier.minify(sources)
+    build = frontend.Minifier(tmp_path)
+    first = build.minify(sources)
     assert first["a/x.js"].read_bytes().strip() == b"function add(first,second){return first+second}"  # names as written
     assert b"comment" not in first["a/x.js"].read_bytes()
     assert first["s.css"].read_bytes().strip() == b".a{color:red}"
-    first["b/x.js"].write_bytes(b"damaged")
-    again = minifier.minify(sources)
-    assert again["b/x.js"].read_bytes().strip() == b"var y=1;"
-    assert {path: again[path].read_bytes() for path in sources if path != "b/x.js"} == \
-           {path: first[path].read_bytes() for path in sources if path != "b/x.js"}
+    build.commit()  # the build succeeded
+    assert len(list(tmp_path.iterdir())) == 3
+    following = frontend.Minifier(tmp_path)
+    cached = following.minify(sources)
+    assert all(path.parent == tmp_path for path in cached.values()) and following.fresh is None  # no esbuild run
+    expected = {path: cached[path].read_bytes() for path in sources}
+    cached["b/x.js"].write_bytes(b"damaged")
+    again = frontend.Minifier(tmp_path).minify(sources)
+    assert {path: again[path].read_bytes() for path in sources} == expected
+
+
+@ESBUILD_MISSING
+def test_a_failed_build_leaves_the_cache_as_it_was(tmp_path):
+    build = frontend.Minifier(tmp_path / "cache")
+    made = build.minify({"a.js": b"let  a = 1;\n"})
+    assert made["a.js"].is_file()
+    build.discard()
+    assert not made["a.js"].exists() and not (tmp_path / "cache").exists()
 
 
 @ESBUILD_MISSING
