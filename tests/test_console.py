@@ -297,9 +297,13 @@ def test_input_says_in_one_line_that_it_cannot_read_where_the_page_is_not_isolat
 
 
 def reach_for_the_console(page):
-    """What a reader does first: the isolation worker active, click into the console's editor."""
+    """What a reader does first: the isolation worker active, click into the console's editor.
+    The pause lets what the scroll started (the panels' data, the mentor's script) arrive first:
+    the reload cuts off downloads still in flight, and coi-serviceworker logs each one as a
+    console error (harmless to the reader, but an error to this test's watch)."""
     page.wait_for_function("() => globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.active === true")
     _, editor, _ = console(page)
+    page.wait_for_timeout(1000)
     editor.click()
 
 

@@ -300,6 +300,9 @@ export function connect(manifest, { onProgress } = {}) {
    control that is then used attaches its own. Returns the client, or null when the site has no
    runtime (the click says why). */
 export function prefetch(manifest) {
+  // The page is reloading to become cross-origin isolated (isolate.js): what starts now would
+  // only be cut off; it starts again on the reloaded page.
+  if (globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.reloading) return null;
   try {
     const started = !shared;
     const live = connect(manifest);
