@@ -151,7 +151,7 @@ def main() -> None:
         print(f"  mentor-core.js            {weight(site / 'assets/scalecore-module/mentor-core.js')}")
         for data in sorted((site / "assets/scalecore/mentor").glob("*.js")):
             print(f"  data {data.stem:22} {weight(data)}")
-        print(f"On every page: mentor.js   {weight(site / 'assets/scalecore-module/mentor.js')}")
+        print(f"When the mentor nears the viewport: mentor.js {weight(site / 'assets/scalecore-module/mentor.js')}")
         print(f"On a PDF only: pdf.js      {weight(site / 'assets/scalecore/vendor/pdfjs/pdf.min.js')} "
               f"+ worker {weight(site / 'assets/scalecore/vendor/pdfjs/pdf.worker.min.js')}")
 

@@ -311,6 +311,7 @@ def test_the_mentor_s_script_loads_when_its_box_nears_and_a_question_sent_at_onc
     page.wait_for_function("() => /Answered/.test(document.querySelector('[data-scalecore-mentor-status]').textContent)")
     assert [p for p in site_server.paths[mark:] if p.endswith("/mentor.js")]
     assert page.evaluate("location.hash") == ""  # the form was never submitted to the page itself
+    assert page.get_attribute("[data-scalecore-mentor]", "data-scalecore-mentor-load-ms")  # loaded on that focus
     watch.check()
 
 

@@ -203,6 +203,7 @@
     this.renderAsked();
     this.renderKept();
     attachChosen(); // files chosen while this script was still on its way (module.js loads it)
+    if (section.contains(document.activeElement)) this.load(); // the reader came to the box before this script
     section.hidden = false;
   }
 
