@@ -29,6 +29,26 @@ RECORD = ".entry.json"
 TEMPORARY = ".tmp-"
 
 
+def content_name(key: str, data: bytes, suffix: str) -> str:
+    """``<key>.<the start of data's sha256><suffix>``: a cached result named by what it was made
+    from (``key``) and by what it holds, so that reading it can check it."""
+    return f"{key}.{hashlib.sha256(data).hexdigest()[:32]}{suffix}"
+
+
+def content_named(folder: Path, key: str, suffix: str) -> tuple[Path, bytes] | None:
+    """The cached result for ``key`` in ``folder`` whose bytes still match its name (see
+    content_name), and its bytes; None if there is none, so a damaged copy is made again rather
+    than served."""
+    for cached in sorted(folder.glob(f"{key}.*{suffix}")):
+        try:
+            data = cached.read_bytes()
+        except OSError:
+            continue
+        if cached.name == content_name(key, data, suffix):
+            return cached, data
+    return None
+
+
 def sha256_file(path: Path) -> str:
     """The file's sha256, read now. Read in chunks of 1 MiB: ``hashlib.file_digest`` allocates and
     zeroes a buffer of 256 KiB for every call, which for the bake's thousand small files was a

@@ -20,6 +20,7 @@ byte-identical.
 """
 
 import hashlib
+import json
 import os
 import posixpath
 import shutil
@@ -28,6 +29,8 @@ import subprocess
 import tempfile
 import time
 from pathlib import Path
+
+from build_tools.cache import content_name, content_named
 
 NODE_MODULES = Path(__file__).parent / "node_modules"
 ESBUILD = NODE_MODULES / "esbuild" / "bin" / "esbuild"
@@ -72,8 +75,6 @@ def bundle(pieces: list[tuple[str, str]]) -> str:
 
 def version() -> str:
     try:
-        import json
-
         return json.loads(ESBUILD_PACKAGE.read_text(encoding="utf-8"))["version"]
     except (OSError, ValueError, KeyError):
         raise FrontendError(f"esbuild is missing ({ESBUILD_PACKAGE} cannot be read). Fix: run "
@@ -92,17 +93,6 @@ class Minifier:
     def _key(self, suffix: str, data: bytes) -> str:
         return hashlib.sha256(f"esbuild {self.esbuild} {' '.join(FLAGS)} {suffix}\n".encode() + data).hexdigest()[:32]
 
-    def _cached(self, key: str, suffix: str) -> Path | None:
-        """The cached result for ``key``, if its bytes still match the hash in its name."""
-        for cached in sorted(self.cache_dir.glob(f"{key}.*{suffix}")):
-            try:
-                data = cached.read_bytes()
-            except OSError:
-                continue
-            if cached.name == f"{key}.{hashlib.sha256(data).hexdigest()[:32]}{suffix}":
-                return cached
-        return None
-
     def minify(self, sources: dict[str, bytes], labels: dict[str, str] | None = None) -> dict[str, Path]:
         """Site path -> a cached file holding that source minified. What is not cached yet is
         minified in one esbuild run; ``sources`` maps site paths to their bytes, ``labels`` names
@@ -112,9 +102,9 @@ class Minifier:
         for site_path, data in sorted(sources.items()):
             suffix = Path(site_path).suffix
             key = self._key(suffix, data)
-            cached = self._cached(key, suffix)
+            cached = content_named(self.cache_dir, key, suffix)
             if cached is not None:
-                found[site_path] = cached
+                found[site_path] = cached[0]
             else:
                 missing[site_path] = (key, data)
         if missing:
@@ -173,7 +163,7 @@ class Minifier:
             for site_path, name in names.items():
                 data = (made / name).read_bytes()
                 key, suffix = name.rsplit(".", 1)
-                target = self.fresh / f"{key}.{hashlib.sha256(data).hexdigest()[:32]}.{suffix}"
+                target = self.fresh / content_name(key, data, "." + suffix)
                 target.write_bytes(data)
                 found[site_path] = target
             return found

@@ -26,6 +26,8 @@ import os
 import re
 from pathlib import Path
 
+from build_tools.cache import content_name, content_named
+
 NODE_MODULES = Path(__file__).resolve().parent / "node_modules"
 FONT_IN_PACKAGES = Path("@fontsource/stix-two-math/files/stix-two-math-latin-400-normal.woff")
 FONT = NODE_MODULES / FONT_IN_PACKAGES
@@ -122,17 +124,13 @@ class MathFont:
         is named by what was cut and by its own sha256, checked on reading, so a damaged copy is
         cut again rather than served; only the newest cut is kept."""
         key = hashlib.sha256((hashlib.sha256(FONT.read_bytes()).hexdigest() + chars).encode()).hexdigest()[:32]
-        for cached in sorted(self.cache_dir.glob(f"{key}.*.woff")):
-            try:
-                font = cached.read_bytes()
-            except OSError:
-                continue
-            if cached.name == f"{key}.{hashlib.sha256(font).hexdigest()[:32]}.woff":
-                return font
+        cached = content_named(self.cache_dir, key, ".woff")
+        if cached is not None:
+            return cached[1]
         font = cut(chars)
         try:  # best effort: the cache only saves time
             self.cache_dir.mkdir(parents=True, exist_ok=True)
-            target = self.cache_dir / f"{key}.{hashlib.sha256(font).hexdigest()[:32]}.woff"
+            target = self.cache_dir / content_name(key, font, ".woff")
             partial = target.with_suffix(f".{os.getpid()}.partial")
             partial.write_bytes(font)
             partial.replace(target)

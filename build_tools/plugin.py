@@ -607,7 +607,7 @@ def _default_source_date_epoch(root: Path) -> None:
     os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01
 
 
-THEME = Path(__file__).resolve().parent / "theme"  # the module pages' templates (theme.custom_dir)
+THEME = assets.THEME.resolve()  # the module pages' templates (theme.custom_dir)
 
 
 def _page_link(files, here, target: str) -> str | None:
