@@ -27,7 +27,7 @@ from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
-from build_tools import assets, bake, cache, csp, disk, formulas, frontend, math_font, mentor, registry, runtime, site_kinds, views
+from build_tools import assets, bake, cache, csp, disk, formulas, frontend, math_font, mentor, offscreen, registry, runtime, site_kinds, views
 from build_tools.cache import forget_templates, save_templates, template_cache
 from build_tools.quotes import LazyNamespace, QuoteError, expand_quotes
 from build_tools.blocks.base import use_template_cache
@@ -367,6 +367,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         theme wraps it (and before KaTeX: a passage keeps its formula as readable text)."""
         if self.config.enabled:
             self.mentor.read(html, page.file.dest_uri, page.title, page.meta)
+            html = offscreen.wrap(html)
         return html
 
     @event_priority(100)  # every page is read by now, before any is rendered with the theme

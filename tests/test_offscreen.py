@@ -1,0 +1,113 @@
+"""The runs of blocks between headings are boxes the browser may skip while they are off screen
+(build_tools/offscreen.py): the headings stay outside them, nothing of the page is lost, a box
+far below is not rendered until the reader comes near, and its estimated height is about right.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+
+import pytest
+
+pytest.register_assert_rewrite("browser")
+from browser import module_page, page_url  # noqa: E402
+
+from build_tools import offscreen  # noqa: E402
+
+LONG = "<p>" + "Softmax turns scores into weights. " * 60 + "</p>\n"
+
+
+def unwrapped(html: str) -> str:
+    """The content without the boxes the wrapper added (each box ends just before a heading or
+    at the end: the wrapper never puts a box's end anywhere else)."""
+    return re.sub(r'<div class="scalecore-offscreen" style="[^"]*">(.*?)</div>(?=\s*(?:<h\d|$))', r"\1", html, flags=re.S)
+
+
+def test_each_long_run_between_headings_becomes_one_box_and_the_headings_stay_outside():
+    html = f'<h1 id="t">Title</h1>\n<p>intro</p>\n<h2 id="a">A</h2>\n{LONG}{LONG}<h2 id="b">B</h2>\n{LONG}'
+    wrapped = offscreen.wrap(html)
+    assert wrapped.count('class="scalecore-offscreen"') == 2
+    for heading in ('<h2 id="a">A</h2>', '<h2 id="b">B</h2>'):
+        before = wrapped[: wrapped.index(heading)]
+        assert before.count("<div") == before.count("</div>"), f"{heading} is inside a box"
+    assert unwrapped(wrapped) == html  # nothing of the page is changed or lost
+
+
+def test_the_top_of_the_page_and_short_runs_are_left_as_they_are():
+    html = f"{LONG}<h2>A</h2>\n<p>one short paragraph</p>\n<h2>B</h2>\n"
+    assert offscreen.wrap(html) == html
+    assert offscreen.wrap(LONG + LONG) == LONG + LONG  # no heading: nothing to wrap between
+
+
+def test_headings_inside_blocks_do_not_split_a_run():
+    nested = f'<div class="admonition"><h3>Inside</h3>{LONG}</div>\n'
+    html = f"<h2>A</h2>\n{nested}{LONG}"
+    wrapped = offscreen.wrap(html)
+    assert wrapped.count('class="scalecore-offscreen"') == 1
+    assert nested in wrapped
+    assert unwrapped(wrapped) == html
+
+
+def test_a_run_with_unclosed_or_void_tags_is_still_wrapped_whole():
+    run = f'<p>text<br>more<img src="x.png" alt="x"></p>\n<hr>\n{LONG}<svg viewBox="0 0 1 1"><path d="M0 0"/></svg>\n'
+    html = f"<h2>A</h2>\n{run}<h2>B</h2>\n"
+    wrapped = offscreen.wrap(html)
+    assert f'{run.rstrip()}</div>' in wrapped
+    assert unwrapped(wrapped) == html
+
+
+def test_the_estimate_grows_with_text_figures_table_rows_and_code():
+    base = offscreen.estimate(LONG)
+    assert offscreen.estimate(LONG + LONG) > base
+    assert offscreen.estimate(LONG + '<svg viewBox="0 0 10 10"></svg>') > base
+    assert offscreen.estimate(LONG + "<table><tr><td>1</td></tr><tr><td>2</td></tr></table>") > base
+    assert offscreen.estimate(LONG + "<pre><code>a\nb\nc\n</code></pre>") > base
+
+
+def test_a_closed_details_counts_as_its_summary():
+    inside = "<p>" + "the answer, hidden until asked " * 40 + "</p>"
+    closed = f"<details><summary>Check yourself</summary>{inside}</details>"
+    opened = f"<details open><summary>Check yourself</summary>{inside}</details>"
+    assert offscreen.estimate(closed) < offscreen.estimate(opened) / 4
+
+
+SKIPPED = """() => Array.from(document.querySelectorAll('.scalecore-offscreen'),
+  box => !box.firstElementChild.checkVisibility({contentVisibilityAuto: true}))"""
+
+
+def test_a_box_far_below_is_skipped_until_the_reader_comes_near(visit, site_server, built_site):
+    page, watch = visit(site_server.url + page_url(module_page(built_site)), viewport={"width": 390, "height": 800})
+    page.wait_for_timeout(300)
+    skipped = page.evaluate(SKIPPED)
+    assert len(skipped) >= 5 and skipped[-1] and not skipped[0], skipped
+    assert page.evaluate("() => document.querySelectorAll('.scalecore-offscreen h2, .scalecore-offscreen h3').length") == 0
+    page.locator(".scalecore-offscreen").last.scroll_into_view_if_needed()
+    page.wait_for_function(f"() => !({SKIPPED})().at(-1)")
+    watch.check()
+
+
+def test_a_link_to_a_heading_far_below_lands_on_it(visit, site_server, built_site):
+    url = site_server.url + page_url(module_page(built_site))
+    page, watch = visit(url, viewport={"width": 390, "height": 800})
+    target = page.evaluate("() => Array.from(document.querySelectorAll('article h2[id]')).at(-1).id")
+    page.goto(f"{url}#{target}")
+    page.wait_for_timeout(800)  # the boxes near the target render and take their real heights
+    top = page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", target)
+    assert 0 <= top < 400, f"#{target} is at {top}px from the top of the viewport"
+    watch.check()
+
+
+def test_the_estimated_heights_are_about_right_at_phone_width(visit, site_server, built_site):
+    """A wrong estimate only moves the scrollbar until the box is rendered, but a model that
+    drifted (a new kind of block, a theme change) would make the table of contents jump."""
+    page, watch = visit(site_server.url + page_url(module_page(built_site)), viewport={"width": 412, "height": 823})
+    pairs = page.evaluate("""() => {
+      const boxes = Array.from(document.querySelectorAll('.scalecore-offscreen'));
+      const estimates = boxes.map(box => parseFloat(box.style.containIntrinsicBlockSize.replace('auto', '')));
+      boxes.forEach(box => { box.style.contentVisibility = 'visible'; });
+      return boxes.map((box, i) => [estimates[i], box.getBoundingClientRect().height]);
+    }""")
+    errors = [abs(estimate / real - 1) for estimate, real in pairs]
+    assert statistics.median(errors) < 0.3, pairs
+    watch.check()
