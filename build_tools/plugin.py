@@ -364,7 +364,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     def on_page_content(self, html, page, config, files):
         """The mentor's passages come from the rendered content, panels expanded, before the
-        theme wraps it (and before KaTeX: a passage keeps its formula as readable text)."""
+        theme wraps it (and before KaTeX: a passage keeps its formula as readable text). Then the
+        runs between headings become boxes the browser skips off screen (build_tools/offscreen.py)."""
         if self.config.enabled:
             self.mentor.read(html, page.file.dest_uri, page.title, page.meta)
             html = offscreen.wrap(html)
