@@ -232,6 +232,7 @@ class Watch:
         self.errors: list[str] = []
         self.requests: list[str] = []
         self.refused: list[str] = []
+        self.in_flight: set = set()
 
     def attach(self, context) -> None:
         def route(route):
@@ -247,6 +248,8 @@ class Watch:
                                 "'CSP violation: ' + e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline') + "
                                 "' at ' + e.sourceFile + ':' + e.lineNumber))")
         context.on("request", self._request)
+        context.on("requestfinished", lambda request: self.in_flight.discard(request))
+        context.on("requestfailed", lambda request: self.in_flight.discard(request))
         context.on("response", lambda response: response.status >= 400 and self.errors.append(
             f"HTTP {response.status} for {response.url}"))
         context.on("console", lambda message: message.type == "error" and self.errors.append(
@@ -261,8 +264,29 @@ class Watch:
 
     def _request(self, request) -> None:
         self.requests.append(request.url)
+        self.in_flight.add(request)
         if not self.allowed(request.url) and request.url not in self.refused:
             self.refused.append(request.url)
+
+    def settle(self, page, quiet_ms: int = 300, timeout: float = 15.0, must: bool = True) -> None:
+        """Until no request of the context has been in flight for ``quiet_ms``: before a test does
+        something that navigates or closes the page (cutting off what is still downloading, which
+        the service worker then logs as an error), without guessing how long the downloads take.
+        With ``must=False`` it gives up quietly at the timeout."""
+        deadline = time.monotonic() + timeout
+        quiet_since = None
+        while True:
+            if self.in_flight:
+                quiet_since = None
+            elif quiet_since is None:
+                quiet_since = time.monotonic()
+            if quiet_since is not None and time.monotonic() - quiet_since >= quiet_ms / 1000:
+                return
+            if time.monotonic() > deadline:
+                if must:
+                    raise AssertionError("requests still in flight:\n  " + "\n  ".join(sorted(r.url for r in self.in_flight)))
+                return
+            page.wait_for_timeout(50)  # lets Playwright deliver the request events
 
     def problems(self) -> list[str]:
         found = []
@@ -382,13 +406,25 @@ def visit(chromium):
         watch.attach(context)
         page = context.new_page()
         watch.watch_page(page)
-        opened.append((context, watch))
+        opened.append((context, page, watch))
         page.goto(url)
         return page, watch
 
+    def close_all() -> None:
+        """Close every context opened so far and check what each page did. A server fixture of
+        a test's own calls it before it stops (the pages must not outlive the server they load
+        from: the service worker logs a download the closed server cut off as the page's error)."""
+        problems = []
+        while opened:
+            context, page, watch = opened.pop(0)
+            # What the page still downloads when the test ends (the console's Python, say) is
+            # let finish: closing the context cuts it off, which the service worker logs.
+            if not page.is_closed():
+                watch.settle(page, quiet_ms=0, timeout=10.0, must=False)
+            context.close()
+            problems += watch.problems()
+        assert not problems, "\n".join(problems)
+
+    open_.close_all = close_all
     yield open_
-    problems = []
-    for context, watch in opened:
-        context.close()
-        problems += watch.problems()
-    assert not problems, "\n".join(problems)
+    close_all()

@@ -93,11 +93,15 @@ def isolated(built_site):
 
 
 @pytest.fixture
-def plain(built_site):
-    """A plain server (no COOP/COEP), fresh for each test: its paths are that test's only."""
+def plain(built_site, visit):
+    """A plain server (no COOP/COEP), fresh for each test: its paths are that test's only. The
+    test's pages are closed before it stops, whatever order the test names its fixtures in."""
     server = Server(built_site)
     yield server
-    server.close()
+    try:
+        visit.close_all()
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="module")
@@ -296,14 +300,15 @@ def test_input_says_in_one_line_that_it_cannot_read_where_the_page_is_not_isolat
 # --------------------------------------------------------------------------------------------
 
 
-def reach_for_the_console(page):
+def reach_for_the_console(page, watch):
     """What a reader does first: the isolation worker active, click into the console's editor.
-    The pause lets what the scroll started (the panels' data, the mentor's script) arrive first:
-    the reload cuts off downloads still in flight, and coi-serviceworker logs each one as a
-    console error (harmless to the reader, but an error to this test's watch)."""
+    It waits until what the scroll started (the panels' data, lazy figures, the mentor's script)
+    has arrived: the reload cuts off downloads still in flight, and coi-serviceworker logs each
+    one as a console error (harmless to the reader, but an error to this test's watch; a fixed
+    pause of one second was not always enough on a loaded machine)."""
     page.wait_for_function("() => globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.active === true")
     _, editor, _ = console(page)
-    page.wait_for_timeout(1000)
+    watch.settle(page)
     editor.click()
 
 
@@ -313,7 +318,7 @@ def test_a_reader_who_only_reads_gets_no_reload_and_the_console_is_isolated_when
     page.mouse.wheel(0, 600)  # reading, scrolling: no reload
     page.wait_for_timeout(1000)
     assert plain.asked(".html") == 1 and page.evaluate("crossOriginIsolated") is False
-    reach_for_the_console(page)
+    reach_for_the_console(page, watch)
     wait_isolated(page)
     assert plain.asked(".html") == 2  # the one reload, when the reader reached for the console
     page.wait_for_function("() => document.activeElement && document.activeElement.matches("
@@ -325,7 +330,7 @@ def test_a_reader_who_only_reads_gets_no_reload_and_the_console_is_isolated_when
 
 def test_a_plain_host_is_isolated_when_the_console_is_reached_and_stop_interrupts_in_place(visit, plain, lesson):
     page, watch = visit(plain.url + lesson, service_workers="allow")
-    reach_for_the_console(page)
+    reach_for_the_console(page, watch)
     wait_isolated(page)
     assert page.evaluate("navigator.serviceWorker.controller.scriptURL") == plain.url + "coi-serviceworker.js"
     assert plain.asked(".html") >= 2  # the first load, then the one reload
@@ -349,8 +354,8 @@ def test_a_plain_host_is_isolated_when_the_console_is_reached_and_stop_interrupt
 
 def test_isolation_respects_a_subpath(visit, subpath_server, built_site, lesson):
     mark = len(subpath_server.paths)
-    page, _ = visit(subpath_server.url + lesson, allowed=subpath_server.allows, service_workers="allow")
-    reach_for_the_console(page)
+    page, watch = visit(subpath_server.url + lesson, allowed=subpath_server.allows, service_workers="allow")
+    reach_for_the_console(page, watch)
     wait_isolated(page)
     scope = page.evaluate("navigator.serviceWorker.getRegistration().then(r => r.scope)")
     assert scope == subpath_server.url
