@@ -255,10 +255,22 @@ def test_a_switch_repaints_heatmap_readouts_and_table_from_baked_data(open_page,
         const fresh = document.createElement('div');
         fresh.innerHTML = scalecoreViews.heatmap({tokens: baked.tokens, weights: baked.weights,
                                                   title: svg.querySelector('title').textContent, font});
-        const cells = (node) => Array.from(node.querySelectorAll('g.scalecore-cell'), (g) => g.outerHTML);
+        const cells = (node) => Array.from(node.querySelectorAll('.scalecore-cell__bg, .scalecore-cell__fill, .scalecore-cell__text'),
+                                           (cell) => cell.outerHTML);
         return JSON.stringify(cells(svg)) === JSON.stringify(cells(fresh));
     }""", baked)
     assert same, "a repainted heatmap differs from a freshly drawn one"
+    # Each cell's weight is its tooltip, with the pointer on the cell's number too.
+    panel.locator(".scalecore-heatmap__svg").scroll_into_view_if_needed()
+    tooltip = panel.evaluate("""root => {
+        const number = root.querySelectorAll('.scalecore-heatmap__svg text.scalecore-cell__text')[1];
+        const box = number.getBoundingClientRect();
+        const under = document.elementFromPoint(box.x + box.width / 2, box.y + box.height / 2);
+        return under.querySelector(':scope > title').textContent;
+    }""")
+    pair, weight = tooltip.split(": ")
+    assert pair == f"{baked['tokens'][0]} \u2192 {baked['tokens'][1]}"
+    assert abs(float(weight) - baked["weights"][0][1]) <= 5e-3 * baked["weights"][0][1]
     for key in ("input_spread", "score_spread", "mean_row_max", "mean_entropy", "gradient"):
         text = panel.locator(f"[data-measure={key}] .scalecore-readout__value").text_content()
         assert text.startswith(page.evaluate("v => scalecore.util.fmt(v)", baked["measures"][key]))

@@ -100,6 +100,10 @@
       parts.push(text({ class: "scalecore-axis-label", transform: "translate(" + x + "," + (top - 6) + ") rotate(-55)",
         "font-size": font }, token));
     });
+    // The cells touch, so their empty colour is one square under the grid; each cell is then its
+    // shade (the cell's value as its tooltip) and its number: two elements a cell, not four in a
+    // group. A heatmap is most of a panel's DOM, and the browser styles and lays out every element.
+    parts.push(tag("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-cell__bg" }));
     tokens.forEach(function (query, i) {
       var y = top + i * CELL;
       parts.push(text({ class: "scalecore-axis-label", x: left - 6, y: y + CELL / 2 + 4, "text-anchor": "end",
@@ -107,14 +111,10 @@
       tokens.forEach(function (key, j) {
         var x = left + j * CELL;
         var shown = cell(weights[i][j], query, key);
-        parts.push(tag("g", { class: "scalecore-cell" }, [
-          tag("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__bg" }),
-          tag("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__fill",
-            "fill-opacity": shown.opacity }),
-          text({ x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle",
-            class: "scalecore-cell__text" + (shown.strong ? " scalecore-cell__text--strong" : "") }, shown.text),
-          tag("title", {}, [escape(shown.title)]),
-        ]));
+        parts.push(tag("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__fill",
+          "fill-opacity": shown.opacity }, [tag("title", {}, [escape(shown.title)])]));
+        parts.push(text({ x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle",
+          class: "scalecore-cell__text" + (shown.strong ? " scalecore-cell__text--strong" : "") }, shown.text));
       });
     });
     parts.push(tag("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-heatmap__frame" }));
@@ -133,18 +133,19 @@
      touched, so the browser has nothing of it to restyle or repaint), so a baked switch
      repaints in well under a frame and a live recompute that changes little repaints little. */
   function repaintHeatmap(svg, spec) {
-    var cells = svg.querySelectorAll("g.scalecore-cell");
+    var fills = svg.querySelectorAll("rect.scalecore-cell__fill");
+    var numbers = svg.querySelectorAll("text.scalecore-cell__text");
     var T = spec.tokens.length;
     setText(svg.querySelector("title"), spec.title || "");
     for (var i = 0; i < T; i++) {
       for (var j = 0; j < T; j++) {
-        var group = cells[i * T + j];
+        var fill = fills[i * T + j];
+        var number = numbers[i * T + j];
         var shown = cell(spec.weights[i][j], spec.tokens[i], spec.tokens[j]);
-        var fill = group.children[1];
         if (fill.getAttribute("fill-opacity") !== shown.opacity) fill.setAttribute("fill-opacity", shown.opacity);
-        setText(group.children[2], shown.text);
-        group.children[2].classList.toggle("scalecore-cell__text--strong", shown.strong); // a no-op when it holds
-        setText(group.children[3], shown.title);
+        setText(fill.firstChild, shown.title);
+        setText(number, shown.text);
+        number.classList.toggle("scalecore-cell__text--strong", shown.strong); // a no-op when it holds
       }
     }
   }
@@ -161,11 +162,11 @@
   function legendParts() {
     var stops = [0, 0.05, 0.25, 0.5, 1];
     var width = 200;
-    var parts = [];
+    // One empty bar under the 50 shades, as under the heatmap's cells.
+    var parts = [tag("rect", { x: 10, y: 2, width: width + 0.5, height: 12, class: "scalecore-cell__bg" })];
     for (var i = 0; i < 50; i++) {
       var w = (i + 0.5) / 50;
       var box = { x: 10 + (i * width) / 50, y: 2, width: width / 50 + 0.5, height: 12 };
-      parts.push(tag("rect", Object.assign({ class: "scalecore-cell__bg" }, box)));
       parts.push(tag("rect", Object.assign({ class: "scalecore-cell__fill", "fill-opacity": shade(w * w).toFixed(3) }, box)));
     }
     stops.forEach(function (w) {
