@@ -268,25 +268,25 @@ class Watch:
         if not self.allowed(request.url) and request.url not in self.refused:
             self.refused.append(request.url)
 
-    def settle(self, page, quiet_ms: int = 300, timeout: float = 15.0, must: bool = True) -> None:
-        """Until no request of the context has been in flight for ``quiet_ms``: before a test does
-        something that navigates or closes the page (cutting off what is still downloading, which
-        the service worker then logs as an error), without guessing how long the downloads take.
-        With ``must=False`` it gives up quietly at the timeout."""
+    def settle(self, page, quiet_ms: int = 300, timeout: float = 15.0) -> bool:
+        """Until no request of the context has been in flight for ``quiet_ms`` (True), or the
+        timeout (False): before a test does something that navigates or closes the page (cutting
+        off what is still downloading, which the service worker then logs as an error), without
+        guessing how long the downloads take."""
         deadline = time.monotonic() + timeout
         quiet_since = None
-        while True:
+        while time.monotonic() <= deadline:
             if self.in_flight:
                 quiet_since = None
             elif quiet_since is None:
                 quiet_since = time.monotonic()
             if quiet_since is not None and time.monotonic() - quiet_since >= quiet_ms / 1000:
-                return
-            if time.monotonic() > deadline:
-                if must:
-                    raise AssertionError("requests still in flight:\n  " + "\n  ".join(sorted(r.url for r in self.in_flight)))
-                return
+                return True
             page.wait_for_timeout(50)  # lets Playwright deliver the request events
+        return False
+
+    def still_in_flight(self) -> str:
+        return "requests still in flight:\n  " + "\n  ".join(sorted(r.url for r in self.in_flight))
 
     def problems(self) -> list[str]:
         found = []
@@ -420,7 +420,7 @@ def visit(chromium):
             # What the page still downloads when the test ends (the console's Python, say) is
             # let finish: closing the context cuts it off, which the service worker logs.
             if not page.is_closed():
-                watch.settle(page, quiet_ms=0, timeout=10.0, must=False)
+                watch.settle(page, quiet_ms=0, timeout=10.0)  # a download still going after 10 s is cut off
             context.close()
             problems += watch.problems()
         assert not problems, "\n".join(problems)

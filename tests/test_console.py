@@ -308,7 +308,7 @@ def reach_for_the_console(page, watch):
     pause of one second was not always enough on a loaded machine)."""
     page.wait_for_function("() => globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.active === true")
     _, editor, _ = console(page)
-    watch.settle(page)
+    assert watch.settle(page), watch.still_in_flight()
     editor.click()
 
 
