@@ -200,7 +200,7 @@ def test_console_panel_keeps_code_as_text():
     html = expand(block("console", "code: |", "  x = [1, 2]", "", "  print(x < [3])", "height: 12"))
     (options,) = options_of(html)
     assert options == {"title": None, "code": "x = [1, 2]\n\nprint(x < [3])\n", "height": 12}
-    assert '<code class="language-python">x = [1, 2]\n\nprint(x &lt; [3])\n</code>' in html
+    assert '<code class="language-python" tabindex="0">x = [1, 2]\n\nprint(x &lt; [3])\n</code>' in html
     assert Panels(html).find("script") == []
 
 
