@@ -567,7 +567,15 @@
      complete without emitting (instant navigation is off there), so the plain DOM events run
      too: hydration is idempotent. */
   function hydrateNow() {
-    hydrateNear(document);
+    soon(function () { hydrateNear(document); });
+  }
+
+  /* Later, in a task of its own. Material's document$ first emits inside its DOMContentLoaded
+     handler, which mounts Material's own components in that same task; the panels' set-up (and
+     the module header's, module.js) in that task too made it one long task, and a reader's tap
+     waits for a whole task. */
+  function soon(work) {
+    setTimeout(work, 0);
   }
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe({ next: hydrateNow, error: hydrateNow, complete: hydrateNow });

@@ -734,13 +734,18 @@
 
   // Material's document$ emits on every page, instant swaps included. From file:// it may
   // complete without emitting (instant navigation is off there), so the plain DOM events run
-  // too; setUp does its work once per module header.
+  // too; setUp does its work once per module header. It runs in a task of its own: document$
+  // first emits inside Material's DOMContentLoaded handler, which mounts Material's components
+  // in that same task, and a reader's tap waits for a whole task (see soon in panels.js).
+  function setUpSoon() {
+    setTimeout(setUp, 0);
+  }
   if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe({ next: setUp, error: setUp, complete: setUp });
+    window.document$.subscribe({ next: setUpSoon, error: setUpSoon, complete: setUpSoon });
   }
   if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", setUp);
+    document.addEventListener("DOMContentLoaded", setUpSoon);
   } else {
-    setUp();
+    setUpSoon();
   }
 })();
