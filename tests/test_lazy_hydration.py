@@ -118,3 +118,22 @@ def test_a_panel_that_cannot_start_shows_its_baked_figure(chromium, site_server,
         page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=figure.element_handle())
     finally:
         context.close()
+
+
+# Recorded as DOMContentLoaded fires (the first of its listeners): the page's last deferred
+# script, module.js, ran in this same task, just before; Material's handler comes next.
+AS_THE_PAGE_IS_LOADED = """document.addEventListener('DOMContentLoaded', () => {
+  window.__atLoaded = document.querySelectorAll('[data-scalecore-module][data-scalecore-ready]').length;
+});"""
+
+
+def test_the_module_header_sets_up_in_a_task_after_materials_page_set_up(visit, site_server, built_site):
+    # Material mounts its components inside its DOMContentLoaded handler; the header's set-up
+    # in that same task made it one long task, which a reader's tap waits for (panels.js sets
+    # the panels up the same way, soon)
+    page, watch = visit(site_server.url + page_url(module_page(built_site)), viewport={"width": 390, "height": 800})
+    page.add_init_script(AS_THE_PAGE_IS_LOADED)
+    page.reload()
+    page.wait_for_selector("[data-scalecore-module][data-scalecore-ready='true']", state="attached")
+    assert page.evaluate("window.__atLoaded") == 0
+    watch.check()
