@@ -101,6 +101,20 @@ def test_without_scripts_a_panel_below_the_first_screen_shows_its_baked_figure(c
         context.close()
 
 
+def test_a_page_printed_before_the_reader_reached_a_panel_prints_its_baked_figure(visit, site_server, built_site):
+    page_path, panel_id = _page_with_a_waiting_figure(built_site)
+    page, watch = visit(site_server.url + page_url(page_path), viewport={"width": 390, "height": 800})
+    assert watch.settle(page), watch.still_in_flight()
+    panel = page.locator(f"#{panel_id}")
+    assert panel.get_attribute("data-scalecore-hydrated") is None  # it waits: its figure is not fetched
+    page.emulate_media(media="print")
+    figure = panel.locator(".scalecore-fallback img").first
+    assert figure.evaluate("img => getComputedStyle(img).display") != "none"
+    page.pdf()  # what printing does: the browser fetches the figure for the paper
+    page.wait_for_function("img => img.complete && img.naturalWidth > 0", arg=figure.element_handle())
+    watch.check()
+
+
 def test_a_panel_that_cannot_start_shows_its_baked_figure(chromium, site_server, built_site):
     page_path, panel_id = _page_with_a_waiting_figure(built_site)
     context = chromium.new_context(viewport={"width": 390, "height": 800}, service_workers="block", bypass_csp=True)
