@@ -565,21 +565,16 @@
 
   /* Material's document$ emits on every page, including instant swaps. From file:// it may
      complete without emitting (instant navigation is off there), so the plain DOM events run
-     too: hydration is idempotent. */
-  function hydrateNow() {
-    soon(function () { hydrateNear(document); });
-  }
-
-  /* Later, in a task of its own. Material's document$ first emits inside its DOMContentLoaded
-     handler, which mounts Material's own components in that same task; the panels' set-up (and
-     the module header's, module.js) in that task too made it one long task, and a reader's tap
-     waits for a whole task. */
-  function soon(work) {
-    setTimeout(work, 0);
+     too: hydration is idempotent. The panels near the screen hydrate in a task of their own:
+     document$ first emits inside Material's DOMContentLoaded handler, which mounts Material's own
+     components in that same task; the panels' set-up (and the module header's, module.js) in that
+     task too made it one long task, and a reader's tap waits for a whole task. */
+  function hydrateSoon() {
+    setTimeout(function () { hydrateNear(document); }, 0);
   }
   if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe({ next: hydrateNow, error: hydrateNow, complete: hydrateNow });
+    window.document$.subscribe({ next: hydrateSoon, error: hydrateSoon, complete: hydrateSoon });
   }
-  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", hydrateNow);
-  else hydrateNow();
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", hydrateSoon);
+  else hydrateSoon();
 })();

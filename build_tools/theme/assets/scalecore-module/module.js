@@ -736,7 +736,7 @@
   // complete without emitting (instant navigation is off there), so the plain DOM events run
   // too; setUp does its work once per module header. It runs in a task of its own: document$
   // first emits inside Material's DOMContentLoaded handler, which mounts Material's components
-  // in that same task, and a reader's tap waits for a whole task (see soon in panels.js).
+  // in that same task, and a reader's tap waits for a whole task (see hydrateSoon in panels.js).
   function setUpSoon() {
     setTimeout(setUp, 0);
   }
