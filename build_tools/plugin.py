@@ -23,7 +23,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from mkdocs.exceptions import Abort, PluginError
-from mkdocs.plugins import BasePlugin, event_priority, get_plugin_logger
+from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
 
 import scalecore
@@ -55,6 +55,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.command = None
         self.staged = None
         self.warnings = WarningCounter()
+        self.stashes = {}  # page -> its panels while Python-Markdown converts it (blocks/stash.py)
 
     def on_startup(self, *, command, dirty):
         self.command = command
@@ -157,6 +158,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         except frontend.FrontendError as error:
             raise PluginError(f"scalecore: {error}") from None
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
+        self.stashes = {}
         self.mentor = mentor.Collector(self.memos["mentor"])  # every page's passages, for the module pages' mentor
         self.quotes = self._quote_tree()
         self.manifest = self._manifest(live)
@@ -362,7 +364,13 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         return {"url": mentor.MODEL_SITE, "bytes": files[mentor.MODEL_SITE].stat().st_size,
                 "wllama": f"{mentor.WLLAMA_SITE}/index.js", "wasm": f"{mentor.WLLAMA_SITE}/wllama.wasm"}
 
-    def on_page_content(self, html, page, config, files):
+    @event_priority(50)  # as on_page_markdown: other plugins get the panels, never their slots
+    def _restore_panels(self, html, page, config, files):
+        """Each panel's HTML back in the place of its slot (build_tools/blocks/stash.py)."""
+        stash = self.stashes.pop(page.file.src_uri, None)
+        return stash.restore(html) if stash is not None else html
+
+    def _read_content(self, html, page, config, files):
         """The mentor's passages come from the rendered content, panels expanded, before the
         theme wraps it (and before KaTeX: a passage keeps its formula as readable text). Then the
         runs between headings become boxes the browser skips off screen (build_tools/offscreen.py)."""
@@ -370,6 +378,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.mentor.read(html, page.file.dest_uri, page.title, page.meta)
             html = offscreen.wrap(html)
         return html
+
+    on_page_content = CombinedEvent(_restore_panels, _read_content)
 
     @event_priority(100)  # every page is read by now, before any is rendered with the theme
     def on_page_context(self, context, page, config, nav):
@@ -427,7 +437,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         return self._expand(markdown, page, config, files)
 
     def _expand(self, markdown, page, config, files):
-        from build_tools.blocks import BlockError, PageContext, expand_blocks
+        from build_tools.blocks import BlockError, PageContext, Stash, expand_blocks
 
         source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
         offset = source[: len(source) - len(markdown)].count("\n") if source.endswith(markdown) else 0
@@ -453,7 +463,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         try:
             expand_generated(markdown, tables, where, offset)  # its mistakes, with their lines
             markdown = expand_quotes(markdown, self.quotes, where, offset)
-            markdown = expand_blocks(markdown, context)
+            stash = self.stashes[page.file.src_uri] = Stash()
+            markdown = expand_blocks(markdown, context, keep=stash.keep)
             return expand_generated(markdown, tables, where, check=False)  # tables add lines: last
         except (BlockError, QuoteError, GeneratedError) as error:
             raise PluginError(f"scalecore: {error}") from None

@@ -11,7 +11,7 @@ from html.parser import HTMLParser
 import markdown
 import pytest
 
-from build_tools.blocks import BlockError, PageContext, expand_blocks, line_offset
+from build_tools.blocks import BlockError, PageContext, Stash, expand_blocks, line_offset
 from build_tools.kind import Site
 from build_tools.registry import discover
 
@@ -194,6 +194,27 @@ def test_softmax_panel_is_computed_by_the_core():
 def test_softmax_without_jacobian_table():
     html = expand(block("softmax", "show: [weights]"))
     assert "scalecore-jacobian" not in html and 'class="scalecore-softmax"' in html
+
+
+def test_a_page_converted_with_its_panels_in_slots_is_the_page_converted_with_them_inline():
+    # The plugin keeps each panel out of Python-Markdown's way (its raw-HTML parser read every
+    # tag of every panel) and puts it back after: the converted page is the same
+    page = "\n".join(["# Guards", "", "Some *text*.", "", *block("variance").splitlines(), "",
+                       *block("console", "code: |", "  print(1 < 2)").splitlines(), "", "After."])
+    stash = Stash()
+    slotted = expand_blocks(page, context(), keep=stash.keep)
+    inline = expand(page)
+    extensions = ["md_in_html", "attr_list", "tables"]
+    assert len(stash.kept) == 2 and all(html not in slotted for html in stash.kept.values())
+    assert stash.restore(markdown.markdown(slotted, extensions=extensions)) == markdown.markdown(inline, extensions=extensions)
+
+
+def test_a_slot_the_stash_did_not_issue_is_left_as_written():
+    stash = Stash()
+    ours = stash.keep("<div>panel</div>")
+    foreign = '<div data-scalecore-slot="' + "0" * 32 + '"></div>'
+    assert stash.restore(f"{ours}\n{foreign}") == f"<div>panel</div>\n{foreign}"
+    assert Stash().keep("<div>panel</div>") == ours  # the same page gives the same slots
 
 
 def test_console_panel_keeps_code_as_text():

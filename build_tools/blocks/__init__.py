@@ -14,6 +14,7 @@ nothing here names one.
 
 from build_tools.blocks.base import BlockError, OptionError, PageContext, Panel, PanelOptions
 from build_tools.blocks.expand import expand_blocks
+from build_tools.blocks.stash import Stash
 
 
 def line_offset(source: str, markdown: str) -> int:
@@ -24,4 +25,4 @@ def line_offset(source: str, markdown: str) -> int:
     return source[: len(source) - len(markdown)].count("\n")
 
 
-__all__ = ["BlockError", "OptionError", "PageContext", "Panel", "PanelOptions", "expand_blocks", "line_offset"]
+__all__ = ["BlockError", "OptionError", "PageContext", "Panel", "PanelOptions", "Stash", "expand_blocks", "line_offset"]

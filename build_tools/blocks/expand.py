@@ -5,6 +5,8 @@ options (the kind's ``Config``, validated by ``Config.validate()``), the baked g
 ``check``) and its template (the kind's ``render``). The first mistake stops the build.
 """
 
+from typing import Callable
+
 import yaml
 from mkdocs.config import config_options as c
 
@@ -13,16 +15,18 @@ from build_tools.blocks.options import describe, listing, suggestion
 from build_tools.blocks.scanner import Located, RawBlock, scan
 
 
-def expand_blocks(markdown: str, context: PageContext) -> str:
+def expand_blocks(markdown: str, context: PageContext, keep: Callable[[str], str] | None = None) -> str:
     """The page's markdown with each block replaced by its panel's HTML, set between blank lines
-    so Python-Markdown keeps it as one raw HTML block. Raises BlockError."""
+    so Python-Markdown keeps it as one raw HTML block; or by what ``keep`` gives for that HTML
+    (the plugin's slot, build_tools/blocks/stash.py). Raises BlockError."""
     try:
         segments = scan(markdown, sorted(context.kinds), context.line_offset)
         page = _Page(context)
         lines = []
         for segment in segments:
             if isinstance(segment, RawBlock):
-                lines += ["", page.expand(segment), ""]
+                html = page.expand(segment)
+                lines += ["", keep(html) if keep else html, ""]
             else:
                 lines.append(segment)
         return "\n".join(lines)
