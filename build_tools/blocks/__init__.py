@@ -9,7 +9,8 @@
 each block with its panel's HTML: a complete no-JS fallback (figures and tables from the baked
 data) inside a root element that the browser's scripts hydrate. Every mistake is a ``BlockError``
 whose text is ``page:line: message``. The kinds come from the registry (build_tools/registry.py):
-nothing here names one.
+nothing here names one. The plugin has each panel wait in a slot (``Stash``) while Python-Markdown
+converts the page, and puts it back in ``on_page_content``.
 """
 
 from build_tools.blocks.base import BlockError, OptionError, PageContext, Panel, PanelOptions
