@@ -10,9 +10,9 @@ not our scripts, was most of the page's total blocking time.
 ``content-visibility: auto`` tells the browser it may skip a box's contents while the box is off
 screen, and it keeps the contents in the document: find-in-page, anchors, the keyboard's focus,
 screen readers and search engines all still see them, and the browser renders the box as it
-nears the viewport. So the build wraps each run of blocks *between* two headings in one
-``<div class="scalecore-offscreen">``; the stylesheet (assets/scalecore.css) gives those
-boxes ``content-visibility: auto``.
+nears the viewport. So the build wraps each run of blocks *between* two headings in
+``<div class="scalecore-offscreen">`` boxes of about a screen's height each, cut between blocks;
+the stylesheet (assets/scalecore.css) gives those boxes ``content-visibility: auto``.
 
 Why between headings and not around whole sections: Material's table of contents reads every
 heading's position as the page loads. A heading inside a skipped box forces that box's layout,
@@ -42,6 +42,7 @@ CLASS = "scalecore-offscreen"
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 SMALLEST_RUN = 1500  # characters of HTML: below this, skipping saves less than the box costs
+SCREEN = 800  # px: about a phone's screen, the height a box is cut to (see boxes_of)
 
 # The height model, px per feature, fitted (least squares on the relative error) to the heights of
 # the boxes of the three module pages and four guides at 412 px, a phone (median error 12 %); at
@@ -106,18 +107,42 @@ def estimate(fragment: str) -> int:
 
 def wrap(html: str) -> str:
     """The content with each long enough run of blocks between two top-level headings wrapped in
-    a box the browser may skip while it is off screen. What comes before the first heading (the
-    top of the page, on screen as it opens) is left as it is."""
+    boxes the browser may skip while they are off screen, about a screen high each (see
+    boxes_of). What comes before the first heading (the top of the page, on screen as it opens)
+    is left as it is."""
     starts = top_level_starts(html)
     ends = [offset for offset, _ in starts[1:]] + [len(html)]  # each element ends where the next starts
     headings = [index for index, (_, tag) in enumerate(starts) if tag in HEADINGS]
     pieces, done = [], 0
     for heading, following in zip(headings, headings[1:] + [len(starts)]):
-        run_start, run_end = ends[heading], ends[following - 1]  # after the heading, up to the next
-        pieces += [html[done:run_start], _box(html[run_start:run_end])]
-        done = run_end
+        blocks = [html[ends[index]:ends[index + 1]] for index in range(heading, following - 1)]
+        pieces += [html[done:ends[heading]], *(_box(run) for run in boxes_of(blocks))]
+        done = ends[following - 1]
     pieces.append(html[done:])
     return "".join(pieces)
+
+
+def boxes_of(blocks: list[str]) -> list[str]:
+    """The run of blocks between two headings cut, between its blocks, into runs of about a
+    screen's height (SCREEN, estimated), the last one taking a remainder too short to skip.
+
+    Why not one box for the whole run: a box is rendered whole once any of it nears the viewport,
+    so the section under the first heading, often several screens long, was styled and laid out
+    in full, again at every chunk the parser handed over while the page loaded (the softmax page's
+    first section is about 4,500 px high at phone width)."""
+    runs, current, height = [], [], 0
+    for block in blocks:
+        current.append(block)
+        height += estimate(block)
+        if height >= SCREEN:
+            runs.append("".join(current))
+            current, height = [], 0
+    rest = "".join(current)
+    if runs and len(rest.strip()) < SMALLEST_RUN:
+        runs[-1] += rest
+    elif rest:
+        runs.append(rest)
+    return runs
 
 
 def _box(run: str) -> str:

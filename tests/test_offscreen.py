@@ -19,9 +19,10 @@ LONG = "<p>" + "Softmax turns scores into weights. " * 60 + "</p>\n"
 
 
 def unwrapped(html: str) -> str:
-    """The content without the boxes the wrapper added (each box ends just before a heading or
-    at the end: the wrapper never puts a box's end anywhere else)."""
-    return re.sub(r'<div class="scalecore-offscreen" style="[^"]*">(.*?)</div>(?=\s*(?:<h\d|$))', r"\1", html, flags=re.S)
+    """The content without the boxes the wrapper added (each box ends just before a heading, the
+    next box or the end: the wrapper never puts a box's end anywhere else)."""
+    return re.sub(r'<div class="scalecore-offscreen" style="[^"]*">(.*?)</div>(?=\s*(?:<h\d|<div class="scalecore-offscreen"|$))',
+                  r"\1", html, flags=re.S)
 
 
 def test_each_long_run_between_headings_becomes_one_box_and_the_headings_stay_outside():
@@ -32,6 +33,28 @@ def test_each_long_run_between_headings_becomes_one_box_and_the_headings_stay_ou
         before = wrapped[: wrapped.index(heading)]
         assert before.count("<div") == before.count("</div>"), f"{heading} is inside a box"
     assert unwrapped(wrapped) == html  # nothing of the page is changed or lost
+
+
+def test_a_run_several_screens_long_is_cut_between_its_blocks_into_boxes_about_a_screen_high():
+    """A box is rendered whole once any of it nears the viewport: one box for a long first section
+    had the browser lay all of it out while the page loaded."""
+    paragraphs = [LONG.replace("Softmax", f"Softmax {n}") for n in range(6)]
+    html = "<h2>A</h2>\n" + "".join(paragraphs) + "<h2>B</h2>\n"
+    wrapped = offscreen.wrap(html)
+    boxes = re.findall(r'<div class="scalecore-offscreen" style="[^"]*">(.*?)</div>', wrapped, flags=re.S)
+    assert len(boxes) == 3
+    for box in boxes:
+        assert offscreen.SCREEN <= offscreen.estimate(box) < 2 * offscreen.SCREEN
+        assert box.count("<p>") == box.count("</p>")  # cut between blocks, never inside one
+    assert unwrapped(wrapped) == html
+
+
+def test_a_remainder_too_short_to_skip_joins_the_box_before_it():
+    html = f"<h2>A</h2>\n{LONG}{LONG}<p>a last short paragraph</p>\n"
+    wrapped = offscreen.wrap(html)
+    assert wrapped.count('class="scalecore-offscreen"') == 1
+    assert "a last short paragraph</p></div>" in wrapped
+    assert unwrapped(wrapped) == html
 
 
 def test_the_top_of_the_page_and_short_runs_are_left_as_they_are():
