@@ -25,7 +25,7 @@ def unwrapped(html: str) -> str:
                   r"\1", html, flags=re.S)
 
 
-def test_each_long_run_between_headings_becomes_one_box_and_the_headings_stay_outside():
+def test_the_runs_between_headings_are_boxed_and_the_headings_stay_outside():
     html = f'<h1 id="t">Title</h1>\n<p>intro</p>\n<h2 id="a">A</h2>\n{LONG}{LONG}<h2 id="b">B</h2>\n{LONG}'
     wrapped = offscreen.wrap(html)
     assert wrapped.count('class="scalecore-offscreen"') == 2
