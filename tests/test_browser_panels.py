@@ -274,8 +274,11 @@ def test_a_switch_repaints_heatmap_readouts_and_table_from_baked_data(open_page,
     for key in ("input_spread", "score_spread", "mean_row_max", "mean_entropy", "gradient"):
         text = panel.locator(f"[data-measure={key}] .scalecore-readout__value").text_content()
         assert text.startswith(page.evaluate("v => scalecore.util.fmt(v)", baked["measures"][key]))
-    panel.get_by_text("The weights as a table").click()  # the table is drawn when it is opened
-    first_row = panel.locator("table.scalecore-weights tbody tr").first.locator("td").all_text_contents()
+    panel.get_by_text("The weights as a table").click()
+    # The table is drawn on the details' toggle event, which the browser fires after the click returns.
+    rows = panel.locator("table.scalecore-weights tbody tr")
+    rows.first.wait_for()
+    first_row = rows.first.locator("td").all_text_contents()
     assert first_row == [f"{w:.3f}" for w in baked["weights"][0]]
     # Announced, and nothing fetched: the 8 guard sets were already in the page.
     page.wait_for_function("el => el.textContent.includes('norm+init+scale')",
@@ -356,7 +359,8 @@ def test_self_check_remembers_that_the_answer_was_seen(open_page, base, module):
     check = page.locator(".scalecore-panel--self-check").first
     key = "scalecore:revealed:" + check.get_attribute("data-scalecore-id")
     check.locator("summary").click()
-    assert page.evaluate("k => localStorage.getItem(k)", key) == "1"
+    # Kept on the details' toggle event, which the browser fires after the click returns.
+    page.wait_for_function("k => localStorage.getItem(k) === '1'", arg=key)
     page.reload()
     _hydrated(page)
     assert page.locator(".scalecore-panel--self-check").first.locator(".scalecore-seen").count() == 1
