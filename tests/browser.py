@@ -311,7 +311,15 @@ def _where(message) -> str:
 
 # A reader's scroll through the page: each panel comes into view (panels hydrate when they come
 # near the viewport), then back to the top.
+# The panel base watches panels from a task after Material's set-up; a scroll that ran before it
+# would pass panels unseen (an observer reports only where a panel is, not where it was), so the
+# scroll waits until every panel is watched or already hydrated.
 SCROLL_THROUGH = """async () => {
+  const panels = () => document.querySelectorAll('.scalecore-panel[data-scalecore-kind]');
+  const watched = p => p.hasAttribute('data-scalecore-waiting') || p.hasAttribute('data-scalecore-hydrated');
+  const giveUp = performance.now() + 10000;  // then the wait below names the panels that failed
+  while (!Array.from(panels()).every(watched) && performance.now() < giveUp)
+    await new Promise(done => setTimeout(done, 20));
   for (const panel of document.querySelectorAll('.scalecore-panel[data-scalecore-kind]')) {
     panel.scrollIntoView({block: 'center'});
     await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
