@@ -368,13 +368,59 @@ def test_isolation_respects_a_subpath(visit, subpath_server, built_site, lesson)
 def test_without_service_workers_stop_restarts_and_says_so(visit, plain, lesson):
     page, _ = visit(plain.url + lesson)  # blocked, as in a private window of some browsers
     panel, editor, output = console(page)
+    run(page, editor, "kept = 'gone after the restart'")  # Python has started: a Stop now is no restart of a start
     run(page, editor, "while True: pass", wait=False)
     page.wait_for_function("() => document.querySelector('.scalecore-panel--console[data-scalecore-running]')")
     page.wait_for_timeout(300)
     panel.get_by_role("button", name="Stop").click()
     page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)
-    assert page.evaluate("scalecoreTimings.lastStopMode") == "restarted"
+    assert page.evaluate("[scalecoreTimings.lastStopMode, scalecoreTimings.lastStopReason]") == ["restarted", "not isolated"]
     assert "not cross-origin isolated" in output.text_content()
+    run(page, editor, "print('kept' in dir())")
+    assert last_run(output) == "False\n"
+
+
+def test_stop_while_python_starts_starts_it_again_and_says_so(visit, isolated, lesson):
+    page, _ = visit(isolated.url + lesson)
+    held = []  # Python's WebAssembly module, held back until Stop is pressed: Python is starting
+    page.route("**/pyodide.asm.wasm", lambda route: held.append(route))
+    panel, editor, output = console(page)
+    run(page, editor, "while True: pass", wait=False)  # the first run: Python starts first
+    page.wait_for_function("() => document.querySelector('.scalecore-panel--console[data-scalecore-running]')")
+    page.wait_for_timeout(200)
+    panel.get_by_role("button", name="Stop").click()
+    page.wait_for_function("() => scalecoreTimings.lastStopMode !== undefined")
+    page.unroute("**/pyodide.asm.wasm")
+    for route in held:
+        try:
+            route.continue_()
+        except Exception:  # the first worker's request: that worker is gone
+            pass
+    page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)
+    assert page.evaluate("[scalecoreTimings.lastStopMode, scalecoreTimings.lastStopReason]") == ["restarted", "starting"]
+    said = output.text_content()
+    assert "still starting" in said and "not cross-origin isolated" not in said
+    run(page, editor, "print(6 * 7)")
+    assert last_run(output) == "42\n"
+
+
+def test_stop_restarts_python_stuck_outside_the_interpreter_and_says_why(visit, isolated, lesson):
+    page, _ = visit(isolated.url + lesson)
+    panel, editor, output = console(page)
+    run(page, editor, "import js\nnever = js.Int32Array.new(js.SharedArrayBuffer.new(4))")
+    # Blocked in a JavaScript call: no interpreter loop to see the KeyboardInterrupt.
+    run(page, editor, "js.Atomics.wait(never, 0, 0, 60_000)", wait=False)
+    page.wait_for_function("() => document.querySelector('.scalecore-panel--console[data-scalecore-running]')")
+    page.wait_for_timeout(300)
+    clicked = time.monotonic()
+    panel.get_by_role("button", name="Stop").click()
+    page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)
+    assert time.monotonic() - clicked < 30  # the two seconds' grace, then a restart; not the minute's wait
+    assert page.evaluate("[scalecoreTimings.lastStopMode, scalecoreTimings.lastStopReason]") == ["restarted", "stuck"]
+    said = output.text_content()
+    assert "did not answer the interrupt" in said and "not cross-origin isolated" not in said
+    run(page, editor, "print('a fresh Python', 'never' in dir())")
+    assert last_run(output) == "a fresh Python False\n"
 
 
 # --------------------------------------------------------------------------------------------

@@ -430,8 +430,7 @@ class Console {
       this.status.textContent = said + " in " + formatMs(answer.ms) + ".";
     } catch (error) {
       if (error instanceof StoppedError) {
-        this.write("note", "Stopped. This page is not cross-origin isolated, so Python cannot be interrupted in place: " +
-          "it was restarted, and the variables you defined are gone.\n");
+        this.write("note", "Stopped. " + WHY_RESTARTED[error.reason] + " the variables you defined are gone.\n");
         this.status.textContent = "Stopped; Python restarted.";
       } else {
         this.write("stderr", error.message + "\n");
@@ -451,11 +450,19 @@ class Console {
     this.stopping = true;
     this.status.textContent = "Stopping\u2026";
     const asked = performance.now();
-    const { mode } = await this.live.stop();
+    const { mode, reason } = await this.live.stop();
     timings.lastStopMs = performance.now() - asked;
     timings.lastStopMode = mode;
+    timings.lastStopReason = reason || null;
   }
 }
+
+// What the reader is told when Stop restarted Python (live.js, StoppedError).
+const WHY_RESTARTED = {
+  "not isolated": "This page is not cross-origin isolated, so Python cannot be interrupted in place: it was restarted, and",
+  stuck: "Python did not answer the interrupt within two seconds (it was busy outside the interpreter), so it was restarted, and",
+  starting: "Python was still starting, so it was started again, and",
+};
 
 function formatMs(ms) {
   return ms < 1000 ? Math.round(ms) + " ms" : (ms / 1000).toFixed(1) + " s";

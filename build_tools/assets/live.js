@@ -21,7 +21,19 @@ const timings = (globalThis.scalecoreTimings = globalThis.scalecoreTimings || {}
 let shared = null;
 const INPUT_BYTES = 65536; // the longest answer to input(), in UTF-8 bytes
 
-export class StoppedError extends Error {}
+/* A request ended because Python was restarted. Its reason: "not isolated" (Stop on a page
+   that is not cross-origin isolated), "stuck" (the interrupt went unanswered), "starting"
+   (Stop while Python was still starting). */
+export class StoppedError extends Error {
+  constructor(message, reason) {
+    super(message);
+    this.reason = reason;
+  }
+}
+
+// How long an interrupt may take to reach Python before Stop restarts it instead: Python
+// answers in tens of milliseconds unless it is stuck outside the interpreter loop.
+const STUCK_MS = 2000;
 
 /* Absolute URLs of what the worker needs, read from the manifest (never built by hand). */
 function runtimeConfig(manifest) {
@@ -118,7 +130,9 @@ class LiveClient {
     if (worker !== this.worker || !message) return; // from a worker we terminated
     if (message.type === "progress") {
       // An error is final: a download that finishes after a failed check must not cover it.
-      if (this.progress.stage === "error") return;
+      // So is ready: a late report of a download must not make a running Python look as if
+      // it were starting (Stop would restart it rather than interrupt it).
+      if (this.progress.stage === "error" || this.progress.stage === "ready") return;
       this.emit(message);
       if (message.stage === "error") this.fail(worker, new Error(message.text));
       return;
@@ -233,7 +247,7 @@ class LiveClient {
     const worker = this.worker;
     const port = this.port;
     await this.readyPromise;
-    if (worker !== this.worker) throw new StoppedError("stopped: Python was restarted");
+    if (worker !== this.worker) throw new StoppedError("stopped: Python was restarted", this.restartReason);
     const id = this.nextId++;
     return new Promise((resolve, reject) => {
       this.pending.set(id, { resolve, reject, onStream, onInput, type, sent: performance.now() });
@@ -243,14 +257,17 @@ class LiveClient {
 
   /* Stop what is running. On a cross-origin-isolated page Python gets a KeyboardInterrupt
      (its variables survive); elsewhere the worker is terminated and a fresh one started.
-     Resolves with {mode: "idle" | "interrupted" | "restarted"}. */
+     Resolves with {mode: "idle" | "interrupted" | "restarted", reason?}; a restart's reason
+     (see StoppedError) is also the StoppedError's that the stopped requests reject with. */
   stop() {
     if (!this.busy && this.progress.stage === "ready") return Promise.resolve({ mode: "idle" });
     if (this.interrupt && this.progress.stage === "ready") {
       const ids = [...this.pending.keys()];
-      // Meant for every request sent so far, even one still queued in the worker.
+      // Meant for every request sent so far, even one still queued in the worker; the target
+      // is stored first, so a worker that clears a stale stop can tell this one is meant for
+      // it (worker.js, handle).
       Atomics.store(this.stopTarget, 0, this.nextId - 1);
-      this.interrupt[0] = 2; // SIGINT
+      Atomics.store(this.interrupt, 0, 2); // SIGINT
       this.cancelInput(); // an input() waiting for the reader returns, and raises KeyboardInterrupt
       return new Promise((resolve) => {
         const asked = performance.now();
@@ -259,25 +276,27 @@ class LiveClient {
             clearInterval(poll);
             timings.lastStopMs = performance.now() - asked;
             resolve({ mode: "interrupted" });
-          } else if (performance.now() - asked > 2000) { // stuck outside the interpreter loop
+          } else if (performance.now() - asked > STUCK_MS) { // stuck outside the interpreter loop
             clearInterval(poll);
-            this.restart();
-            resolve({ mode: "restarted" });
+            this.restart("stuck");
+            resolve({ mode: "restarted", reason: "stuck" });
           }
         }, 15);
       });
     }
-    this.restart();
-    return Promise.resolve({ mode: "restarted" });
+    const reason = this.progress.stage === "ready" ? "not isolated" : "starting";
+    this.restart(reason);
+    return Promise.resolve({ mode: "restarted", reason });
   }
 
-  restart() {
+  restart(reason) {
     const old = this.worker;
+    this.restartReason = reason;
     this.worker = null;
     this.waitingInput = false;
     old.terminate();
     this.port.close();
-    const error = new StoppedError("stopped: Python was restarted");
+    const error = new StoppedError("stopped: Python was restarted", reason);
     this.settleReady.reject(error);
     for (const call of this.pending.values()) call.reject(error);
     this.pending.clear();

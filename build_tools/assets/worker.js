@@ -81,7 +81,7 @@ async function handle(id, type, payload) {
     if (!handler) throw new Error(`unknown request ${JSON.stringify(type)}`);
     // A stop meant only for earlier requests is stale; one sent while this request waited in
     // the queue is this request's, and Python raises KeyboardInterrupt as soon as it runs.
-    if (interrupt && id > Atomics.load(stopTarget, 0)) interrupt[0] = 0;
+    if (interrupt) clearStaleStop(id);
     const t = performance.now();
     const answer = await handler(payload, id);
     const ms = performance.now() - t; // its time here: the page measures the rest (live.js, lastCall)
@@ -89,6 +89,15 @@ async function handle(id, type, payload) {
   } catch (error) {
     post({ id, error: message(error) });
   }
+}
+
+/* Clear a stop meant only for requests before this one. The page stores the stop's target
+   before the signal, so a stop that comes between the check and the clear is seen on the
+   second look and put back: clearing it would leave Stop waiting for a run that never ends. */
+function clearStaleStop(id) {
+  if (id <= Atomics.load(stopTarget, 0)) return;
+  Atomics.store(interrupt, 0, 0);
+  if (id <= Atomics.load(stopTarget, 0)) Atomics.store(interrupt, 0, 2);
 }
 
 function message(error) {
@@ -296,8 +305,9 @@ function trackDownloads(checked, watched = []) {
   let last = 0;
   let started = false;
   let broken = false; // a check failed: the error is the last word, not a later download's progress
+  let over = false; // Python is loaded: what is still counted is no longer the start's progress
   const report = (force) => {
-    if (broken) return;
+    if (broken || over) return;
     const all = [...files.values()];
     if (all.length >= 2 && all.every((file) => file.done)) {
       if (!started) progress("start", 1.5, "Starting Python\u2026");
@@ -370,7 +380,7 @@ function trackDownloads(checked, watched = []) {
   return {
     failed,
     broken: () => broken,
-    restore: () => { self.fetch = original; },
+    restore: () => { self.fetch = original; over = true; },
     verifyModules: async () => {
       for (const [url] of expected) {
         if (!/\.m?js$/.test(url)) continue;
