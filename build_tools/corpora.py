@@ -37,7 +37,21 @@ class KnownCorpus:
         return load_corpus(self.path)
 
     def __getattr__(self, attribute):  # sentences, vocabulary(), ...: the real corpus
+        # Python's own protocols (pickle asks for __setstate__ before __init__'s attributes
+        # exist) are this object's, never forwarded: forwarding them loaded the corpus from a
+        # path not yet set, and recursed.
+        if attribute.startswith("__") or attribute in self._OWN:
+            raise AttributeError(attribute)
         return getattr(self._loaded, attribute)
+
+    _OWN = frozenset({"path", "name", "digest", "title", "_counts"})
+
+    def __getstate__(self):
+        """Sent to a worker process (learning an embedding table): the record, not the tokenised
+        text, which the worker loads itself, in parallel with the others."""
+        state = dict(self.__dict__)
+        state.pop("_loaded", None)
+        return state
 
 
 def _loader_version() -> str:

@@ -158,6 +158,18 @@ def test_a_tampered_corpus_record_and_embedding_table_are_rebuilt(cold, site):
     assert tree(site / "site") == cold[1]
 
 
+def test_embedding_tables_missing_beside_known_corpora_are_learned_again_in_parallel(cold, site):
+    # What a changed d_model, or a pruned table, leaves: the corpora's records are known, so the
+    # corpora are loaded lazily in the bake's worker processes (two corpora: two workers).
+    tables = sorted((site / CACHE / "embeddings").iterdir())
+    assert [t.name.split("-")[0] for t in tables] == ["small", "tiny"]
+    for table in tables:
+        table.unlink()
+    succeeded(build(site))
+    assert sorted(p.name for p in (site / CACHE / "embeddings").iterdir()) == [t.name for t in tables]
+    assert tree(site / "site") == cold[1]
+
+
 # --------------------------------------------------------------------------------------------
 # Disks that fail
 # --------------------------------------------------------------------------------------------
