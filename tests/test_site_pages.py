@@ -275,3 +275,24 @@ def test_every_panel_names_its_kinds_script_from_the_manifest(site, html_pages):
                 problems.append(f"{where}:{node.line}: {kind} panel names the script {script!r}")
     assert seen == set(scripts), f"kinds on the pages {sorted(seen)} != kinds in the manifest {sorted(scripts)}"
     assert not problems, "\n".join(problems)
+
+
+# Four baked weights in a row, as a weights table's cells read once their tags are gone
+# ("0.1260.1370.2020.166"): what the search index held while the fallbacks were indexed.
+BAKED_WEIGHTS = re.compile(r"(?:\d\.\d{3}){4}")
+
+
+def test_search_skips_the_panels_baked_views_but_keeps_the_prose_around_them(site):
+    """A search for "0.13" lands in prose, not in a heatmap's table: every panel's fallback is
+    left out of Material's search index (data-search-exclude), tables and readouts included,
+    while the page's text, and each panel's title, stay findable."""
+    import json
+
+    docs = json.loads((site / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    softmax = " ".join(doc["text"] + " " + doc["title"] for doc in docs
+                       if doc["location"].startswith("modules/softmax-range.html"))
+    leaked = [(doc["location"], match.group()) for doc in docs for match in BAKED_WEIGHTS.finditer(doc["text"])]
+    assert not leaked, f"{len(leaked)} runs of baked weights in the search index, first {leaked[:3]}"
+    assert "query ↓ key →" not in softmax and "Attention weights in Demo sentences" not in softmax
+    assert "Three numbers climb together" in softmax  # the prose between two panels
+    assert "The textbook recipe on three corpora" in softmax  # a panel's title
