@@ -105,6 +105,16 @@ def estimate(fragment: str) -> int:
                  + PER_CODE_LINE * code_lines)
 
 
+def first_screen(page: str) -> str:
+    """The finished page's content up to its first off-screen box: what the browser lays out for
+    its first paint (the boxes after it are skipped until the reader nears them)."""
+    start = page.find("<article")
+    if start < 0:
+        return ""
+    box = page.find(f'<div class="{CLASS}"', start)
+    return page[start:box if box >= 0 else len(page)]
+
+
 def wrap(html: str) -> str:
     """The content with each long enough run of blocks between two top-level headings wrapped in
     boxes the browser may skip while they are off screen, about a screen high each (see

@@ -25,6 +25,7 @@ from urllib.parse import unquote
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
 from mkdocs.structure.files import File, InclusionLevel
+from mkdocs.utils import get_relative_url
 
 import scalecore
 from build_tools import assets, bake, cache, csp, disk, formulas, frontend, math_font, mentor, offscreen, registry, runtime, site_kinds, views
@@ -492,6 +493,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                 html = self.typesetter.page(html, f"{Path(config.docs_dir).name}/{page.file.src_uri}", source)
             except (formulas.MathError, NodeError) as error:
                 raise PluginError(f"scalecore: {error}") from None
+        if self.math_font is not None:
+            html = math_font.preloaded(html, get_relative_url(math_font.FONT_SITE, page.url), offscreen.first_screen(html))
         return csp.add(html, csp.origin_of(self.config.package_mirror))
 
     def on_post_template(self, output_content, template_name, config):

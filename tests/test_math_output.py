@@ -1,8 +1,9 @@
 """MathML output (the default ``math: mathml``): what the build gives the browser to draw.
 
 Unit tests of build_tools/formulas.py's inline breaking and build_tools/math_font.py's cut of STIX
-Two Math; the pages themselves are checked in Chromium by test_offline_bundle.py (every formula
-typeset, from disk) and test_tour.py (no formula widens a phone's page).
+Two Math and its early request; the pages themselves are checked in Chromium here (the font asked
+for once, from the page's head), by test_offline_bundle.py (every formula typeset, from disk) and
+test_tour.py (no formula widens a phone's page).
 """
 
 import io
@@ -10,7 +11,7 @@ import io
 import pytest
 from fontTools.ttLib import TTFont
 
-from build_tools import math_font
+from build_tools import math_font, offscreen
 from build_tools.formulas import breakable
 
 SUM = ('<math><mrow><mi>a</mi><mo>=</mo><mi>b</mi></mrow><mrow><mo>=</mo><mi>c</mi>'
@@ -77,3 +78,48 @@ def test_the_stylesheet_points_temml_s_font_at_the_cut():
     css = math_font.stylesheet()
     assert "url('stix-two-math.woff') format('woff')" in css
     assert "STIXTwoMath.woff2" not in css and "local(" not in css
+
+
+PAGE = ('<html><head><meta charset="utf-8"><link rel="stylesheet" href="main.css"></head><body><article>'
+        '<h1>T</h1><p>{top}</p><h2>A</h2><div class="scalecore-offscreen"><p>{below}</p></div></article></body></html>')
+
+
+def test_a_page_with_a_formula_on_its_first_screen_asks_for_the_font_before_its_stylesheets():
+    page = PAGE.format(top=SUM, below="text")
+    done = math_font.preloaded(page, "../assets/scalecore/math/stix-two-math.woff", offscreen.first_screen(page))
+    script = done.index("<script>")
+    assert script < done.index('<link rel="stylesheet"') and done.index("</head>") > script
+    assert 'link.href = "../assets/scalecore/math/stix-two-math.woff"' in done
+    assert 'location.protocol !== "file:"' in done  # from disk, Chromium would refuse the preload
+    assert done.replace(done[script:done.index("</script>") + len("</script>\n")], "") == page
+
+
+def test_a_page_whose_formulas_are_all_further_down_is_left_as_it_is():
+    page = PAGE.format(top="text", below=SUM)
+    assert offscreen.first_screen(page).count("<math") == 0
+    assert math_font.preloaded(page, "font.woff", offscreen.first_screen(page)) == page
+    plain = PAGE.format(top="text", below="text")
+    assert math_font.preloaded(plain, "font.woff", "<math>") != plain  # it reads the first screen it is given
+
+
+def test_served_the_module_page_asks_for_the_math_font_once_from_its_head(visit, site_server, built_site):
+    """Over http the font is fetched by the page's preload (initiator: link), once: the
+    stylesheet's @font-face takes the preloaded copy, so Chromium warns of no unused or
+    mismatched preload. A page whose formulas all lie further down has no preload."""
+    from tests.browser import module_page, page_url
+
+    page, watch = visit(site_server.url + page_url(module_page(built_site)))
+    warnings = []
+    page.on("console", lambda message: message.type == "warning" and warnings.append(message.text))
+    page.reload()
+    page.wait_for_function("() => [...document.fonts].some(f => f.family === 'STIX2' && f.status === 'loaded')")
+    page.wait_for_timeout(3500)  # Chromium reports an unused preload about 3 s after the load
+    fonts = page.evaluate("performance.getEntriesByType('resource').filter(e => e.name.endsWith('.woff'))"
+                          ".map(e => [e.name, e.initiatorType])")
+    assert [initiator for _, initiator in fonts] == ["link"], fonts
+    assert not [text for text in warnings if "preload" in text], warnings
+    watch.check()
+    other, other_watch = visit(site_server.url + "index.html")
+    assert other.locator(".arithmatex math").count() > 0 and other.evaluate(
+        "document.querySelectorAll('link[rel=preload][as=font]').length") == 0
+    other_watch.check()
