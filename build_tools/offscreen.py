@@ -39,6 +39,7 @@ from __future__ import annotations
 import re
 
 CLASS = "scalecore-offscreen"
+OPENING = f'<div class="{CLASS}"'  # how each box starts: wrap writes it, first_screen finds it
 HEADINGS = {"h1", "h2", "h3", "h4", "h5", "h6"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 SMALLEST_RUN = 1500  # characters of HTML: below this, skipping saves less than the box costs
@@ -111,7 +112,7 @@ def first_screen(page: str) -> str:
     start = page.find("<article")
     if start < 0:
         return ""
-    box = page.find(f'<div class="{CLASS}"', start)
+    box = page.find(OPENING, start)
     return page[start:box if box >= 0 else len(page)]
 
 
@@ -160,5 +161,5 @@ def _box(run: str) -> str:
         return run
     body = run.rstrip()
     tail = run[len(body):]
-    return (f'<div class="{CLASS}" style="contain-intrinsic-block-size: auto {estimate(body)}px">'
+    return (f'{OPENING} style="contain-intrinsic-block-size: auto {estimate(body)}px">'
             f"{body}</div>{tail}")

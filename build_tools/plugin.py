@@ -493,7 +493,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                 html = self.typesetter.page(html, f"{Path(config.docs_dir).name}/{page.file.src_uri}", source)
             except (formulas.MathError, NodeError) as error:
                 raise PluginError(f"scalecore: {error}") from None
-        if self.math_font is not None:
+        if self.math_font is not None and "<math" in html:
             html = math_font.preloaded(html, get_relative_url(math_font.FONT_SITE, page.url), offscreen.first_screen(html))
         return csp.add(html, csp.origin_of(self.config.package_mirror))
 

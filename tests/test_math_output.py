@@ -14,6 +14,9 @@ from fontTools.ttLib import TTFont
 from build_tools import math_font, offscreen
 from build_tools.formulas import breakable
 
+pytest.register_assert_rewrite("browser")
+from browser import module_page, page_url  # noqa: E402
+
 SUM = ('<math><mrow><mi>a</mi><mo>=</mo><mi>b</mi></mrow><mrow><mo>=</mo><mi>c</mi>'
        '<mspace width="0.1667em"></mspace></mrow></math>')
 
@@ -106,8 +109,6 @@ def test_served_the_module_page_asks_for_the_math_font_once_from_its_head(visit,
     """Over http the font is fetched by the page's preload (initiator: link), once: the
     stylesheet's @font-face takes the preloaded copy, so Chromium warns of no unused or
     mismatched preload. A page whose formulas all lie further down has no preload."""
-    from tests.browser import module_page, page_url
-
     page, watch = visit(site_server.url + page_url(module_page(built_site)))
     warnings = []
     page.on("console", lambda message: message.type == "warning" and warnings.append(message.text))
