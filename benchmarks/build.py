@@ -1,6 +1,8 @@
 """Site build benchmarks, measured in one run: ``.venv/bin/python -m benchmarks.build``.
 
-- a cold build (empty cache: embeddings learned, the grid and lessons baked, wheel built),
+- a cold build (empty cache: embeddings learned, the grid and lessons baked, wheel built,
+  Pyodide's memory snapshot made in Chromium), and the same without the snapshot
+  (``live_snapshot: false``): what the snapshot adds to a cold build, and what the bake alone costs,
 - a warm build (the same cache, nothing changed),
 - a plain mkdocs-material build of the same pages: the scalecore plugin removed and the author
   blocks (``/// kind`` ... ``///``) stripped from the markdown,
@@ -230,10 +232,10 @@ def main() -> None:
         for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):
             (work / name).symlink_to(ROOT / name, target_is_directory=True)
 
-        def scalecore_config(name: str, workers: int) -> Path:
+        def scalecore_config(name: str, workers: int, **more) -> Path:
             changed = dict(config, plugins=list(config["plugins"]))
             cache = str(work / f"cache-{name}")
-            changed["plugins"][index] = {"scalecore": dict(options, workers=workers, cache_dir=cache)}
+            changed["plugins"][index] = {"scalecore": dict(options, workers=workers, cache_dir=cache, **more)}
             return write_config(changed, work / f"{name}.yml")
 
         plain = dict(config, plugins=[p for i, p in enumerate(config["plugins"]) if i != index],
@@ -242,6 +244,7 @@ def main() -> None:
 
         parallel = scalecore_config("parallel", workers=0)
         serial = scalecore_config("serial", workers=1)
+        no_snapshot = scalecore_config("no-snapshot", workers=0, live_snapshot=False)
 
         seeded = seed_bytecode(Path(build_env(parallel)["PYTHONPYCACHEPREFIX"]))
         print(f"bytecode: {seeded} compiled modules of the standard library and the installed packages reused, "
@@ -255,12 +258,15 @@ def main() -> None:
         warm, plain_time = (statistics.median(r[0][0] for r in rounds), statistics.median(r[1][0] for r in rounds))
         warm_cpu, plain_cpu = (statistics.median(r[0][1] for r in rounds), statistics.median(r[1][1] for r in rounds))
         cold_serial, bake_serial = verbose_build(serial, work / "site-serial")
+        cold_bare, _, cold_bare_cpu = verbose_build_cpu(no_snapshot, work / "site-no-snapshot")
 
     print(f"\n  plain mkdocs-material build   {plain_time:7.2f} s   (median of {arguments.repeat}; CPU {plain_cpu:.2f} s)")
     print(f"  scalecore, warm cache         {warm:7.2f} s   (median of {arguments.repeat}; CPU {warm_cpu:.2f} s)")
     print(f"  scalecore, cold cache         {cold:7.2f} s   (workers: 0, one per core; CPU {cold_cpu:.2f} s)")
+    print(f"  the same, without snapshot    {cold_bare:7.2f} s   (live_snapshot: false; CPU {cold_bare_cpu:.2f} s)")
     print(f"\n  warm / plain   {warm / plain_time:6.2f}   (CPU time: {warm_cpu / plain_cpu:.2f})")
-    print(f"  cold / plain   {cold / plain_time:6.2f}   (CPU time: {cold_cpu / plain_cpu:.2f})")
+    print(f"  cold / plain   {cold / plain_time:6.2f}   (CPU time: {cold_cpu / plain_cpu:.2f}; "
+          f"without the snapshot {cold_bare / plain_time:.2f})")
     print("\nbake on a cold cache (the plugin's own timing of the grid):")
     print(f"  workers: 1          {bake_serial:7.2f} s   (whole build {cold_serial:.2f} s)")
     print(f"  workers: 0 ({os.cpu_count()} cores) {bake_parallel:7.2f} s   (whole build {cold:.2f} s)")
