@@ -27,7 +27,7 @@ A head's backward pass adds ``query_gradient`` and ``value_gradient`` (see scale
 """
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 from scalecore.matrices import Matrix, Vector, flatten, mean, std
 from scalecore.softmax import entropy, jacobian_norm
@@ -50,7 +50,11 @@ class Measures:
     value_gradient: float | None = None  # ||dL/dW_V||, likewise
 
     def as_dict(self) -> dict[str, float]:
-        return {name: value for name, value in asdict(self).items() if value is not None}
+        # vars(), not dataclasses.asdict: every field is a float, and Python 3.11's asdict
+        # deep-copies each one. The 8 guard sets' compute took 6.2 ms instead of 6.8 ms in
+        # CPython 3.11 (the bake); under Pyodide, whose Python returns floats as they are, both
+        # took 9.9 ms.
+        return {name: value for name, value in vars(self).items() if value is not None}
 
 
 def per_word(row: Vector, tokens: list[str] | None) -> Vector:
