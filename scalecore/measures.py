@@ -60,14 +60,23 @@ class Measures:
 def per_word(row: Vector, tokens: list[str] | None) -> Vector:
     """A row of weights with the weights of identical tokens added up, one entry per word type in
     order of first appearance. Without tokens every position is its own word."""
+    return per_word_rows([row], tokens)[0]
+
+
+def per_word_rows(rows: Matrix, tokens: list[str] | None) -> Matrix:
+    """per_word of each row. Which positions hold the same word depends on the tokens alone, so it
+    is worked out once for all the rows: the 8 guard sets' live compute took 9.98 ms instead of
+    10.3 ms under Pyodide in Node (medians of 41, 6 alternating rounds, identical output)."""
     if tokens is None:
-        return list(row)
-    if len(tokens) != len(row):
-        raise ValueError(f"{len(tokens)} tokens for a row of {len(row)} weights")
-    summed: dict[str, list[float]] = {}
-    for token, weight in zip(tokens, row):
-        summed.setdefault(token, []).append(weight)
-    return [math.fsum(weights) for weights in summed.values()]
+        return [list(row) for row in rows]
+    positions: dict[str, list[int]] = {}
+    for position, token in enumerate(tokens):
+        positions.setdefault(token, []).append(position)
+    groups = list(positions.values())
+    for row in rows:
+        if len(tokens) != len(row):
+            raise ValueError(f"{len(tokens)} tokens for a row of {len(row)} weights")
+    return [[math.fsum([row[i] for i in group]) for group in groups] for row in rows]
 
 
 def row_spread(scores: Matrix) -> float:
@@ -98,7 +107,7 @@ def input_measures(x: Matrix) -> dict[str, float]:
 
 def attention_measures(scores: Matrix, weights: Matrix, tokens: list[str] | None = None) -> dict[str, float]:
     """The measures of where the head looks, from its (final) scores and its weights."""
-    words = [per_word(row, tokens) for row in weights]
+    words = per_word_rows(weights, tokens)
     return dict(
         score_spread=row_spread(scores),
         mean_row_max=mean([max(row) for row in weights]),
