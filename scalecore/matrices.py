@@ -102,4 +102,8 @@ def triangular_matmul(r: Matrix, m: Matrix) -> Matrix:
     if shape(r)[1] != shape(m)[0]:
         raise ValueError(f"cannot multiply a {shape(r)} matrix by a {shape(m)} matrix")
     columns = list(zip(*m))
-    return [[math.fsum(map(mul, row[i:], column[i:])) for column in columns] for i, row in enumerate(r)]
+    product = []
+    for i, row in enumerate(r):
+        tail = row[i:]  # sliced once per row, not once per entry
+        product.append([math.fsum(map(mul, tail, column[i:])) for column in columns])
+    return product

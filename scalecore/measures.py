@@ -51,9 +51,7 @@ class Measures:
 
     def as_dict(self) -> dict[str, float]:
         # vars(), not dataclasses.asdict: every field is a float, and Python 3.11's asdict
-        # deep-copies each one. The 8 guard sets' compute took 6.2 ms instead of 6.8 ms in
-        # CPython 3.11 (the bake); under Pyodide, whose Python returns floats as they are, both
-        # took 9.9 ms.
+        # deep-copies each one (Pyodide's Python 3.14 returns floats as they are).
         return {name: value for name, value in vars(self).items() if value is not None}
 
 
@@ -65,8 +63,7 @@ def per_word(row: Vector, tokens: list[str] | None) -> Vector:
 
 def per_word_rows(rows: Matrix, tokens: list[str] | None) -> Matrix:
     """per_word of each row. Which positions hold the same word depends on the tokens alone, so it
-    is worked out once for all the rows: the 8 guard sets' live compute took 9.98 ms instead of
-    10.3 ms under Pyodide in Node (medians of 41, 6 alternating rounds, identical output)."""
+    is worked out once for all the rows."""
     if tokens is None:
         return [list(row) for row in rows]
     positions: dict[str, list[int]] = {}
