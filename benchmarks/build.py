@@ -78,9 +78,9 @@ def plugin_entry(config: dict) -> tuple[int, dict]:
 def strip_blocks(markdown: str) -> str:
     """The page without its author blocks (found by the plugin's own scanner) and with every
     ``{{ baked: ... }}`` quote replaced by a number, as a plain Material page would have it."""
-    from build_tools.blocks.scanner import scan
-    from build_tools.quotes import QUOTE
-    from build_tools.registry import discover
+    from scalecore_generator.blocks.scanner import scan
+    from scalecore_generator.pages.quotes import QUOTE
+    from scalecore_generator.kinds.registry import discover
 
     lines = [segment for segment in scan(markdown, list(discover())) if isinstance(segment, str)]
     return QUOTE.sub("0.5", "\n".join(lines))

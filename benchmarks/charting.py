@@ -1,4 +1,4 @@
-"""The charting decision, measured: our shared views (build_tools/assets/views.js) against
+"""The charting decision, measured: our shared views (scalecore_generator/assets/views.js) against
 Observable Plot (with the d3 it needs) for the same heatmap, in headless Chromium.
 
     npm pack @observablehq/plot@0.6.17 d3@7.9.2 && for f in *.tgz; do tar xzf $f --one-top-level=${f%.tgz}; done
@@ -16,7 +16,7 @@ import statistics
 import sys
 from pathlib import Path
 
-VIEWS = Path(__file__).resolve().parents[1] / "build_tools" / "assets" / "views.js"
+VIEWS = Path(__file__).resolve().parents[1] / "scalecore_generator" / "assets" / "views.js"
 RUNS = 7
 TOKENS = "the old man looked at the light of the sun".split()
 WEIGHTS = [[((i * 7 + j * 3) % 10 + 1) / 55 for j in range(10)] for i in range(10)]

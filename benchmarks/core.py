@@ -47,7 +47,7 @@ result = {"same": statistics.median([ms(0) for _ in range(21)]),
 def recompute(table) -> tuple[dict, dict | str]:
     """Median ms of the live compute of all 8 guard sets, in CPython and under Pyodide in Node
     (or why Pyodide could not run here)."""
-    from build_tools.wheel import build_wheel
+    from scalecore_generator.runtime.wheel import build_wheel
     from tests.pyodide_node import missing_runtime, run_in_pyodide
 
     with tempfile.TemporaryDirectory(prefix="scalecore-recompute-") as folder:

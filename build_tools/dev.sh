@@ -5,7 +5,7 @@
 #   bash build_tools/dev.sh bundle  build and zip the site for offline use (scalecore-site.zip)
 # Set-up: a virtualenv in .venv with the exact pins of build_tools/requirements.lock, the npm
 # packages of build_tools/package-lock.json (Pyodide, axe-core...), the console's offline wheels of
-# build_tools/browser-wheels.lock (sympy, mpmath, networkx), and for tests Debian's chromium.
+# scalecore_generator/vendor/browser-wheels.lock (sympy, mpmath, networkx), and for tests Debian's chromium.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -65,17 +65,23 @@ setup_node() {
     npm ci --prefix build_tools --no-audit --no-fund --loglevel=error
     stamp node build_tools/package-lock.json
   fi
+  # The files the generator ships travel inside its package (an author never runs npm).
+  if [ ! -d scalecore_generator/vendor/node_modules ] || changed vendor build_tools/package-lock.json scalecore_generator/vendor/npm.json build_tools/vendor.py; then
+    .venv/bin/python build_tools/vendor.py
+    stamp vendor build_tools/package-lock.json scalecore_generator/vendor/npm.json build_tools/vendor.py
+  fi
 }
 
 # The console's offline scientific stack: pure-Python wheels, each checked against its sha256 in
 # the lock (pip download --require-hashes); the build checks them again and serves them.
 setup_wheels() {
-  if [ ! -d build_tools/browser_wheels ] || changed wheels build_tools/browser-wheels.lock; then
-    say "downloading the console's offline wheels (pinned in build_tools/browser-wheels.lock)"
+  local lock=scalecore_generator/vendor/browser-wheels.lock
+  if [ ! -d scalecore_generator/vendor/wheels ] || changed wheels "$lock"; then
+    say "downloading the console's offline wheels (pinned in $lock)"
     .venv/bin/python -m pip download --quiet --disable-pip-version-check --require-hashes --no-deps \
       --only-binary=:all: --python-version 3.14 --implementation py --abi none --platform any \
-      -r build_tools/browser-wheels.lock -d build_tools/browser_wheels
-    stamp wheels build_tools/browser-wheels.lock
+      -r "$lock" -d scalecore_generator/vendor/wheels
+    stamp wheels "$lock"
   fi
 }
 
@@ -107,7 +113,16 @@ case "${1:-}" in
     setup_node
     setup_wheels
     .venv/bin/mkdocs build --strict
-    exec .venv/bin/python -m build_tools.bundle site "${2:-scalecore-site.zip}"
+    exec .venv/bin/python -m scalecore_generator.build.bundle site "${2:-scalecore-site.zip}"
+    ;;
+  release)
+    setup_python
+    setup_node
+    setup_wheels
+    say "building the wheel an author installs (pip install 'dist/scalecore-<version>-py3-none-any.whl[site]')"
+    rm -rf build/lib
+    exec .venv/bin/python -m pip wheel --quiet --disable-pip-version-check --no-deps --no-build-isolation \
+      --wheel-dir dist "${@:2}" .
     ;;
   test)
     setup_python
@@ -117,7 +132,7 @@ case "${1:-}" in
     exec .venv/bin/python -m pytest "${@:2}"
     ;;
   *)
-    echo "usage: bash build_tools/dev.sh serve|test|build|bundle [extra arguments]" >&2
+    echo "usage: bash build_tools/dev.sh serve|test|build|bundle|release [extra arguments]" >&2
     exit 2
     ;;
 esac

@@ -18,7 +18,7 @@ from scalecore import sitedata
 
 _files: dict[str, dict] = {}  # site path -> {"url", "sha256"}
 _read_line = None  # the worker's readLine(prompt) -> str, or None after Stop; None: no keyboard
-PACKAGES = "assets/pyodide/packages.json"  # what the console can import (build_tools/runtime.py)
+PACKAGES = "assets/pyodide/packages.json"  # what the console can import (scalecore_generator/runtime/pyodide.py)
 
 
 class InputUnavailable(EOFError):
@@ -37,7 +37,7 @@ def start(files_json: str, read_line=None) -> None:
 
 
 def restored() -> None:
-    """After Python was restored from the build's memory snapshot (build_tools/snapshot.py): what
+    """After Python was restored from the build's memory snapshot (scalecore_generator/runtime/snapshot.py): what
     the snapshot froze for every visitor is made this visit's own. The random module was seeded
     from a fixed sequence at build, so it is seeded again from the browser's entropy (tempfile's
     name generator too, created again when next needed), and the import system forgets the

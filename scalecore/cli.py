@@ -8,7 +8,6 @@
     python -m scalecore encoder --corpus kjv --seed 0 --layers 6 --norm pre --heads 4 --json
                                                         a stack of encoder layers, layer by layer
     python -m scalecore corpora                        the corpora found, with their sizes
-    python -m scalecore cache [--prune]                 a site's build cache: size, what is stale
 
 Mistakes (an unknown corpus, guard or word) are one line on stderr naming what is accepted, and
 exit code 2: never a traceback.
@@ -102,13 +101,6 @@ def build_parser() -> argparse.ArgumentParser:
     commands.add_parser("corpora", help="the corpora found, with their sizes").add_argument(
         "--corpora", type=Path, default=None
     )
-
-    kept = commands.add_parser("cache", help="a site's build cache: its size, and what no recent build used")
-    kept.add_argument("--dir", type=Path, default=Path(".cache/scalecore"),
-                      help="the cache folder (the plugin's cache_dir; default .cache/scalecore)")
-    kept.add_argument("--keep-builds", type=int, default=10,
-                      help="entries unused for this many builds are stale (the plugin's cache_keep_builds)")
-    kept.add_argument("--prune", action="store_true", help="remove the stale entries (not while a build runs)")
     return parser
 
 
@@ -116,7 +108,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         commands = {"table": cmd_table, "head": cmd_head, "multihead": cmd_multihead, "encoder": cmd_encoder,
-                    "corpora": cmd_corpora, "cache": cmd_cache}
+                    "corpora": cmd_corpora}
         return commands[args.command](args)
     except (CommandLineError, CorpusError, ValueError) as error:
         print(f"scalecore: error: {error}", file=sys.stderr)
@@ -230,29 +222,3 @@ def cmd_corpora(args) -> int:
     return 0
 
 
-def cmd_cache(args) -> int:
-    """The build cache belongs to the site generator (build_tools), which the browser wheel does
-    not ship: the command works where the repository is, and says so elsewhere."""
-    try:
-        from build_tools import cache
-    except ImportError:
-        raise CommandLineError("the cache command needs the site generator (build_tools): run it from the "
-                               "repository, with its virtualenv") from None
-    if args.keep_builds < 1:
-        raise CommandLineError("--keep-builds must be at least 1")
-    root = args.dir
-    if not root.is_dir():
-        raise CommandLineError(f"no cache at {root} (build the site first, or pass --dir)")
-    found = cache.entries(root)
-    stale = cache.stale(root, args.keep_builds)
-    total = cache.folder_size(root)
-    print(f"cache {root}: {total / 2**20:.1f} MB, {len(found)} entries; "
-          f"{len(stale)} unused in the last {args.keep_builds} builds ({sum(map(cache.folder_size, stale)) / 2**20:.1f} MB)")
-    if args.prune:
-        try:
-            with cache.exclusive(root):
-                freed = cache.remove_entries(cache.stale(root, args.keep_builds))
-        except cache.CacheBusy as busy:
-            raise CommandLineError(f"{busy}: nothing was removed; try again when it has finished") from None
-        print(f"removed {len(stale)} entries, {freed / 2**20:.1f} MB")
-    return 0

@@ -667,9 +667,13 @@ def load_corpora(
     return {name: load_corpus(available[name]) for name in wanted}
 
 
+#: The corpora that ship with the package (demo, wordnet, kjv): every site may use them by name.
+SHIPPED = pathlib.Path(__file__).resolve().parent / "corpora"
+
+
 def default_root() -> pathlib.Path:
     """Where corpora live: ``$SCALECORE_CORPORA`` if set, else ``./corpora`` if it exists,
-    else the ``corpora/`` folder of the repository this package sits in.
+    else the corpora shipped with this package (:data:`SHIPPED`).
 
     The environment variable lets a build or a test point at another set of corpora without
     changing the code; ``./corpora`` makes running from the project root just work.
@@ -680,7 +684,7 @@ def default_root() -> pathlib.Path:
     here = pathlib.Path("corpora")
     if here.is_dir():
         return here
-    return pathlib.Path(__file__).resolve().parent.parent / "corpora"
+    return SHIPPED
 
 
 def missing_shared_words(

@@ -242,7 +242,7 @@ class Watch:
             return route.continue_()
 
         context.route("**/*", route)
-        # The page's Content-Security-Policy (build_tools/csp.py): a violation is an error here,
+        # The page's Content-Security-Policy (scalecore_generator/pages/csp.py): a violation is an error here,
         # whatever the test is about (the browser also logs it, but not always as an error).
         context.add_init_script("document.addEventListener('securitypolicyviolation', e => console.error("
                                 "'CSP violation: ' + e.violatedDirective + ' blocked ' + (e.blockedURI || 'inline') + "

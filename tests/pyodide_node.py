@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:  # build_tools lives at the repository root
     sys.path.insert(0, str(ROOT))
 
-from build_tools.wheel import build_wheel, sha256_of  # noqa: E402
+from scalecore_generator.runtime.wheel import build_wheel, sha256_of  # noqa: E402
 
 HARNESS = ROOT / "tests" / "pyodide" / "run.mjs"
 PYODIDE_DIR = ROOT / "build_tools" / "node_modules" / "pyodide"
@@ -106,5 +106,5 @@ def run_in_pyodide(code: str, wheel: Path, *, sha256: str | None = None,
 
 @pytest.fixture(scope="session")
 def core_wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The scalecore wheel, built once per session with build_tools.wheel."""
+    """The scalecore wheel, built once per session with scalecore_generator.runtime.wheel."""
     return build_wheel(ROOT / "scalecore", tmp_path_factory.mktemp("core-wheel"))

@@ -3,7 +3,7 @@ with what a screen reader gets from the panels.
 
 - axe-core on every page, light and dark, once the panels are hydrated and every disclosure
   (tables, self-check answers) is open: no violation of impact "serious" or "critical". Material's
-  stock pages had some; they are fixed in build_tools/theme/ (overrides-a11y.css, partials/search.html)
+  stock pages had some; they are fixed in scalecore_generator/theme/ (overrides-a11y.css, partials/search.html)
   rather than excluded. No rule is disabled.
 - Every control of every panel has a role and an accessible name; the switches, selects,
   sliders and the console have the names a reader hears.

@@ -29,14 +29,14 @@ from pathlib import Path
 
 import pytest
 
-from build_tools.blocks.scanner import FENCE_CLOSE, FENCE_OPEN
-from build_tools.config import ScalecoreConfig, option_facts
+from scalecore_generator.blocks.scanner import FENCE_CLOSE, FENCE_OPEN
+from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, option_facts
 from sites import build, copy_site, edit, environment
 
 REPO = Path(__file__).resolve().parent.parent
 GUIDE = REPO / "docs" / "guide" / "authoring.md"
 OPTIONS_GUIDE = REPO / "docs" / "guide" / "options.md"
-THEME = REPO / "build_tools" / "theme"
+THEME = REPO / "scalecore_generator" / "theme"
 
 
 # --------------------------------------------------------------------------------------------
@@ -269,7 +269,7 @@ def test_every_documented_error_is_what_the_build_says(examples_site, tmp_path):
 
 
 def test_the_documented_mkdocs_yml_lines_are_the_real_sites():
-    from build_tools.config import _option_line, nav_line
+    from scalecore_generator.adapters.mkdocs.config import _option_line, nav_line
 
     config = str(REPO / "mkdocs.yml")
     lines = {"corpora": _option_line(config, "corpora"), "seeds": _option_line(config, "seeds"),
@@ -287,7 +287,7 @@ def test_the_documented_mkdocs_yml_lines_are_the_real_sites():
 
 
 def test_the_options_guide_shows_the_generated_reference():
-    from build_tools.blocks.scanner import fenced_lines
+    from scalecore_generator.blocks.scanner import fenced_lines
 
     text = OPTIONS_GUIDE.read_text(encoding="utf-8")
     lines = [line for line, fenced in zip(text.split("\n"), fenced_lines(text)) if not fenced]
@@ -312,7 +312,7 @@ def test_every_option_appears_with_its_default_and_the_corpora_come_from_the_man
         assert rows[key][4] and rows[key][3], key
     assert rows["seeds"][2] == "[0, 1, 2, 3, 4]" and rows["math"][3] == "one of mathml, html"
 
-    from build_tools.registry import discover
+    from scalecore_generator.kinds.registry import discover
 
     expected = [[name, key, option_facts(key, option)["type"], option_facts(key, option)["default"]]
                 for name, kind in sorted(discover().items()) for key, option in kind.Settings._schema]
@@ -343,7 +343,7 @@ def test_the_guides_plugin_examples_use_only_options_the_plugin_has():
 
 
 def test_the_audience_codes_and_callout_types_agree_everywhere():
-    from build_tools.module_meta import AUDIENCES, CALLOUT_TITLES, CALLOUTS
+    from scalecore_generator.pages.module_meta import AUDIENCES, CALLOUT_TITLES, CALLOUTS
 
     assert set(CALLOUTS) == set(AUDIENCES)
     script = (THEME / "assets" / "scalecore-module" / "module.js").read_text(encoding="utf-8")
@@ -363,7 +363,7 @@ def test_an_option_without_a_description_cannot_reach_the_reference():
     from mkdocs.config import base
     from mkdocs.config import config_options as c
 
-    from build_tools.config import reference
+    from scalecore_generator.adapters.mkdocs.config import reference
 
     class Undocumented(base.Config):
         colour = c.Type(str, default="red")
@@ -373,7 +373,7 @@ def test_an_option_without_a_description_cannot_reach_the_reference():
 
 
 def test_table_markers_stand_alone_and_code_shows_them_as_written():
-    from build_tools.generated import GeneratedError, expand_generated
+    from scalecore_generator.pages.generated import GeneratedError, expand_generated
 
     tables = {"options": lambda: "| a |\n|---|\n| 1 |", "corpora": lambda: "| b |"}
     page = "Intro.\n{{ scalecore: options }}\n\n```markdown\n{{ scalecore: options }}\n```\n`{{ scalecore: corpora }}`\n"
@@ -511,7 +511,7 @@ def test_progress_saved_under_the_old_positional_ids_moves_to_the_new_ids_once(c
 # (e) mkdocs serve and the banner
 # --------------------------------------------------------------------------------------------
 
-TINY_KIND = '''from build_tools.kind import Kind
+TINY_KIND = '''from scalecore_generator.kinds.kind import Kind
 
 
 class Note(Kind):
@@ -585,9 +585,9 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
 
 
 def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
-    from build_tools.blocks.base import SHARED_TEMPLATES
-    from build_tools.plugin import ScalecorePlugin
-    from build_tools.registry import BUILT_IN
+    from scalecore_generator.blocks.base import SHARED_TEMPLATES
+    from scalecore_generator.adapters.mkdocs.plugin import ScalecorePlugin
+    from scalecore_generator.kinds.registry import BUILT_IN
 
     class Server:
         def __init__(self):
@@ -604,7 +604,7 @@ def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
     server = Server()
     assert plugin.on_serve(server, config=None, builder=None) is server
     assert set(server.paths) >= {str(site / "corpora"), str(site / "kinds"), str(BUILT_IN), str(SHARED_TEMPLATES),
-                                 str(REPO / "build_tools" / "assets"), str(THEME)}
+                                 str(REPO / "scalecore_generator" / "assets"), str(THEME)}
     assert (BUILT_IN / "self-check" / "template.html").is_file() and (SHARED_TEMPLATES / "panel.html").is_file()
 
 

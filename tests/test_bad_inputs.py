@@ -16,7 +16,7 @@ from typing import Callable
 
 import pytest
 
-from build_tools.config import ScalecoreConfig
+from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig
 from sites import CACHE, build, copy_site, edit, line_of, stamps, tree
 
 OPTIONS = ", ".join(key for key, _ in ScalecoreConfig._schema)
@@ -205,7 +205,7 @@ def bad_corpus_folder_name(folder):
             "for example to 'my-corpus'."]
 
 
-# Author blocks (build_tools/blocks), on docs/lesson.md. The block errors come after the bake, so
+# Author blocks (scalecore_generator/blocks), on docs/lesson.md. The block errors come after the bake, so
 # these cases also show that a late failure keeps the previous site.
 
 

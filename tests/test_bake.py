@@ -1,7 +1,7 @@
-"""The bake's cache key covers only what shapes a kind's files (build_tools/bake.py)."""
+"""The bake's cache key covers only what shapes a kind's files (scalecore_generator/build/bake.py)."""
 
-from build_tools.bake import code_version, module_closure
-from build_tools.registry import discover
+from scalecore_generator.build.bake import code_version, module_closure
+from scalecore_generator.kinds.registry import discover
 
 KINDS = discover()
 

@@ -11,9 +11,9 @@ from html.parser import HTMLParser
 import markdown
 import pytest
 
-from build_tools.blocks import BlockError, PageContext, Stash, expand_blocks, line_offset
-from build_tools.kind import Site
-from build_tools.registry import discover
+from scalecore_generator.blocks import BlockError, PageContext, Stash, expand_blocks, line_offset
+from scalecore_generator.kinds.kind import Site
+from scalecore_generator.kinds.registry import discover
 
 KINDS = discover()
 
@@ -375,7 +375,7 @@ def test_line_offset_counts_front_matter():
 
 
 def test_the_registry_finds_every_built_in_kind_folder():
-    from build_tools.registry import BUILT_IN
+    from scalecore_generator.kinds.registry import BUILT_IN
 
     assert list(KINDS) == sorted(p.name for p in BUILT_IN.iterdir() if p.is_dir() and not p.name.startswith("_"))
     assert all(KINDS[name].folder == BUILT_IN / name for name in KINDS)

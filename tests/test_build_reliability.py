@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from build_tools.processes import process_is_gone
+from scalecore_generator.build.processes import process_is_gone
 from sites import CACHE, Build, build, build_command, copy_site, edit, environment, tree
 
 FAULTS = Path(__file__).resolve().parent / "faults.py"
@@ -292,7 +292,7 @@ def test_a_formula_the_typesetter_cannot_parse_stops_the_build_with_page_and_lin
 def test_math_without_its_typesetter_is_an_error_not_raw_tex(cold, site, tmp_path):
     edit(site / "mkdocs.yml", "  - pymdownx.superfences", "  - pymdownx.superfences\n  - pymdownx.arithmatex:\n"
                                                           "      generic: true")
-    result = failed_plainly(with_faults(site, "--set", f"build_tools.assets:NODE_MODULES={tmp_path / 'none'}"))
+    result = failed_plainly(with_faults(site, "--set", f"scalecore_generator.pages.assets:NODE_MODULES={tmp_path / 'none'}"))
     assert result.errors == [
         f"scalecore: the pages use math (pymdownx.arithmatex), but {tmp_path / 'none' / 'temml'} is missing, "
         f"so every formula would show as raw TeX. Fix: run "

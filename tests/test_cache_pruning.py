@@ -1,6 +1,6 @@
 """The build cache stays bounded (issue 14, item 9): entries no build used for ``cache_keep_builds``
 builds are removed after a successful build; a prune never runs while another build holds the
-cache; ``python -m scalecore cache`` shows the size and prunes by hand."""
+cache; ``scalecore cache`` shows the size and prunes by hand."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from build_tools import cache
+from scalecore_generator.build import cache
 from sites import CACHE, build, copy_site, edit
 
 REPO = Path(__file__).resolve().parent.parent
@@ -89,14 +89,14 @@ def test_no_prune_while_another_build_holds_the_cache(tmp_path):
         cache.finish_build(root, 1, None, log)
         assert old.exists()
         assert "cache: another build is using the cache; pruning waits for a later build." in log.lines
-        done = subprocess.run([sys.executable, "-m", "scalecore", "cache", "--dir", str(root), "--keep-builds", "1",
+        done = subprocess.run([sys.executable, "-m", "scalecore_generator", "cache", "--dir", str(root), "--keep-builds", "1",
                                "--prune"], capture_output=True, text=True, cwd=REPO)
         assert done.returncode == 2 and "another build is using the cache" in done.stderr
         assert "nothing was removed" in done.stderr and old.exists()
     finally:
         holder.kill()
         holder.wait()
-    done = subprocess.run([sys.executable, "-m", "scalecore", "cache", "--dir", str(root), "--keep-builds", "1",
+    done = subprocess.run([sys.executable, "-m", "scalecore_generator", "cache", "--dir", str(root), "--keep-builds", "1",
                            "--prune"], capture_output=True, text=True, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert "1 entries; 1 unused in the last 1 builds" in done.stdout and "removed 1 entries" in done.stdout
@@ -108,10 +108,10 @@ def test_the_cache_command_reports_size_and_stale_entries(tmp_path):
     entry(root, "a")
     entry(root, "b")
     cache.finish_build(root, 5, None, Log())
-    done = subprocess.run([sys.executable, "-m", "scalecore", "cache", "--dir", str(root)], capture_output=True,
+    done = subprocess.run([sys.executable, "-m", "scalecore_generator", "cache", "--dir", str(root)], capture_output=True,
                           text=True, cwd=REPO)
     assert done.returncode == 0 and "2 entries; 0 unused in the last 10 builds" in done.stdout
-    missing = subprocess.run([sys.executable, "-m", "scalecore", "cache", "--dir", str(tmp_path / "none")],
+    missing = subprocess.run([sys.executable, "-m", "scalecore_generator", "cache", "--dir", str(tmp_path / "none")],
                              capture_output=True, text=True, cwd=REPO)
     assert missing.returncode == 2 and missing.stderr.startswith("scalecore: error: no cache at")
 

@@ -4,6 +4,8 @@ import sys
 
 import pytest
 
+from scalecore.corpus import SHIPPED
+
 
 def scalecore(*args, cache):
     return subprocess.run([sys.executable, "-m", "scalecore", *args, "--cache", str(cache)],
@@ -39,7 +41,7 @@ def test_head_json_shows_every_intermediate(cache):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["head", "--corpus", "nope"], "scalecore: error: corpora: no corpus named 'nope'. Fix: use one of the corpora in this folder: demo, kjv, wordnet."),
+    (["head", "--corpus", "nope"], f"scalecore: error: {SHIPPED}: no corpus named 'nope'. Fix: use one of the corpora in this folder: demo, kjv, wordnet."),
     (["head", "--corpus", "demo", "--guards", "init+scaling"], "scalecore: error: unknown guard 'scaling' in 'init+scaling': valid guards are norm, init, scale (joined by '+'), or 'none'"),
     (["head", "--corpus", "demo", "--sentence", "the zebra and the unicorn"], "scalecore: error: not in the 'demo' vocabulary: zebra, unicorn"),
     (["table", "--recipe", "tfidf"], "scalecore: error: unknown recipe 'tfidf': choose one of raw, sqrt, log1p, ppmi"),

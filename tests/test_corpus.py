@@ -31,7 +31,7 @@ from scalecore.corpus import (
 )
 
 REPO = pathlib.Path(__file__).resolve().parent.parent
-CORPORA = REPO / "corpora"
+CORPORA = REPO / "scalecore" / "corpora"
 FIX = "Fix: "
 
 
@@ -470,7 +470,7 @@ def test_default_root_prefers_the_environment_then_the_working_directory(
     assert default_root() == tmp_path / "elsewhere"
     monkeypatch.delenv("SCALECORE_CORPORA")
     monkeypatch.chdir(tmp_path)
-    assert default_root() == CORPORA  # no ./corpora here: the repository's
+    assert default_root() == CORPORA  # no ./corpora here: the ones shipped with the package
     (tmp_path / "corpora").mkdir()
     assert default_root() == pathlib.Path("corpora")
 

@@ -1,5 +1,5 @@
 """Every page carries a Content-Security-Policy that trusts nothing the site did not build
-(issue 14, item 7; build_tools/csp.py), and nothing the site does violates it.
+(issue 14, item 7; scalecore_generator/pages/csp.py), and nothing the site does violates it.
 
 Every browser test that uses the ``visit`` fixture (tests/browser.py) fails on a
 ``securitypolicyviolation`` event; here the policy is read from every page, shown to block a
@@ -19,7 +19,7 @@ import pytest
 
 pytest.register_assert_rewrite("browser")
 from browser import PYODIDE_TIMEOUT_MS, SCROLL_THROUGH, module_page, page_url, site_pages  # noqa: E402
-from build_tools import csp  # noqa: E402
+from scalecore_generator.pages import csp  # noqa: E402
 
 def until(page, expression: str, arg=None, timeout: float = 30.0):
     """Wait until ``expression`` (a function of ``arg``) is truthy, polled from here with

@@ -1,4 +1,4 @@
-"""The site's own scripts and styles as a reader's browser gets them (build_tools/frontend.py): one
+"""The site's own scripts and styles as a reader's browser gets them (scalecore_generator/pages/frontend.py): one
 Scalecore stylesheet per page, every own script minified, and esbuild's mistakes reported with the
 file and line."""
 
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from build_tools import frontend
+from scalecore_generator.pages import frontend
 
 ESBUILD_MISSING = pytest.mark.skipif(not frontend.ESBUILD.exists(), reason="npm packages not installed (bash build_tools/dev.sh)")
 

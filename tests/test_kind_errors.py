@@ -1,6 +1,6 @@
 """A kind that cannot bake stops the build with the file and the fix, and loses nothing: a compute
 function that raises for one point, a result that breaks its schema, a grid over the budget, a
-settings section that names no kind or no setting. On the tutorial site (tests/sites/tutorial),
+settings section that names no kind or no setting. On the tutorial site (scalecore_generator/scaffold),
 after one good build whose site and cache must survive every failure."""
 
 import json
@@ -10,7 +10,7 @@ import pytest
 
 from sites import CACHE, build, copy_site, edit, line_of, stamps, tree
 
-TUTORIAL = Path(__file__).resolve().parent / "sites" / "tutorial"
+TUTORIAL = Path(__file__).resolve().parents[1] / "scalecore_generator" / "scaffold"
 
 
 @pytest.fixture(scope="module")
@@ -66,9 +66,9 @@ def test_a_result_that_breaks_its_schema(good, tmp_path):
 def test_a_grid_over_the_points_budget_names_the_block(good, tmp_path):
     folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "packages: [mylessons]",
                                                            "packages: [mylessons]\n      bake_budget_points: 2"))
-    line = line_of(folder / "docs" / "index.md", "/// temperature")
+    line = line_of(folder / "docs" / "lessons" / "temperature.md", "/// temperature")
     assert errors == [
-        f"scalecore: docs/index.md:{line}: /// temperature would bake 3 temperature = 3 points, over the budget of 2 "
+        f"scalecore: docs/lessons/temperature.md:{line}: /// temperature would bake 3 temperature = 3 points, over the budget of 2 "
         "points per kind. Fix: bake fewer values (fewer corpora or seeds in mkdocs.yml, or the kind's own "
         "settings), or raise the plugin option bake_budget_points."]
 
@@ -80,8 +80,8 @@ def test_a_grid_over_the_bytes_budget_names_the_block(good, tmp_path):
 
     folder, errors = broken(good, tmp_path, change)
     [error] = errors
-    line = line_of(folder / "docs" / "index.md", "/// temperature")
-    assert error.startswith(f"scalecore: docs/index.md:{line}: /// temperature would bake about "), error
+    line = line_of(folder / "docs" / "lessons" / "temperature.md", "/// temperature")
+    assert error.startswith(f"scalecore: docs/lessons/temperature.md:{line}: /// temperature would bake about "), error
     assert "over the budget of 0 MB per kind. Fix: bake fewer values, or raise the plugin option " \
            "bake_budget_megabytes." in error
 

@@ -1,4 +1,4 @@
-"""The guide "Write your own interactive" (docs/guide/kinds.md) is true: its site, tests/sites/tutorial,
+"""The guide "Write your own interactive" (docs/guide/kinds.md) is true: its site, scalecore_generator/scaffold,
 holds one kind of its own (kinds/temperature/) computing with its own package (mylessons/), and
 nothing in build_tools/ knows it. Built here, it renders without JavaScript, hydrates, switches
 among baked points without a request, recomputes live in Pyodide with the very function that
@@ -16,7 +16,7 @@ from jsonschema import Draft202012Validator
 from browser import StaticServer, wait_hydrated, PYODIDE_TIMEOUT_MS
 from sites import build, copy_site
 
-TUTORIAL = Path(__file__).resolve().parent / "sites" / "tutorial"
+TUTORIAL = Path(__file__).resolve().parents[1] / "scalecore_generator" / "scaffold"
 REPO = TUTORIAL.parents[2]
 
 
@@ -73,19 +73,19 @@ def test_without_javascript_the_fallback_shows_the_baked_weights(chromium, serve
     context = chromium.new_context(java_script_enabled=False)
     try:
         page = context.new_page()
-        page.goto(server.url + "index.html")
+        page.goto(server.url + "lessons/temperature.html")
         table = page.locator(".scalecore-panel--temperature table.temperature-table")
         assert table.is_visible()
         weights = [f"{w:.3f}" for w in reference(1.0)["weights"]]
         assert [cell.strip() for cell in table.locator("tbody td:nth-child(2)").all_inner_texts()] == weights
         expected = f"{reference(0.5)['weights'][2]:.3f}"
-        assert f"At temperature 0.5 the largest weight is {expected}." in page.locator("article").inner_text()
+        assert f"At temperature 0.5 the largest weight is {expected};" in page.locator("article").inner_text()
     finally:
         context.close()
 
 
 def test_it_hydrates_switches_from_baked_data_and_recomputes_live(visit, server):
-    page, watch = visit(server.url + "index.html")
+    page, watch = visit(server.url + "lessons/temperature.html")
     wait_hydrated(page)
     panel = page.locator(".scalecore-panel--temperature")
     assert panel.locator(".scalecore-fallback").is_hidden()

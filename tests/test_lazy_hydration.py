@@ -1,6 +1,6 @@
 """Panels hydrate when the reader reaches them: a page builds no DOM and runs no script for the
 panels a screen or more below, and a keyboard reader who tabs onto a waiting panel gets its
-controls at once (see hydrateNear in build_tools/assets/panels.js).
+controls at once (see hydrateNear in scalecore_generator/assets/panels.js).
 """
 
 from __future__ import annotations

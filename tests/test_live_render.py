@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-VIEWS = Path(__file__).resolve().parent.parent / "build_tools" / "assets" / "views.js"
+VIEWS = Path(__file__).resolve().parent.parent / "scalecore_generator" / "assets" / "views.js"
 
 MEASURES = [
     {"key": "spread", "name": "Score spread", "hint": "How far apart <scores> are.", "unit": "", "range": None},

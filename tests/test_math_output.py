@@ -1,6 +1,6 @@
 """MathML output (the default ``math: mathml``): what the build gives the browser to draw.
 
-Unit tests of build_tools/formulas.py's inline breaking and build_tools/math_font.py's cut of STIX
+Unit tests of scalecore_generator/pages/formulas.py's inline breaking and scalecore_generator/pages/math_font.py's cut of STIX
 Two Math and its early request; the pages themselves are checked in Chromium here (the font asked
 for once, from the page's head), by test_offline_bundle.py (every formula typeset, from disk) and
 test_tour.py (no formula widens a phone's page).
@@ -11,8 +11,8 @@ import io
 import pytest
 from fontTools.ttLib import TTFont
 
-from build_tools import math_font, offscreen
-from build_tools.formulas import breakable
+from scalecore_generator.pages import math_font, offscreen
+from scalecore_generator.pages.formulas import breakable
 
 pytest.register_assert_rewrite("browser")
 from browser import module_page, page_url  # noqa: E402

@@ -1,6 +1,6 @@
 """The mentor answers from the module's own sources, and only from them (issue 11).
 
-- build_tools/mentor.py: what a passage is (text, callouts, the parts a panel marks), formulas
+- scalecore_generator/mentor.py: what a passage is (text, callouts, the parts a panel marks), formulas
   as readable text, the numbers from the quote trees, a data script nothing can break out of;
 - mentor-core.js in Node (tests/mentor/answer.js, the same file the page loads): the module's
   self-check questions find their self-check, a numbers question gets the baked value, an
@@ -22,7 +22,7 @@ import pytest
 
 pytest.register_assert_rewrite("browser")
 from browser import page_url  # noqa: E402
-from build_tools import mentor  # noqa: E402
+from scalecore_generator import mentor  # noqa: E402
 from test_module_page import Baked  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent

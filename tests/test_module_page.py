@@ -9,7 +9,7 @@
 (c) In Chromium (Debian's /usr/bin/chromium; never `playwright install`): the audience switch,
     the reader's notes (export, import) and the self-check progress, their persistence across
     reloads, instant navigation and file://.
-Also: build_tools.module_meta.check_module_meta, the front-matter check the plugin calls.
+Also: scalecore_generator.pages.module_meta.check_module_meta, the front-matter check the plugin calls.
 """
 
 from __future__ import annotations
@@ -28,16 +28,16 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from build_tools.blocks.scanner import fenced_lines
-from build_tools.module_meta import check_module_meta
-from build_tools.quotes import CODE_SPAN, DEFAULT_FORMAT, QUOTE
+from scalecore_generator.blocks.scanner import fenced_lines
+from scalecore_generator.pages.module_meta import check_module_meta
+from scalecore_generator.pages.quotes import CODE_SPAN, DEFAULT_FORMAT, QUOTE
 from sites import build, copy_site, edit
 
 REPO = Path(__file__).resolve().parent.parent
 DOCS = REPO / "docs"
 MODULE_SOURCE = DOCS / "modules" / "softmax-range.md"
 MODULE_PAGE = "modules/softmax-range.html"
-THEME = REPO / "build_tools" / "theme"
+THEME = REPO / "scalecore_generator" / "theme"
 API = "api"  # the site manifest, api/index.json; its URLs are relative to it
 
 

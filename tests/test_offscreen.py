@@ -1,5 +1,5 @@
 """The runs of blocks between headings are boxes the browser may skip while they are off screen
-(build_tools/offscreen.py): the headings stay outside them, nothing of the page is lost, a box
+(scalecore_generator/pages/offscreen.py): the headings stay outside them, nothing of the page is lost, a box
 far below is not rendered until the reader comes near, and its estimated height is about right.
 """
 
@@ -13,7 +13,7 @@ import pytest
 pytest.register_assert_rewrite("browser")
 from browser import module_page, page_url  # noqa: E402
 
-from build_tools import offscreen  # noqa: E402
+from scalecore_generator.pages import offscreen  # noqa: E402
 
 LONG = "<p>" + "Softmax turns scores into weights. " * 60 + "</p>\n"
 

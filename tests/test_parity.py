@@ -95,7 +95,7 @@ def test_pyodide_computes_a_kind_the_suite_has_never_heard_of(tmp_path, core_whe
     nothing in it names the kind."""
     from sites import build, copy_site
 
-    folder = copy_site(tmp_path / "tutorial", source=Path(__file__).resolve().parent / "sites" / "tutorial")
+    folder = copy_site(tmp_path / "tutorial", source=Path(__file__).resolve().parents[1] / "scalecore_generator" / "scaffold")
     result = build(folder)
     assert result.returncode == 0, result.describe()
     requests = recompute_under_pyodide(folder / "site", core_wheel)

@@ -9,7 +9,7 @@ import pytest
 
 from pyodide_node import ROOT, core_wheel, run_harness, run_in_pyodide  # noqa: F401 (fixture)
 
-from build_tools.wheel import read_version, sha256_of  # noqa: E402
+from scalecore_generator.runtime.wheel import read_version, sha256_of  # noqa: E402
 
 PROBE = """
 import json, sys, site

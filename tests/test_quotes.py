@@ -1,8 +1,8 @@
 import pytest
 
-from build_tools.kind import Site
-from build_tools.quotes import QuoteError, expand_quotes, namespace
-from build_tools.registry import discover
+from scalecore_generator.kinds.kind import Site
+from scalecore_generator.pages.quotes import QuoteError, expand_quotes, namespace
+from scalecore_generator.kinds.registry import discover
 
 KINDS = discover()
 SITE = Site(corpora=("kjv",), titles={}, seeds=(0, 1), settings={})

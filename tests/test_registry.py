@@ -1,5 +1,5 @@
 """Where kinds come from, and the contract a kind folder keeps: every break is one message with
-the file and the fix (build_tools/registry.py)."""
+the file and the fix (scalecore_generator/kinds/registry.py)."""
 
 import sys
 import textwrap
@@ -7,12 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from build_tools.registry import BUILT_IN, KindError, discover, load_kind
+from scalecore_generator.kinds.registry import BUILT_IN, KindError, discover, load_kind
 
-TUTORIAL_KIND = Path(__file__).resolve().parent / "sites" / "tutorial" / "kinds" / "temperature"
+TUTORIAL_KIND = Path(__file__).resolve().parents[1] / "scalecore_generator" / "scaffold" / "kinds" / "temperature"
 GOOD = '''
-from build_tools.blocks.base import PanelOptions
-from build_tools.kind import Kind
+from scalecore_generator.blocks.base import PanelOptions
+from scalecore_generator.kinds.kind import Kind
 
 
 class Chart(Kind):
@@ -59,7 +59,7 @@ def test_a_folder_without_kind_py_or_its_template_is_named_with_the_fix(tmp_path
 def test_a_kind_py_without_exactly_one_kind_class(tmp_path):
     make_kind(tmp_path, source="x = 1\n")
     assert error(tmp_path) == (
-        f"{tmp_path / 'chart' / 'kind.py'}: defines no subclass of build_tools.kind.Kind; it must define exactly one. "
+        f"{tmp_path / 'chart' / 'kind.py'}: defines no subclass of scalecore_generator.kinds.kind.Kind; it must define exactly one. "
         "Fix: write one 'class MyKind(Kind):' with label, Options and render.")
     other = tmp_path / "two"
     make_kind(other, source=GOOD + "\n\nclass Other(Chart):\n    pass\n")
@@ -130,7 +130,7 @@ def test_the_tutorial_kind_keeps_the_contract():
 def test_no_python_source_lives_in_the_shipped_javascript():
     """Live mode calls kinds' functions through one generic request; the worker's Python side is a
     module of the wheel (scalecore/browser.py), never code inside a JavaScript string."""
-    root = Path(__file__).resolve().parents[1] / "build_tools"
+    root = Path(__file__).resolve().parents[1] / "scalecore_generator"
     scripts = [p for p in root.rglob("*.js") if "node_modules" not in p.parts]
     assert scripts
     for path in scripts:

@@ -2,7 +2,7 @@
 links back up to it, and the cards before and after each module lead to real pages.
 
 Read from the built site (tests/conftest.py's ``built_site``) with the small DOM of
-tests/test_site_pages.py; the section check itself (build_tools.module_meta) is unit-tested too.
+tests/test_site_pages.py; the section check itself (scalecore_generator.pages.module_meta) is unit-tested too.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from build_tools.module_meta import check_section_meta, section_of
+from scalecore_generator.pages.module_meta import check_section_meta, section_of
 from test_site_pages import parse
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"

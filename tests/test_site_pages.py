@@ -167,7 +167,7 @@ def test_no_broken_internal_link(site, html_pages):
 
 
 def test_every_panel_is_back_in_its_page_in_place_of_its_slot(site, html_pages):
-    # The panels wait in slots while Python-Markdown converts a page (build_tools/blocks/stash.py)
+    # The panels wait in slots while Python-Markdown converts a page (scalecore_generator/blocks/stash.py)
     left = [page.relative_to(site).as_posix() for page in html_pages
             if "data-scalecore-slot" in page.read_text(encoding="utf-8")]
     assert not left, left

@@ -1,4 +1,4 @@
-"""Live mode from the build's memory snapshot (build_tools/snapshot.py), in Chromium.
+"""Live mode from the build's memory snapshot (scalecore_generator/runtime/snapshot.py), in Chromium.
 
 - From the snapshot and from the normal load alike, every kind that computes live reproduces its
   baked points (parity within 1e-9, through the same live client the panels use; generic over
@@ -190,7 +190,7 @@ def test_intent_starts_the_worker_before_the_click(visit, site_server, built_sit
 
 
 def test_the_snapshot_build_is_deterministic_and_cached(tmp_path, monkeypatch, core_wheel):  # noqa: F811
-    from build_tools import runtime, snapshot
+    from scalecore_generator.runtime import pyodide as runtime, snapshot
 
     class Log:
         lines: list[str] = []
@@ -210,7 +210,7 @@ def test_the_snapshot_build_is_deterministic_and_cached(tmp_path, monkeypatch, c
     run = snapshot.subprocess.run
 
     def no_maker(command, *args, **kwargs):
-        if "build_tools.snapshot" in command:
+        if "scalecore_generator.runtime.snapshot" in command:
             raise AssertionError("a warm build made the snapshot again")
         return run(command, *args, **kwargs)
 

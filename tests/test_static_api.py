@@ -3,7 +3,7 @@
 The build uses the repository's mkdocs.yml and cache (.cache/scalecore), so it takes seconds when
 the cache is warm, and writes into a temporary folder: the developer's site/ is never touched.
 
-Checked here: every baked JSON file against its JSON Schema (build_tools/schemas/), the shapes
+Checked here: every baked JSON file against its JSON Schema (scalecore_generator/schemas/), the shapes
 JSON Schema cannot express (T x T matrices, weight rows summing to 1, vector table length), the
 manifest against the grid of mkdocs.yml and against the files (each URL relative, inside the
 site, present, with its sha256), the data scripts against the JSON, the figures (well-formed XML
@@ -24,10 +24,10 @@ import pytest
 import yaml
 from jsonschema import Draft202012Validator
 
-from build_tools.config import ScalecoreConfig
+from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig
 from sites import REPO, build, environment
 
-SCHEMAS = REPO / "build_tools" / "schemas"
+SCHEMAS = REPO / "scalecore_generator" / "schemas"
 API = "api"
 GUARD_SETS = ["none", "norm", "init", "scale", "norm+init", "norm+scale", "init+scale", "norm+init+scale"]
 
@@ -68,7 +68,7 @@ def manifest(site) -> dict:
 
 
 def _validator(name: str, site: Path | None = None) -> Draft202012Validator:
-    """A site-level schema by name (build_tools/schemas/<name>.schema.json), or a kind's, served
+    """A site-level schema by name (scalecore_generator/schemas/<name>.schema.json), or a kind's, served
     by the site at api/<kind>/schema.json (name "kind:<kind>")."""
     if name.startswith("kind:"):
         path = site / API / name.removeprefix("kind:") / "schema.json"
@@ -463,7 +463,7 @@ def test_known_urls_are_still_there_and_still_never_requested(site):
     custom = [fence for ext in fences for fence in (ext.get("pymdownx.superfences") or {}).get("custom_fences", [])]
     assert not any(fence.get("name") == "mermaid" for fence in custom), "Mermaid diagrams load Mermaid from a CDN"
     # Pyodide loads packages only from the site's own lock file, which names files of the site
-    # (the console's offline wheels, build_tools/runtime.py), and from no mirror unless one is set.
+    # (the console's offline wheels, scalecore_generator/runtime/pyodide.py), and from no mirror unless one is set.
     for path in (site / "assets" / "scalecore").glob("*.js"):
         text = path.read_text(encoding="utf-8")
         assert "micropip" not in text, f"{path.name} would install packages from an index"

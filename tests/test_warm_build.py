@@ -5,7 +5,7 @@ import hashlib
 import os
 import stat
 
-from build_tools import cache
+from scalecore_generator.build import cache
 
 
 def _program(folder, version: str):

@@ -1,4 +1,4 @@
-"""The core wheel (build_tools/wheel.py): reproducible bytes, the right contents, valid RECORD."""
+"""The core wheel (scalecore_generator/runtime/wheel.py): reproducible bytes, the right contents, valid RECORD."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import pytest
 
 from pyodide_node import ROOT  # also puts the repository root on sys.path
 
-from build_tools.wheel import (  # noqa: E402
+from scalecore_generator.runtime.wheel import (  # noqa: E402
     DEFAULT_VERSION,
     build_wheel,
     read_version,
@@ -228,7 +228,7 @@ def test_imports_from_the_wheel_alone(wheel: Path, tmp_path: Path) -> None:
 
 def test_cli_prints_path_and_sha256(tmp_path: Path) -> None:
     process = subprocess.run(
-        [sys.executable, "-m", "build_tools.wheel", str(tmp_path / "cli")],
+        [sys.executable, "-m", "scalecore_generator.runtime.wheel", str(tmp_path / "cli")],
         capture_output=True, text=True, cwd=ROOT, timeout=60, check=False,
     )
     assert process.returncode == 0, process.stderr

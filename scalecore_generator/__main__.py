@@ -1,0 +1,5 @@
+import sys
+
+from scalecore_generator.cli import main
+
+sys.exit(main())

@@ -1,0 +1,364 @@
+"""The plugin's options, validated by MkDocs' config_options before anything is built.
+
+Every problem is an error in the corpus loader's ``file:line: problem Fix: ...`` shape, naming
+mkdocs.yml, the line of the option and what to write instead. An unknown option is an error too:
+a typo such as ``seed:`` would otherwise bake the defaults without a word.
+"""
+
+import difflib
+import re
+from pathlib import Path
+
+import yaml
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+
+from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE, CorpusError, find_corpora, is_valid_name, tokenise
+from scalecore_generator.build.corpora import available as site_corpora
+from scalecore.embeddings import DEFAULT_RECIPE, RECIPES
+from scalecore.experiment import Settings
+
+_defaults = Settings()
+
+
+class Bounded(c.Type):
+    """An integer within [low, high]: sizes and seeds must be sane before a long bake starts."""
+
+    def __init__(self, low: int, high: int, default=None):
+        super().__init__(int, default=default)
+        self.low, self.high = low, high
+
+    def run_validation(self, value):
+        if isinstance(value, bool) or not isinstance(value, int) or not self.low <= value <= self.high:
+            raise c.ValidationError(f"expected an integer from {self.low} to {self.high}, got {value!r}.")
+        return value
+
+
+def described(option, text: str, accepted: str | None = None):
+    """An option with what it changes (markdown), and optionally its accepted values in words
+    when its type cannot say them, for the generated options reference (reference())."""
+    option.description, option.accepted = text, accepted
+    return option
+
+
+class ScalecoreConfig(base.Config):
+    enabled = described(c.Type(bool, default=True),
+                        "Run the plugin. With false, blocks and quotes are left as written and nothing is baked.")
+    corpora_dir = described(c.Type(str, default="corpora"),
+                            "The site's own corpora, relative to `mkdocs.yml`: one sub-folder per corpus, each with a "
+                            "`text.txt` and a `corpus.toml`. Optional: the corpora shipped with Scalecore (`demo`, "
+                            "`wordnet`, `kjv`) need no folder, and a site corpus of the same name wins.",
+                            "a folder (it need not exist unless set)")
+    corpora = described(c.ListOfItems(c.Type(str), default=[]),
+                        "Which corpora to bake, in the order panels offer them, when a kind on the site needs corpora "
+                        "(a site whose kinds need none learns nothing). Empty: every corpus in `corpora_dir`, or "
+                        "the shipped `demo` when the site has none. A block's `corpus: all` means these.",
+                        "names of shipped corpora or of sub-folders of `corpora_dir`, each once")
+    seeds = described(c.ListOfItems(Bounded(0, 2**32 - 1), default=[0, 1, 2, 3, 4]),
+                      "The seeds of the random projections to bake, distinct; readers pick among them (live mode "
+                      "takes any seed). A block's seed defaults to the first.")
+    d_model = described(Bounded(2, 256, default=_defaults.d_model),
+                        "The width of the word vectors: the embeddings' dimension and the positional encoding's.")
+    d_k = described(Bounded(1, 256, default=_defaults.d_k),
+                    "The width of queries and keys: a score is a sum of d_k products, and the scale guard divides "
+                    "it by the square root of d_k.")
+    sentence = described(c.Type(str, default=SHARED_SENTENCE),
+                         "The sentence every corpus shares and every attention panel shows.",
+                         "text whose every word is in every corpus's vocabulary")
+    recipe = described(c.Choice(RECIPES, default=DEFAULT_RECIPE),
+                       "How the embeddings are learned from co-occurrence counts: raw keeps the counts (their scale "
+                       "grows with the corpus, the failure the lessons show), sqrt and log1p compress them, ppmi "
+                       "keeps how much more often two words meet than chance predicts.")
+    vocabulary_size = described(Bounded(8, 20000, default=VOCABULARY_SIZE),
+                                "How many of each corpus's most frequent words get a vector.")
+    cache_dir = described(c.Type(str, default=".cache/scalecore"),
+                          "Where learned tables and baked files are kept between builds, relative to `mkdocs.yml`; "
+                          "each is keyed by a hash of its inputs and of the code, so it is safe to delete.", "a folder")
+    cache_keep_builds = described(Bounded(1, 10000, default=10),
+                                  "How many builds a cache entry is kept without being used: after a successful "
+                                  "build, baked groups no build used in this many builds are removed, so the cache "
+                                  "stays bounded while the code and the pages change. `python -m scalecore cache` "
+                                  "shows its size and prunes by hand.")
+    mentor_model = described(c.Type(bool, default=False),
+                             "Offer the mentor's readers a reply written by a small language model (SmolLM2-135M-"
+                             "Instruct, 98 MB, Apache-2.0) that runs in their browser with wllama, from the sources "
+                             "of the answer only. Off by default: on the mentor's question set it did more harm than good "
+                             "(the mentor guide gives the numbers). The build fetches the model once, pinned by hash in "
+                             "`scalecore_generator/vendor/models.lock`, and the site serves it; a reader downloads it only on asking.")
+    workers = described(Bounded(0, 64, default=0), "Processes for the bake; 0 means one per core.")
+    kinds = described(c.Type(dict, default={}),
+                      "Each kind's own settings, by kind name, e.g. `kinds: {variance: {samples: 2000}}`; the "
+                      "`Settings` class in a kind's `kind.py` says what it takes, and a wrong one stops the build.",
+                      "a mapping of kind names to their settings")
+    kinds_dir = described(c.Type(str, default="kinds"),
+                          "The site's own kinds, one folder each, relative to `mkdocs.yml` (see the guide Write your "
+                          "own interactive).", "a folder (it may be absent)")
+    packages = described(c.ListOfItems(c.Type(str), default=[]),
+                         "The site's own Python packages that its kinds compute with; each ships to the browser as a "
+                         "hash-pinned wheel, like the core.",
+                         "folders relative to `mkdocs.yml`, each with an `__init__.py`")
+    bake_budget_points = described(Bounded(1, 10_000_000, default=20_000),
+                                   "The most points one kind may bake; a grid above it stops the build with the page "
+                                   "and line of the block that asked for it.")
+    bake_budget_megabytes = described(c.Type((int, float), default=200),
+                                      "The most megabytes one kind may bake, projected from its first group of points.")
+    live = described(c.Type(bool, default=True),
+                     "Ship the self-hosted Pyodide and the core's wheel, for live recomputation and the console; "
+                     "with false, panels show baked data only.")
+    live_snapshot = described(c.Type(bool, default=True),
+                              "Ship a memory snapshot of Python with the core and the live compute functions "
+                              "already imported (about 6 MB, gzip), made at build time: live mode starts in about "
+                              "a third of the time. With false, the worker always boots Python the normal way.")
+    package_mirror = described(c.Type(str, default=""),
+                               "A Pyodide package mirror the deployer hosts (a folder with a `pyodide-lock.json` "
+                               "and its wheels, sent with CORS headers): the console's imports of packages the "
+                               "site does not serve offline (numpy, pandas, ...) load from there. Empty: never "
+                               "used, and the console says what it has offline.",
+                               "an http(s) URL, or empty")
+    math = described(c.Choice(("mathml", "html"), default="mathml"),
+                     "How the build typesets math: mathml is MathML alone (Temml), drawn natively by the browser "
+                     "with a cut of STIX Two Math, for a light page; html is KaTeX's look (Computer Modern), "
+                     "with a MathML copy for screen readers, at about three times the DOM and 100 kB of fonts.")
+
+    def validate(self):
+        """MkDocs' checks, then ours; every message names mkdocs.yml, the line and the fix."""
+        failed, warnings = super().validate()
+        options = dict(self._schema)
+        errors = [(key, self._error(key, str(error), _fix(key, options[key]))) for key, error in failed]
+        for key, warning in list(warnings):
+            if key not in options:  # MkDocs only warns about an unknown option
+                warnings.remove((key, warning))
+                close = difflib.get_close_matches(key, options, n=1)
+                hint = f"did you mean {close[0]!r}? " if close else ""
+                errors.append((key, self._error(key, f"unknown option {key!r}.",
+                                                f"{hint}The options are: {', '.join(options)}.")))
+        if not errors and self.enabled:
+            errors = [(key, self._error(key, problem, fix)) for key, problem, fix in self._check_values()]
+        return errors, warnings
+
+    def _check_values(self):
+        """What each option's type cannot say: no repeats, at least one seed, folders that exist."""
+        for key in ("corpora", "seeds"):
+            repeated = list(dict.fromkeys(v for v in self[key] if self[key].count(v) > 1))
+            if repeated:
+                listed = ", ".join(repr(v) for v in repeated)
+                yield key, f"{listed} listed more than once.", "list each value once."
+        if not self.seeds:
+            yield "seeds", "no seed to bake.", "list at least one, e.g. seeds: [0, 1, 2]."
+        if not tokenise(self.sentence):
+            yield ("sentence", f"the sentence {self.sentence!r} has no words.",
+                   f'write the sentence every corpus shares, e.g. sentence: "{SHARED_SENTENCE}".')
+        folder = Path(self.config_file_path or "mkdocs.yml").parent / self.corpora_dir
+        if not folder.is_dir() and self.corpora_dir != "corpora":  # the default folder is optional
+            yield ("corpora_dir", f"the corpora folder {folder} does not exist.",
+                   "point corpora_dir (relative to mkdocs.yml) at the folder that holds one sub-folder per "
+                   "corpus, or leave the option out to use only the corpora shipped with Scalecore.")
+            return
+        shown = _shown_path(folder)
+        try:
+            available = site_corpora(folder)
+        except CorpusError:  # a badly named corpus folder: the plugin reports it with its own fix
+            return
+        for name in self.corpora:
+            if name not in available:
+                yield "corpora", f"no corpus named {name!r} in {shown}.", _missing_corpus_fix(name, available, shown)
+        if "all" in (self.corpora or find_corpora(folder) if folder.is_dir() else self.corpora):
+            yield ("corpora", f"the corpus {shown / 'all'} has a reserved name: a block's 'corpus: all' means every "
+                              "baked corpus.", f"rename the folder, e.g. to {shown / 'all-texts'}, and list it so.")
+
+    def where(self, key: str) -> str:
+        """``mkdocs.yml:line`` of an option, for messages (the file alone if no line is found)."""
+        source = self.config_file_path or "mkdocs.yml"
+        line = _option_line(source, key)
+        return f"{source}:{line}" if line else source
+
+    def _error(self, key: str, problem: str, fix: str) -> c.ValidationError:
+        return c.ValidationError(f"{self.where(key)}: {problem.rstrip('.')}. Fix: {fix}")
+
+
+def option_facts(key: str, option) -> dict[str, str]:
+    """What the options reference says of one option: its type, default and accepted values."""
+    inner = getattr(option, "option_type", None)
+    if isinstance(option, Bounded):
+        kind, accepted = "integer", f"{option.low} to {option.high}"
+    elif isinstance(option, c.Choice):
+        kind, accepted = "text", "one of " + ", ".join(f"`{choice}`" for choice in option.choices)
+    elif isinstance(option, c.ListOfItems) and isinstance(inner, Bounded):
+        kind, accepted = "list of integers", f"each {inner.low} to {inner.high}, each once"
+    elif isinstance(option, c.ListOfItems):
+        item = getattr(inner, "_type", str)
+        kind = {int: "list of integers", float: "list of numbers"}.get(item, "list of texts")
+        accepted = "each once" if key == "corpora" else "any"
+    elif option.default in (True, False):
+        kind, accepted = "true or false", "`true`, `false`"
+    elif isinstance(option.default, dict):
+        kind, accepted = "mapping", "kind name: {setting: value}"
+    elif isinstance(option.default, (int, float)):
+        kind, accepted = "number", "an integer or a decimal"
+    else:
+        kind, accepted = "text", "any"
+    return {"type": kind, "default": _yaml_value(option.default),
+            "accepted": getattr(option, "accepted", None) or accepted}
+
+
+def _yaml_value(value) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_yaml_value(v) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{}" if not value else str(value)
+    return str(value)
+
+
+def reference(config_class=None) -> str:
+    """Every option of the plugin as a markdown table, from the config class itself: a new
+    option appears here with its default, and one without a description stops the build."""
+    config_class = config_class or ScalecoreConfig
+    rows = ["| Option | Type | Default | Accepted values | What it changes |", "|---|---|---|---|---|"]
+    for key, option in config_class._schema:
+        description = getattr(option, "description", None)
+        if not description:
+            raise ValueError(f"the plugin option {key!r} has no description. Fix: declare it with "
+                             f"described(..., \"what it changes\") in scalecore_generator/adapters/mkdocs/config.py")
+        facts = option_facts(key, option)
+        cells = [f"`{key}`", facts["type"], f"`{facts['default']}`", facts["accepted"], description]
+        rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows)
+
+
+def kind_settings_reference(kinds: dict) -> str:
+    """Each kind's own settings (its ``Settings`` class, set under the plugin's ``kinds`` option)
+    as a markdown table; a setting without a description says so."""
+    rows = ["| Kind | Setting | Type | Default | Accepted values | What it changes |", "|---|---|---|---|---|---|"]
+    for name, kind in sorted(kinds.items()):
+        for key, option in kind.Settings._schema:
+            facts = option_facts(key, option)
+            cells = [f"`{name}`", f"`{key}`", facts["type"], f"`{facts['default']}`", facts["accepted"],
+                     getattr(option, "description", None) or "(not described by its kind)"]
+            rows.append("| " + " | ".join(cell.replace("|", "\\|") for cell in cells) + " |")
+    return "\n".join(rows)
+
+
+def _shown_path(folder: Path) -> Path:
+    """A folder as a reader can use it in a command: absolute, and never with '..' in it."""
+    return folder.resolve()
+
+
+def _missing_corpus_fix(name: str, available: dict, folder: Path) -> str:
+    """What to do about a listed corpus that is not there: the likely typo, or how to add it
+    (with a name the loader accepts)."""
+    listing = ", ".join(available) or "(none)"
+    close = difflib.get_close_matches(name.lower(), available, n=1)
+    if close:
+        return f"did you mean {close[0]!r}? The corpora shipped with Scalecore or there are: {listing}."
+    if not is_valid_name(name):
+        return (f"corpus names use lower-case letters, digits and '-' only; list one of {listing}, or "
+                f"create {folder / _suggested_name(name)}/ with a text.txt and a corpus.toml and list "
+                f"{_suggested_name(name)!r}.")
+    return f"list only corpora that exist there ({listing}), or create {folder / name}/ with a text.txt and a corpus.toml."
+
+
+def _suggested_name(name: str) -> str:
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "my-corpus"
+
+
+def _fix(key: str, option) -> str:
+    """What a valid value of ``option`` looks like."""
+    inner = getattr(option, "option_type", option)
+    if isinstance(inner, Bounded):
+        if inner is option:
+            return f"write an integer from {inner.low} to {inner.high}, e.g. {key}: {option.default}."
+        return (f"write a list of distinct integers from {inner.low} to {inner.high}, "
+                f"e.g. {key}: [{', '.join(map(str, option.default[:3]))}].")
+    if isinstance(option, c.Choice):
+        return f"write one of {', '.join(option.choices)}, e.g. {key}: {option.default}."
+    if inner is not option and key == "corpora":
+        return f"write a list of corpus names (sub-folders of corpora_dir), e.g. {key}: [demo, kjv]."
+    if inner is not option:
+        return f"write a list of texts, e.g. {key}: [mypackage]."
+    if option.default == {}:
+        return f"write a mapping of kind names to their settings, e.g. {key}: {{variance: {{samples: 2000}}}}."
+    if option.default in (True, False):
+        return f"write true or false, e.g. {key}: {str(option.default).lower()}."
+    return f'write a text in quotes, e.g. {key}: "{option.default}".'
+
+
+_composed: dict = {}  # the last text composed -> its nodes
+
+
+def _compose(config_file: str):
+    """mkdocs.yml as YAML nodes (with their lines), or None when it cannot be read. A build asks
+    for the lines of several options: the same text is composed once."""
+    try:
+        with open(config_file, encoding="utf-8-sig") as stream:
+            text = stream.read()
+        if text not in _composed:
+            nodes = yaml.compose(text, Loader=yaml.SafeLoader)  # nodes only: any tag is fine
+            _composed.clear()
+            _composed[text] = nodes
+        return _composed[text]
+    except (OSError, yaml.YAMLError):
+        return None
+
+
+def nav_line(config_file: str, target: str) -> int | None:
+    """The line in mkdocs.yml of the first nav entry whose target is ``target``."""
+    root = _compose(config_file)
+    nav = next((v for k, v in root.value if isinstance(k, yaml.ScalarNode) and k.value == "nav"), None) \
+        if isinstance(root, yaml.MappingNode) else None
+    todo = [nav] if nav is not None else []
+    while todo:
+        node = todo.pop(0)
+        if isinstance(node, yaml.SequenceNode):
+            todo[:0] = node.value
+        elif isinstance(node, yaml.MappingNode):
+            todo[:0] = [value for _, value in node.value]
+        elif isinstance(node, yaml.ScalarNode) and node.value == target:
+            return node.start_mark.line + 1
+    return None
+
+
+def missing_nav_pages(nav, pages: list[str]) -> list[str]:
+    """The targets of nav entries that look like pages of docs/ (no scheme, not absolute) but are
+    not among ``pages``; MkDocs only logs these and builds a link that leads nowhere."""
+    from urllib.parse import urlsplit
+
+    missing, todo = [], [nav] if nav else []
+    while todo:
+        item = todo.pop(0)
+        if isinstance(item, list):
+            todo[:0] = item
+        elif isinstance(item, dict):
+            todo[:0] = list(item.values())
+        elif isinstance(item, str):
+            parts = urlsplit(item)
+            if not (parts.scheme or parts.netloc or item.startswith("/")) and item not in pages:
+                missing.append(item)
+    return missing
+
+
+def _option_line(config_file: str, key: str) -> int | None:
+    """The line of ``key`` under the scalecore plugin in mkdocs.yml (or of the plugin's entry when
+    the option is not written there), for messages; None when it cannot be found."""
+    root = _compose(config_file)
+    if root is None:
+        return None
+
+    def get(node, name):
+        if isinstance(node, yaml.MappingNode):
+            for k, v in node.value:
+                if isinstance(k, yaml.ScalarNode) and k.value == name:
+                    return k, v
+        return None, None
+
+    _, plugins = get(root, "plugins")
+    entries = plugins.value if isinstance(plugins, yaml.SequenceNode) else [plugins]
+    for entry in entries:
+        plugin, options = get(entry, "scalecore")
+        if plugin is not None:
+            found, _ = get(options, key)
+            return (found or plugin).start_mark.line + 1
+    return None

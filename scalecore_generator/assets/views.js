@@ -1,0 +1,391 @@
+/* Scalecore's shared views: the one renderer of each chart, used by the build and the browser.
+ *
+ * Each view is a pure function from plain data to markup (a string of SVG), so the same code
+ * draws the baked figure at build time (run in Node by scalecore_generator/pages/views.py, written to an .svg
+ * the no-JS fallback shows) and the live view in the page (set as the figure's markup). The number
+ * format and the colour scale are defined here once. Every text that comes from data goes through
+ * escape(): a word of a corpus can never become markup.
+ *
+ * A classic script (no import/export): pages opened from file:// run it like the panels; it sets
+ * globalThis.scalecoreViews.
+ *
+ *   format(value, digits)      3 significant digits; very large or small as "1.95 × 10⁹"
+ *   shade(weight)              the ink of a weight: its square root, so 0.05 and 0.25 differ
+ *   heatmap({tokens, weights, title, font})      attention weights, rows = queries
+ *   repaintHeatmap(svg, spec)  the same, on an SVG heatmap() drew for the same tokens and font
+ *   legend()                   the heatmap's colour scale
+ *   histogram({low, high, counts, reach, label}) counts over bins, on an axis [-reach, reach]
+ *   bars({labels, values, label})      one horizontal bar per value in [0, 1], labelled
+ *   line({xs, ys, marker, yTicks, xTicks, label})  a curve, with an optional dot at marker
+ *   weights({tokens, weights, caption})  the weights as a table: a row per query, 3 decimals
+ *   readouts({tokens, measures: [{key, name, hint, unit, value, range}]})  measures, each with a
+ *                              meter when it has a range [low, high] ("1/T", "ln T" allowed)
+ *   repaintReadouts(dl, spec)  the same, on a list readouts() drew for the same measures (false:
+ *                              other measures, draw afresh)
+ *   table({className, caption, columns, formats, rows: [{header, cells, attributes}]})
+ *                              a table with a header row and a header cell per row; numeric
+ *                              cells written with their column's format (see number)
+ *   number(value, spec)        a number for prose and captions: spec "" is format(), ".2f" fixed
+ *   standalone(markup)         an SVG file of a view, with its light palette inlined (for <img>)
+ */
+(function (root) {
+  "use strict";
+
+  if (root.scalecoreViews) return;
+
+  var SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3", 4: "\u2074", 5: "\u2075",
+    6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
+
+  function format(value, digits) {
+    digits = digits || 3;
+    if (typeof value !== "number" || isNaN(value)) return "n/a";
+    if (!isFinite(value)) return value > 0 ? "\u221e" : "\u2212\u221e";
+    if (value === 0) return "0";
+    var size = Math.abs(value);
+    if (Number.isInteger(value) && size < 1e5) return String(value).replace("-", "\u2212");
+    if (size >= 1e5 || size < 1e-3) {
+      var parts = value.toExponential(digits - 1).split("e");
+      var exponent = String(Number(parts[1])).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+      return parts[0].replace(/\.?0+$/, "").replace("-", "\u2212") + " \u00d7 10" + exponent;
+    }
+    var text = size >= Math.pow(10, digits - 1) ? value.toFixed(0) : value.toPrecision(digits);
+    return text.replace("-", "\u2212");
+  }
+
+  function shade(weight) {
+    return Math.sqrt(Math.max(0, Math.min(1, weight)));
+  }
+
+  function escape(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+  }
+
+  /* <tag a="1">children</tag>: attributes escaped, children already markup. */
+  function tag(name, attributes, children) {
+    var out = "<" + name;
+    for (var key in attributes) {
+      var value = attributes[key];
+      if (value === undefined || value === null || value === false) continue;
+      out += " " + key + '="' + escape(value) + '"';
+    }
+    return out + ">" + (children || []).join("") + "</" + name + ">";
+  }
+
+  function text(attributes, content) {
+    return tag("text", attributes, [escape(content)]);
+  }
+
+  var CELL = 34;
+
+  /* What one cell shows: the one definition both heatmap() and repaintHeatmap() use. */
+  function cell(w, query, key) {
+    return { opacity: shade(w).toFixed(4), text: w.toFixed(2).replace(/^0\./, "."), strong: w > 0.55,
+      title: query + " \u2192 " + key + ": " + w.toPrecision(3) };
+  }
+
+  function heatmap(spec) {
+    var tokens = spec.tokens;
+    var weights = spec.weights;
+    var font = spec.font || 12;
+    var T = tokens.length;
+    var longest = tokens.reduce(function (n, t) { return Math.max(n, String(t).length); }, 4);
+    var left = Math.round(longest * font * 0.62 + 30);
+    var top = Math.round(longest * font * 0.45 + 30);
+    var width = left + T * CELL + 6;
+    var height = top + T * CELL + 6;
+    var parts = [tag("title", {}, [escape(spec.title || "")]),
+      text({ x: 2, y: top - 8, class: "scalecore-axis-title" }, "query \u2193  key \u2192")];
+    tokens.forEach(function (token, j) {
+      var x = left + j * CELL + CELL / 2;
+      parts.push(text({ class: "scalecore-axis-label", transform: "translate(" + x + "," + (top - 6) + ") rotate(-55)",
+        "font-size": font }, token));
+    });
+    // The cells touch, so their empty colour is one square under the grid; each cell is then its
+    // shade (the cell's value as its tooltip) and its number: two elements a cell, not four in a
+    // group. A heatmap is most of a panel's DOM, and the browser styles and lays out every element.
+    parts.push(tag("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-cell__bg" }));
+    tokens.forEach(function (query, i) {
+      var y = top + i * CELL;
+      parts.push(text({ class: "scalecore-axis-label", x: left - 6, y: y + CELL / 2 + 4, "text-anchor": "end",
+        "font-size": font }, query));
+      tokens.forEach(function (key, j) {
+        var x = left + j * CELL;
+        var shown = cell(weights[i][j], query, key);
+        parts.push(tag("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__fill",
+          "fill-opacity": shown.opacity }, [tag("title", {}, [escape(shown.title)])]));
+        parts.push(text({ x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle",
+          class: "scalecore-cell__text" + (shown.strong ? " scalecore-cell__text--strong" : "") }, shown.text));
+      });
+    });
+    parts.push(tag("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-heatmap__frame" }));
+    if (spec.legend) {  // a figure file carries its own colour scale (the page shows legend() beside it)
+      parts.push(text({ x: left, y: height + 16, class: "scalecore-axis-title" }, "weight"));
+      parts.push(tag("g", { transform: "translate(" + (left + 40) + "," + (height + 4) + ")" }, [legendParts()]));
+      height += 40;
+      width = Math.max(width, left + 40 + 220);
+    }
+    return tag("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-heatmap__svg", role: "img",
+      style: "max-width:" + Math.round(width * 1.25) + "px" }, parts);
+  }
+
+  /* The same heatmap on an SVG that heatmap() drew for the same tokens: only what a switch
+     changes is set, and only where it differs from what is shown (an unchanged cell is not
+     touched, so the browser has nothing of it to restyle or repaint), so a baked switch
+     repaints in well under a frame and a live recompute that changes little repaints little. */
+  function repaintHeatmap(svg, spec) {
+    var fills = svg.querySelectorAll("rect.scalecore-cell__fill");
+    var numbers = svg.querySelectorAll("text.scalecore-cell__text");
+    var T = spec.tokens.length;
+    setText(svg.querySelector("title"), spec.title || "");
+    for (var i = 0; i < T; i++) {
+      for (var j = 0; j < T; j++) {
+        var fill = fills[i * T + j];
+        var number = numbers[i * T + j];
+        var shown = cell(spec.weights[i][j], spec.tokens[i], spec.tokens[j]);
+        if (fill.getAttribute("fill-opacity") !== shown.opacity) fill.setAttribute("fill-opacity", shown.opacity);
+        setText(fill.firstChild, shown.title);
+        setText(number, shown.text);
+        number.classList.toggle("scalecore-cell__text--strong", shown.strong); // a no-op when it holds
+      }
+    }
+  }
+
+  /* A node's text, set only when it differs (setting the same text still replaces the text node). */
+  function setText(node, value) {
+    if (node.textContent !== value) node.textContent = value;
+  }
+
+  function legend() {
+    return tag("svg", { viewBox: "0 0 220 34", class: "scalecore-legend", "aria-hidden": "true" }, [legendParts()]);
+  }
+
+  function legendParts() {
+    var stops = [0, 0.05, 0.25, 0.5, 1];
+    var width = 200;
+    // One empty bar under the 50 shades, as under the heatmap's cells.
+    var parts = [tag("rect", { x: 10, y: 2, width: width + 0.5, height: 12, class: "scalecore-cell__bg" })];
+    for (var i = 0; i < 50; i++) {
+      var w = (i + 0.5) / 50;
+      var box = { x: 10 + (i * width) / 50, y: 2, width: width / 50 + 0.5, height: 12 };
+      parts.push(tag("rect", Object.assign({ class: "scalecore-cell__fill", "fill-opacity": shade(w * w).toFixed(3) }, box)));
+    }
+    stops.forEach(function (w) {
+      parts.push(text({ x: 10 + Math.sqrt(w) * width, y: 30, "text-anchor": "middle", class: "scalecore-tick" }, String(w)));
+    });
+    return parts.join("");
+  }
+
+  function niceTicks(reach) {
+    var step = Math.pow(10, Math.floor(Math.log10(reach)));
+    if (reach / step < 2) step /= 2;
+    var ticks = [];
+    for (var x = -Math.floor(reach / step) * step; x <= reach + 1e-9; x += step) ticks.push(Math.round(x * 1e6) / 1e6);
+    return ticks;
+  }
+
+  var W = 360;
+  var H = 184;
+  var PAD = { left: 12, right: 12, top: 10, bottom: 44 };
+
+  function histogram(spec) {
+    var counts = spec.counts;
+    var reach = spec.reach;
+    var width = (spec.high - spec.low) / counts.length;
+    var plotW = W - PAD.left - PAD.right;
+    var plotH = H - PAD.top - PAD.bottom;
+    var highest = Math.max.apply(null, counts) || 1;
+    var x = function (value) { return PAD.left + ((value + reach) / (2 * reach)) * plotW; };
+    var parts = [tag("title", {}, [escape(spec.label)])];
+    counts.forEach(function (count, i) {
+      if (!count) return;
+      var from = x(spec.low + i * width);
+      var to = x(spec.low + (i + 1) * width);
+      var h = (count / highest) * plotH;
+      parts.push(tag("rect", { x: from.toFixed(2), y: (PAD.top + plotH - h).toFixed(2),
+        width: Math.max(0.6, to - from - 0.4).toFixed(2), height: h.toFixed(2), class: "scalecore-bar" }));
+    });
+    var axisY = PAD.top + plotH;
+    parts.push(tag("line", { x1: PAD.left, x2: W - PAD.right, y1: axisY, y2: axisY, class: "scalecore-axis" }));
+    niceTicks(reach).forEach(function (tick) {
+      parts.push(tag("line", { x1: x(tick), x2: x(tick), y1: axisY, y2: axisY + 4, class: "scalecore-axis" }));
+      parts.push(text({ x: x(tick), y: axisY + 16, "text-anchor": "middle", class: "scalecore-tick" },
+        String(tick).replace("-", "\u2212")));
+    });
+    if (spec.xTitle) parts.push(text({ x: W / 2, y: H - 4, "text-anchor": "middle", class: "scalecore-axis-title" }, spec.xTitle));
+    return tag("svg", { viewBox: "0 0 " + W + " " + H, class: "scalecore-chart", role: "img", "aria-label": spec.label }, parts);
+  }
+
+  function bars(spec) {
+    var width = 360;
+    var row = 26;
+    var left = 92;
+    var span = width - left - 52;
+    var parts = [tag("title", {}, [escape(spec.label)])];
+    spec.values.forEach(function (value, i) {
+      var y = 4 + i * row;
+      parts.push(text({ x: left - 8, y: y + row / 2 + 2, "text-anchor": "end", class: "scalecore-tick" }, spec.labels[i]));
+      parts.push(tag("rect", { x: left, y: y + 3, width: span, height: row - 8, class: "scalecore-cell__bg" }));
+      parts.push(tag("rect", { x: left, y: y + 3, width: Math.max(0, value * span).toFixed(2), height: row - 8,
+        class: "scalecore-bar" }));
+      parts.push(text({ x: width - 46, y: y + row / 2 + 2, class: "scalecore-tick scalecore-bar__value" }, value.toFixed(3)));
+    });
+    return tag("svg", { viewBox: "0 0 " + width + " " + (spec.values.length * row + 8), class: "scalecore-chart",
+      role: "img", "aria-label": spec.label }, parts);
+  }
+
+  /* A curve over x. With spec.log the y axis is logarithmic, ticked at powers of ten: a quantity
+     that grows by factors (a residual stream from 1 to 10^5) stays readable at every step. */
+  function line(spec) {
+    var width = 360;
+    var height = 170;
+    var xmax = Math.max.apply(null, spec.xs);
+    var ymax = Math.max.apply(null, spec.ys.concat([spec.yMin || 0]));
+    var ticks, fraction;
+    if (spec.log) {
+      var positive = spec.ys.filter(function (y) { return y > 0; });
+      var low = Math.floor(Math.log10(Math.min.apply(null, positive)));
+      var high = Math.max(low + 1, Math.ceil(Math.log10(ymax)));
+      fraction = function (y) { return (Math.log10(Math.max(y, Math.pow(10, low))) - low) / (high - low); };
+      ticks = [];
+      var step = Math.ceil((high - low) / 4);
+      for (var power = low; power <= high; power += step) ticks.push(Math.pow(10, power));
+    } else {
+      fraction = function (y) { return y / ymax; };
+      ticks = [0, ymax / 2, ymax];
+    }
+    // Large values (a residual stream of 10^5) get the shared number format, and room for it.
+    var tick = spec.log || ymax >= 1000 ? format : function (y) { return y.toFixed(2); };
+    var longest = ticks.reduce(function (n, t) { return Math.max(n, tick(t).length); }, 0);
+    var plot = { left: Math.max(40, Math.round(longest * 6.5 + 12)), right: 10, top: 10, bottom: 30 };
+    var X = function (x) { return plot.left + (x / xmax) * (width - plot.left - plot.right); };
+    var Y = function (y) { return height - plot.bottom - fraction(y) * (height - plot.top - plot.bottom); };
+    var parts = [tag("title", {}, [escape(spec.label)])];
+    ticks.forEach(function (y) {
+      parts.push(tag("line", { x1: plot.left, x2: width - plot.right, y1: Y(y), y2: Y(y), class: "scalecore-grid" }));
+      parts.push(text({ x: plot.left - 6, y: Y(y) + 4, "text-anchor": "end", class: "scalecore-tick" }, tick(y)));
+    });
+    (spec.xTicks || []).forEach(function (t) {
+      parts.push(text({ x: X(t), y: height - plot.bottom + 16, "text-anchor": "middle", class: "scalecore-tick" },
+        (spec.xPrefix || "") + t));
+    });
+    parts.push(tag("polyline", { class: "scalecore-curve", points: spec.xs.map(function (x, i) {
+      return X(x).toFixed(1) + "," + Y(spec.ys[i]).toFixed(1);
+    }).join(" ") }));
+    spec.xs.forEach(function (x, i) {  // a dot per value: a flat curve (post-LN's 1s) still shows its points
+      if (spec.dots) parts.push(tag("circle", { cx: X(x).toFixed(1), cy: Y(spec.ys[i]).toFixed(1), r: 3, class: "scalecore-dot" }));
+    });
+    if (spec.marker) {
+      parts.push(tag("circle", { cx: X(spec.marker[0]), cy: Y(spec.marker[1]), r: 5, class: "scalecore-dot scalecore-dot--on" }));
+    }
+    return tag("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-chart", role: "img",
+      "aria-label": spec.label }, parts);
+  }
+
+  function number(value, spec) {
+    var fixed = /^\.(\d)f$/.exec(spec || "");
+    return fixed ? value.toFixed(Number(fixed[1])) : format(value);
+  }
+
+  function table(spec) {
+    var formats = spec.formats || [];
+    var head = tag("tr", {}, spec.columns.map(function (c) { return tag("th", { scope: "col" }, [escape(c)]); }));
+    var rows = spec.rows.map(function (row) {
+      return tag("tr", row.attributes || {}, [tag("th", { scope: "row" }, [escape(row.header)])].concat(
+        row.cells.map(function (cell, i) {
+          return tag("td", {}, [escape(typeof cell === "number" ? number(cell, formats[i + 1]) : cell)]);
+        })));
+    });
+    return tag("table", { class: spec.className }, [tag("caption", {}, [escape(spec.caption)]),
+      tag("thead", {}, [head]), tag("tbody", {}, rows)]);
+  }
+
+  function weights(spec) {
+    var head = tag("tr", {}, [tag("th", { scope: "col" }, ["query \u2193 key \u2192"])].concat(
+      spec.tokens.map(function (t) { return tag("th", { scope: "col" }, [escape(t)]); })));
+    var rows = spec.weights.map(function (row, i) {
+      return tag("tr", {}, [tag("th", { scope: "row" }, [escape(spec.tokens[i])])].concat(
+        row.map(function (w) { return tag("td", {}, [w.toFixed(3)]); })));
+    });
+    return tag("table", { class: "scalecore-weights" }, [tag("caption", {}, [escape(spec.caption)]),
+      tag("thead", {}, [head]), tag("tbody", {}, rows)]);
+  }
+
+  function bound(end, T) {
+    if (end === "1/T") return 1 / T;
+    if (end === "ln T") return Math.log(T);
+    return end;
+  }
+
+  /* What one read-out shows: the one definition both readouts() and repaintReadouts() use. */
+  function readout(m, T) {
+    var ranged = Array.isArray(m.range);
+    var low = ranged ? bound(m.range[0], T) : 0;
+    var high = ranged ? bound(m.range[1], T) : 1;
+    var share = ranged ? Math.max(0, Math.min(1, (m.value - low) / (high - low))) : 0;
+    return { ranged: ranged, value: format(m.value) + (m.unit || ""), width: (share * 100).toFixed(1) + "%" };
+  }
+
+  function readouts(spec) {
+    return tag("dl", { class: "scalecore-readouts" }, spec.measures.map(function (m) {
+      var shown = readout(m, spec.tokens);
+      return tag("div", { class: "scalecore-readout", "data-measure": m.key }, [
+        tag("dt", {}, [escape(m.name)]),
+        tag("dd", {}, [
+          tag("span", { class: "scalecore-readout__value" }, [escape(shown.value)]),
+          tag("span", { class: "scalecore-meter", "aria-hidden": "true", hidden: !shown.ranged },
+            [tag("span", { class: "scalecore-meter__fill", style: "width:" + shown.width })]),
+          tag("span", { class: "scalecore-readout__hint" }, [escape(m.hint)]),
+        ]),
+      ]);
+    }));
+  }
+
+  /* The same read-outs on a <dl> readouts() drew for the same measures (keys, in order): each
+     value, meter and hint is set only where it differs, so an unchanged read-out is not touched.
+     Returns false (nothing done) when the list has other measures: draw it afresh then. */
+  function repaintReadouts(list, spec) {
+    var items = list.children;
+    if (items.length !== spec.measures.length) return false;
+    for (var i = 0; i < items.length; i++) {
+      if (items[i].getAttribute("data-measure") !== spec.measures[i].key) return false;
+    }
+    spec.measures.forEach(function (m, i) {
+      var shown = readout(m, spec.tokens);
+      var dd = items[i].children[1];
+      setText(items[i].children[0], m.name);
+      setText(dd.children[0], shown.value);
+      var meter = dd.children[1];
+      if (meter.hidden !== !shown.ranged) meter.hidden = !shown.ranged;
+      var style = "width:" + shown.width;
+      if (meter.firstChild.getAttribute("style") !== style) meter.firstChild.setAttribute("style", style);
+      setText(dd.children[2], m.hint);
+    });
+    return true;
+  }
+
+  /* The light palette of scalecore.css, inlined: a view saved as a file is shown through <img>,
+     which page styles do not reach. */
+  var FILE_STYLE = [
+    "svg{background:#fff;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}",
+    ".scalecore-cell__bg{fill:#eceff8}.scalecore-cell__fill,.scalecore-bar{fill:#3949ab}",
+    ".scalecore-cell__text{fill:#1f1f1f;font-size:10px}.scalecore-cell__text--strong{fill:#fff}",
+    ".scalecore-heatmap__frame{fill:none;stroke:#d6d6d6}.scalecore-axis-label,.scalecore-tick{fill:#1f1f1f}",
+    ".scalecore-tick{font-size:12px}.scalecore-axis-title{fill:#5f5f5f;font-size:11px}",
+    ".scalecore-axis{stroke:#5f5f5f;stroke-width:1}",
+  ].join("");
+
+  /* A view as an SVG file: its namespace, its palette, and its natural size (width and height
+     from its viewBox), so an <img> shows it at the size the page's own view has. */
+  function standalone(markup) {
+    var box = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(markup);
+    var size = box ? 'width="' + box[1] + '" height="' + box[2] + '" ' : "";
+    return '<?xml version="1.0" encoding="utf-8"?>\n' + markup.replace(/^<svg /,
+      '<svg xmlns="http://www.w3.org/2000/svg" ' + size).replace(/(<svg [^>]*>)/, "$1<style>" + FILE_STYLE + "</style>") + "\n";
+  }
+
+  root.scalecoreViews = { format: format, shade: shade, escape: escape, heatmap: heatmap,
+    repaintHeatmap: repaintHeatmap, legend: legend,
+    histogram: histogram, bars: bars, line: line, table: table, weights: weights, readouts: readouts,
+    repaintReadouts: repaintReadouts, number: number,
+    standalone: standalone };
+})(globalThis);

@@ -1,0 +1,244 @@
+"""What every block shares: the errors, the page it is expanded on, the panel being rendered.
+
+A block is ``/// <kind>`` with typed options; the kind (a folder, see scalecore_generator/kinds/kind.py) says
+what the options are, checks them against what was baked and renders its template. Nothing here
+knows a kind: ``PageContext.kinds`` comes from the registry.
+"""
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+import markdown
+import markupsafe
+from mkdocs.config import base
+from mkdocs.config import config_options as c
+
+from scalecore_generator.blocks.options import Text
+from scalecore_generator.build.manifest import PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT
+
+FIGURES = "assets/scalecore/figures"  # the fallbacks' figures (Panel.figure), named by content
+
+SHARED_TEMPLATES = Path(__file__).resolve().parent  # panel.html: the root every panel extends
+# A relative link to a .md file in rendered author text (not a URL with a scheme, not absolute).
+PAGE_LINK = re.compile(r'href="(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)([^"#?]*\.md)([#?][^"]*)?"')
+
+
+class BlockError(Exception):
+    """A mistake in an author block, located on its page: ``str()`` is ``page:line: message``."""
+
+    def __init__(self, page: str, line: int, message: str):
+        super().__init__(f"{page}:{line}: {message}")
+        self.page, self.line, self.message = page, line, message
+
+
+class OptionError(Exception):
+    """A bad value of one option, raised by ``check``; the expansion adds the page and line.
+
+    ``key`` None means the block as a whole (reported on its opening line).
+    """
+
+    def __init__(self, key: str | None, message: str):
+        super().__init__(message)
+        self.key, self.message = key, message
+
+
+@dataclass
+class PageContext:
+    """The page being expanded, as the plugin knows it."""
+
+    page: str  # e.g. "docs/lessons/softmax.md", as shown in errors
+    site_root: str  # relative URL from this page to the site root, e.g. "../../" or "./"
+    sites: dict  # kind name -> scalecore_generator.kinds.kind.Site (corpora, seeds, settings, the kind's own settings)
+    kinds: dict  # name -> Kind class, every kind authors may use
+    read_baked: Callable[[str], dict]  # site path -> parsed JSON (for the no-JS fallbacks)
+    scripts: dict = field(default_factory=dict)  # kind name -> site path of its panel.js (and style.css)
+    line_offset: int = 0  # lines MkDocs stripped before on_page_markdown (front matter)
+    markdown_extensions: list = field(default_factory=list)
+    markdown_config: dict = field(default_factory=dict)
+    figures: dict = field(default_factory=dict)  # site path -> SVG text the fallbacks drew (Panel.figure)
+    # A link to a .md file, relative to this page ('../corpora.md'), -> that page's URL relative
+    # to this one (as MkDocs writes it), or None when it is no page of the site.
+    resolve_link: Callable[[str], str | None] | None = None
+    pages: tuple = ()  # the site's pages (src paths), to name the closest to a broken link
+
+
+class PanelOptions(base.Config):
+    """Options every kind has. ``/// kind | Title`` sets ``title`` too."""
+
+    title = c.Optional(Text())
+
+
+def _number(value, spec="") -> str:
+    """A number as the shared views write it (views.js): the same in the fallback, the baked
+    figure and the live view."""
+    from scalecore_generator.pages import views
+
+    return views.view("number", [value, spec])
+
+
+def _view(name: str, spec) -> "markupsafe.Markup":
+    """A shared view's markup (its texts escaped by the view itself)."""
+    from scalecore_generator.pages import views
+
+    return markupsafe.Markup(views.view(name, spec))
+
+
+_environments: dict = {}
+
+
+def _environment(folder: Path) -> jinja2.Environment:
+    """One jinja2 environment per kind folder: its template.html, extending the shared panel.html."""
+    if folder not in _environments:
+        environment = jinja2.Environment(
+            loader=jinja2.FileSystemLoader([str(folder), str(SHARED_TEMPLATES)]),
+            autoescape=True,  # every value is text unless a template marks it |safe on purpose
+            undefined=jinja2.StrictUndefined,  # a misspelt variable is a build error, not an empty string
+            trim_blocks=True,
+            lstrip_blocks=True,
+            bytecode_cache=_bytecode_cache,
+        )
+        environment.filters["num"] = _number
+        environment.globals["view"] = _view
+        _environments[folder] = environment
+    return _environments[folder]
+
+
+_bytecode_cache = None
+
+
+def use_template_cache(folder) -> None:
+    """Keep the panels' compiled templates in ``folder`` across builds (jinja2 checks each
+    template's source, so an edited template is compiled again)."""
+    from scalecore_generator.build.cache import template_cache
+
+    global _bytecode_cache
+    _bytecode_cache = template_cache(Path(folder))
+    for environment in _environments.values():
+        environment.bytecode_cache = _bytecode_cache
+
+
+def slug(text: str) -> str:
+    """'docs/lessons/softmax.md' -> 'docs-lessons-softmax' (stable ids for panels)."""
+    return re.sub(r"[^a-z0-9]+", "-", re.sub(r"\.md$", "", text.lower())).strip("-") or "page"
+
+
+@dataclass
+class Panel:
+    """One block being rendered: its kind, its place on the page and the page around it."""
+
+    kind: object  # the Kind instance
+    context: PageContext
+    number: int  # 1-based position among all blocks of the page
+    kind_number: int  # 1-based position among the blocks of this kind on the page
+    options_json: str  # the canonical options, as handed to the browser
+    shared: dict = field(default_factory=dict)  # per-page caches (one Markdown instance)
+    line: int = 0  # the block's opening line in the .md file
+    lines: dict = field(default_factory=dict)  # option -> its line in the .md file
+
+    def line_of(self, key: str) -> int:
+        """The line of an option (the block's opening line for one left out), for messages."""
+        return self.lines.get(key, self.line)
+
+    @property
+    def id(self) -> str:
+        return f"scalecore-{slug(self.context.page)}-{self.number}"
+
+    def url(self, site_path: str) -> str:
+        """A site path as a URL relative to this page (works from file:// too)."""
+        return f"{self.context.site_root}{site_path}"
+
+    @property
+    def site(self):
+        """The site as this panel's kind sees it (scalecore_generator.kinds.kind.Site)."""
+        return self.context.sites[self.kind.name]
+
+    def file(self, name: str) -> str:
+        """The URL of one of this kind's baked files (``api/<kind>/<name>``), relative to the page."""
+        return self.url(f"api/{self.kind.name}/{name}")
+
+    def figure(self, view: str, spec) -> str:
+        """The URL of a figure of the fallback, drawn now by a shared view (views.js).
+
+        A kind whose grid is large draws its fallback's figures this way instead of with
+        ``figures()``: only what a page shows is drawn, not one file per point. The file is named
+        by its content (``assets/scalecore/figures/<sha256>.svg``), so two panels showing the same
+        figure share it and the same sources give the same site."""
+        from scalecore_generator.pages import views
+
+        text = views.figure(view, spec)
+        site_path = f"{FIGURES}/{hashlib.sha256(text.encode('utf-8')).hexdigest()[:20]}.svg"
+        self.context.figures[site_path] = text
+        return self.url(site_path)
+
+    def script(self, group: str) -> str:
+        """The URL of the data.js of one group of points ('' for a kind's only group)."""
+        return self.file(f"{group}/data.js" if group else "data.js")
+
+    def baked(self, path: str) -> dict:
+        """One baked point of this kind, by its path (``demo/0/none``, ``index``)."""
+        site_path = f"api/{self.kind.name}/{path}.json"
+        try:
+            return self.context.read_baked(site_path)
+        except (OSError, KeyError, ValueError) as error:
+            raise OptionError(None, f"cannot read the baked file {site_path} ({error}); "
+                                  "is the bake up to date?") from error
+
+    def markdown(self, text: str, key: str | None = None) -> str:
+        """Author text as HTML, with the page's markdown extensions, raw HTML shown as text.
+
+        The escaping is Python-Markdown's documented recipe: without the ``html_block``
+        preprocessor and the ``html`` inline pattern, '<script>' is text like any other.
+        A link to a .md file becomes the URL of that page, as MkDocs writes links in the page's
+        own markdown (it never sees the HTML a block hands it); one to a .md file that is no page
+        of the site is an OptionError on ``key``.
+        """
+        renderer = self.shared.get("markdown")
+        if renderer is None:
+            renderer = markdown.Markdown(extensions=self.context.markdown_extensions,
+                                         extension_configs=self.context.markdown_config)
+            renderer.preprocessors.deregister("html_block", strict=False)
+            renderer.inlinePatterns.deregister("html", strict=False)
+            self.shared["markdown"] = renderer
+        return PAGE_LINK.sub(lambda match: self._link(match, key), renderer.reset().convert(text))
+
+    def _link(self, match: re.Match, key: str | None) -> str:
+        target, rest = match[1], match[2] or ""
+        resolve = self.context.resolve_link
+        url = resolve(target) if resolve else None
+        if url is None:
+            import difflib
+            import posixpath
+
+            here = posixpath.dirname(self.context.page.split("/", 1)[-1]) or "."
+            wanted = posixpath.normpath(posixpath.join(here, target))
+            close = difflib.get_close_matches(wanted, self.context.pages, n=1, cutoff=0.6)
+            hint = f" (did you mean {posixpath.relpath(close[0], here)!r}?)" if close else ""
+            raise OptionError(key, f"the link to {target!r} names no page of this site{hint}. Fix: link to a "
+                                   "page by its .md file, relative to this page, e.g. [Corpora](../corpora.md)")
+        return f'href="{url}{rest}"'
+
+    def render_template(self, options: PanelOptions, **values) -> str:
+        """The kind's template.html with the values every panel has."""
+        template = _environment(self.kind.folder).get_template("template.html")
+        own = self.context.scripts.get(self.kind.name, {})
+        shared = dict(
+            kind=self.kind.name,
+            label=self.kind.label,
+            title=options["title"],
+            panel_id=self.id,
+            options_json=self.options_json,
+            site_root=self.context.site_root,
+            manifest=self.url(PAGE_MANIFEST),
+            manifest_script=self.url(PAGE_MANIFEST_SCRIPT),  # the same data, for file://
+            panel_script=self.url(own["script"]) if "script" in own else "",
+            isolated=self.kind.isolated,
+            scripts=[],
+        )
+        # Python-Markdown keeps a raw HTML block whole up to its closing tag, blank lines included
+        # (so code in a <pre> stays as written); it only has to start at the line's beginning.
+        return template.render({**shared, **values}).strip()

@@ -1,0 +1,426 @@
+"""The bake: every point of every kind's grid, computed once at build time and cached by content.
+
+A kind's points are baked in *groups*, the points that travel in one ``data.js`` (see
+scalecore_generator/kinds/kind.py): a group is one cache entry (scalecore_generator/build/cache.py) holding each point's JSON,
+its figures and the ``data.js`` (the same data for pages opened from file://, where fetch is
+blocked but a classic script tag still loads). An entry's key hashes only what shapes its files:
+the kind's folder, the compute function's module and the modules of its package it imports, the
+group's parameters and the content of the site files it reads (a corpus's embedding table). So a
+new core module re-bakes nothing, and a changed corpus re-bakes only its own groups.
+
+Before anything is computed the build counts each kind's points; after the first group it
+projects the bytes. Above the budget it stops, naming the block that asked for the kind. Groups
+run in parallel, one process per core; the workers die with the build.
+"""
+
+import ast
+import hashlib
+import importlib.util
+import json
+import os
+import shutil
+import time
+from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from scalecore_generator.build import cache
+from scalecore_generator.pages import views
+from scalecore_generator.kinds.kind import Grid, Kind, Site
+from scalecore_generator.build.processes import die_with_parent
+
+EMBEDDINGS = "api/embeddings"
+
+
+class BakeError(Exception):
+    """A kind whose points cannot be baked: ``str()`` names the kind, the point and the fix."""
+
+
+def dumps(data) -> str:
+    """Compact, stable JSON; floats keep their repr, so every value round-trips exactly."""
+    return json.dumps(data, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def data_script(key: str, data) -> str:
+    """The same data as a classic script: works from file://, where fetch() is refused."""
+    return encoded_data_script(key, dumps(data))
+
+
+def encoded_data_script(key: str, text: str) -> str:
+    """data_script(key, data) from ``text``, which is dumps(data)."""
+    return f"(globalThis.scalecoreData=globalThis.scalecoreData||{{}})[{json.dumps(key)}]={text};\n"
+
+
+def data_key(kind: str, group: str) -> str:
+    """The key of a group's data in ``globalThis.scalecoreData``: ``<kind>/<group>`` or ``<kind>``."""
+    return f"{kind}/{group}" if group else kind
+
+
+# ------------------------------------------------------------------------------ what a kind is made of
+
+
+def _module_file(name: str) -> Path | None:
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    return Path(spec.origin) if spec and spec.origin and spec.origin.endswith(".py") else None
+
+
+def _imports(source: bytes) -> list[str]:
+    """Every module an absolute import in ``source`` names (``from a import b`` names a and a.b)."""
+    names = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+    return names
+
+
+def module_closure(module: str, memo: "cache.Memo | None" = None) -> list[Path]:
+    """The source files of ``module`` and of every module of the same top-level package it
+    imports, directly or not: what a compute function's results can depend on. ``memo`` keeps
+    each source's imports under its sha256 (parsing the core was most of a warm bake's time)."""
+    memo = memo or cache.Memo(None, None)
+    top = module.split(".")[0]
+    seen: dict[str, Path] = {}
+    todo = [module]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        path = _module_file(name)
+        if path is None:
+            continue
+        seen[name] = path
+        source = path.read_bytes()
+        imported = memo.get(hashlib.sha256(source).hexdigest(), lambda: _imports(source))
+        todo += [other for other in imported if other.split(".")[0] == top]
+    return [seen[name] for name in sorted(seen)]
+
+
+def code_version(kind: type[Kind], memo: "cache.Memo | None" = None) -> str:
+    """A hash of the code that shapes a kind's baked files: its Python and schema (its template
+    and browser view do not), its compute closure, the bake and the shared views that draw the
+    figures."""
+    digest = hashlib.sha256()
+    here = Path(__file__).parent
+    sources = sorted(p for p in kind.folder.rglob("*")
+                     if p.suffix == ".py" or p.name == "schema.json" if "__pycache__" not in p.parts)
+    sources += module_closure(kind.compute.partition(":")[0], memo) + [here / "bake.py", Path(views.__file__), views.VIEWS]
+    for path in sources:
+        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+# ------------------------------------------------------------------------------ the worker
+
+
+def bake_group(job: dict) -> str:
+    """Compute one group's points and write them into a cache entry (runs in a worker)."""
+    from scalecore_generator.kinds.registry import compute_function, load_kind
+    from scalecore import sitedata
+
+    kind = load_kind(Path(job["folder"]))
+    function = compute_function(kind)
+    inputs = job["inputs"]
+    sitedata.use(lambda site_path: Path(inputs[site_path]).read_text(encoding="utf-8"))
+    validator = _validator(kind)
+    instance = kind()
+    together, wanted = {}, []  # inner path -> the point's JSON text, encoded once
+    with cache.writing(Path(job["target"])) as folder:
+        for point, params, inner in job["points"]:
+            result, text = _compute(kind, function, point, params)
+            if validator is not None:
+                _check_schema(kind, validator, point, result)
+            together[inner] = text
+            (folder / f"{inner}.json").parent.mkdir(parents=True, exist_ok=True)
+            (folder / f"{inner}.json").write_text(text, encoding="utf-8")
+            beside = Path(inner).parent
+            wanted += [(folder / beside / name, call) for name, call in instance.figures(result, point).items()]
+        for (path, _), data in zip(wanted, views.figures([call for _, call in wanted])):
+            path.write_bytes(data)
+        # dumps({inner: result, ...}) from the texts already encoded: the same bytes
+        body = "{" + ",".join(f"{dumps(inner)}:{text}" for inner, text in together.items()) + "}"
+        (folder / "data.js").write_text(encoded_data_script(job["data_key"], body), encoding="utf-8")
+    return job["target"]
+
+
+def _compute(kind, function, point, params):
+    try:
+        result = function(**params)
+        return result, dumps(result)
+    except Exception as error:
+        raise BakeError(f"the kind {kind.name!r} ({kind.folder / 'kind.py'}): {kind.compute}(...) failed for the point "
+                        f"{_shown(point)}: {type(error).__name__}: {error}. Fix: correct the function, or leave that "
+                        "value out of the kind's grid.") from None
+
+
+def _validator(kind):
+    path = kind.folder / "schema.json"
+    if not path.is_file():
+        return None
+    return _fast_validator_class()(json.loads(path.read_text(encoding="utf-8")))
+
+
+# A baked point is mostly numbers in arrays (matrices of scores and weights), and jsonschema checks
+# each number through its whole machinery: that was a fifth of a cold bake. An ``items`` whose
+# subschema only bounds a number is checked here in one pass instead; an array that does not
+# pass plainly goes to jsonschema's own ``items``, so every error message is jsonschema's.
+_NUMBER_KEYWORDS = {"type", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "description", "title",
+                    "$comment"}
+_NUMBER_TYPES = {"number": (float, int), "integer": (int,)}
+
+
+def _plainly_valid(items: dict, instance: list) -> bool:
+    """True when every element is a number (bool is not) within the bounds of ``items``."""
+    types = _NUMBER_TYPES[items["type"]]
+    if not all(type(value) in types for value in instance):
+        return False
+    low, high = items.get("minimum"), items.get("maximum")
+    above, below = items.get("exclusiveMinimum"), items.get("exclusiveMaximum")
+    return ((low is None or all(value >= low for value in instance))
+            and (high is None or all(value <= high for value in instance))
+            and (above is None or all(value > above for value in instance))
+            and (below is None or all(value < below for value in instance)))
+
+
+# An array of such arrays (a matrix: rows of numbers) is checked in the same pass: its subschema
+# may only add bounds on each row's length.
+_ROW_KEYWORDS = {"type", "items", "minItems", "maxItems", "description", "title", "$comment"}
+
+
+def _plain_numbers(subschema) -> bool:
+    """True when ``subschema`` only bounds a number (what _plainly_valid checks)."""
+    return (isinstance(subschema, dict) and subschema.get("type") in _NUMBER_TYPES and set(subschema) <= _NUMBER_KEYWORDS
+            and all(type(subschema.get(key, 0)) in (int, float) for key in _NUMBER_KEYWORDS - {
+                "type", "description", "title", "$comment"}))
+
+
+def _plain_rows(subschema) -> bool:
+    """True when ``subschema`` is an array of plain numbers with at most bounds on its length."""
+    return (isinstance(subschema, dict) and subschema.get("type") == "array" and set(subschema) <= _ROW_KEYWORDS
+            and _plain_numbers(subschema.get("items"))
+            and all(type(subschema.get(key, 0)) is int for key in ("minItems", "maxItems")))
+
+
+def _rows_plainly_valid(subschema: dict, instance: list) -> bool:
+    low, high, items = subschema.get("minItems", 0), subschema.get("maxItems"), subschema["items"]
+    return all(type(row) is list and len(row) >= low and (high is None or len(row) <= high)
+               and _plainly_valid(items, row) for row in instance)
+
+
+def _fast_validator_class():
+    import jsonschema
+
+    base = jsonschema.Draft202012Validator
+    items_keyword = base.VALIDATORS["items"]
+
+    def items(validator, subschema, instance, schema):
+        if type(instance) is list and "prefixItems" not in schema and (
+                (_plain_numbers(subschema) and _plainly_valid(subschema, instance))
+                or (_plain_rows(subschema) and _rows_plainly_valid(subschema, instance))):
+            return
+        yield from items_keyword(validator, subschema, instance, schema)
+
+    return jsonschema.validators.extend(base, {"items": items})
+
+
+def _check_schema(kind, validator, point, result):
+    error = next(iter(sorted(validator.iter_errors(result), key=lambda e: list(e.absolute_path))), None)
+    if error is not None:
+        where = "/".join(map(str, error.absolute_path)) or "(the top)"
+        raise BakeError(f"the kind {kind.name!r}: the result of {kind.compute} for the point {_shown(point)} does not "
+                        f"match {kind.folder / 'schema.json'} at {where}: {error.message}. Fix: make the function "
+                        "return what the schema describes, or update the schema.")
+
+
+def _shown(point: dict) -> str:
+    return "{" + ", ".join(f"{key}: {value}" for key, value in point.items()) + "}" if point else "(its only point)"
+
+
+# ------------------------------------------------------------------------------ the build's side
+
+
+@dataclass
+class KindBake:
+    """One kind's baked grid: its files and, for the manifest, every point and group."""
+
+    grid: Grid
+    files: dict[str, Path] = field(default_factory=dict)  # site path -> file in the cache
+    points: dict[str, dict] = field(default_factory=dict)  # path -> {point, params, json, figures}
+    groups: dict[str, str] = field(default_factory=dict)  # group -> site path of its data.js
+    entries: dict[str, Path] = field(default_factory=dict)  # site folder of a group -> its cache entry
+    computed: int = 0
+
+
+@dataclass(frozen=True)
+class Budget:
+    points: int  # most points one kind may bake
+    megabytes: float  # most bytes one kind may bake (projected from its first group)
+
+
+def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dict[str, Path],
+               cache_dir: Path, workers: int, budget: Budget, used_at: dict[str, str], log,
+               imports: "cache.Memo | None" = None) -> dict[str, KindBake]:
+    """Every point of every kind that bakes, from the cache or computed now, in parallel.
+
+    ``sites``: each kind's view of the site (with its own settings); ``inputs``: the site files a
+    computation may read (site path -> file); ``used_at``: kind -> "page:line" of a block that uses
+    it (for the budget's message); ``imports``: the memo of what each module imports.
+    """
+    started = time.monotonic()
+    root = Path(cache_dir) / "bake"
+    root.mkdir(parents=True, exist_ok=True)
+    cache.remove_abandoned(root)
+    baked, jobs = {}, []
+    input_hashes = {path: cache.sha256_file(file) for path, file in inputs.items()}
+    for name, kind in kinds.items():
+        try:
+            grid = kind().grid(sites[name])
+        except Exception as error:  # a kind's own code: named, never a traceback
+            raise BakeError(f"the kind {name!r} ({kind.folder / 'kind.py'}): grid(site) failed: {type(error).__name__}: "
+                            f"{error}. Fix: correct the kind's grid().") from None
+        if grid is None:
+            continue
+        _check_count(name, grid, budget, used_at)
+        bake, kind_jobs = _plan(kind, grid, sites[name], inputs, input_hashes, root, log, imports)
+        baked[name] = bake
+        jobs += [(name, job) for job in kind_jobs]
+    total = sum(len(b.groups) for b in baked.values())
+    kinds = f"{len(baked)} kind" + ("s" if len(baked) != 1 else "")
+    log.info(f"bake: {total} groups of {sum(b.grid.size for b in baked.values())} points in {kinds}; "
+             f"{total - len(jobs)} from the cache, {len(jobs)} to compute")
+    _run(jobs, baked, workers, budget, used_at, started, log)
+    for name, bake in baked.items():
+        for folder, target in bake.entries.items():
+            bake.files.update(_entry_files(target, folder))
+        bake.computed = sum(1 for kind, _ in jobs if kind == name)
+    return baked
+
+
+def _check_count(name: str, grid: Grid, budget: Budget, used_at: dict) -> None:
+    if grid.size <= budget.points:
+        return
+    sizes = " x ".join(f"{len(values)} {axis}" for axis, values in grid.axes.items())
+    raise BakeError(f"{used_at.get(name, 'mkdocs.yml')}: /// {name} would bake {sizes} = {grid.size:,} points, over the "
+                    f"budget of {budget.points:,} points per kind. Fix: bake fewer values (fewer corpora or seeds in "
+                    "mkdocs.yml, or the kind's own settings), or raise the plugin option bake_budget_points.")
+
+
+def _check_bytes(name: str, bake: KindBake, first: Path, points: int, budget: Budget, used_at: dict) -> None:
+    size = sum(p.stat().st_size for p in first.rglob("*") if p.is_file())
+    projected = size / max(points, 1) * bake.grid.size / 1e6
+    if projected > budget.megabytes:
+        raise BakeError(f"{used_at.get(name, 'mkdocs.yml')}: /// {name} would bake about {projected:,.0f} MB "
+                        f"({bake.grid.size:,} points of about {size / max(points, 1) / 1e3:,.0f} kB), over the budget "
+                        f"of {budget.megabytes:,.0f} MB per kind. Fix: bake fewer values, or raise the plugin option "
+                        "bake_budget_megabytes.")
+
+
+def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None) -> tuple[KindBake, list[dict]]:
+    """Each group's cache entry: found and intact, or a job that bakes it."""
+    code = code_version(kind, imports)
+    bake, groups, instance = KindBake(grid), {}, kind()
+    for point in grid.points():
+        groups.setdefault(grid.group(point), []).append(point)
+    jobs = []
+    for group, points in groups.items():
+        params = [grid.params(point) for point in points]
+        reads = sorted({path for point in points for path in instance.inputs(point, site)})
+        missing = [path for path in reads if path not in inputs]
+        if missing:
+            raise BakeError(f"the kind {kind.name!r} reads {missing[0]}, which this site does not have. "
+                            "Fix: list only points whose inputs exist (a configured corpus).")
+        key = hashlib.sha256("\0".join([code, dumps(params), *(f"{p}={input_hashes[p]}" for p in reads)]).encode())
+        target = root / f"{kind.name}-{key.hexdigest()[:32]}"
+        folder = f"api/{kind.name}/{group}".rstrip("/")
+        for point, point_params in zip(points, params):
+            inner = grid.inner(point)
+            bake.points[grid.path(point)] = {"point": point, "params": point_params, "json": f"{folder}/{inner}.json"}
+        bake.groups[group] = f"{folder}/data.js"
+        bake.entries[folder] = target
+        cache.note_use(target)  # this build uses it, found or baked now (in a worker process)
+        if not cache.usable(target, log):
+            jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group),
+                             inputs={path: str(inputs[path]) for path in reads},
+                             points=[(point, p, grid.inner(point)) for point, p in zip(points, params)]))
+    return bake, jobs
+
+
+def _entry_files(target: Path, folder: str) -> dict[str, Path]:
+    """Site path -> file of an intact entry: the files its record lists (checked against the
+    folder when it was found, written with them when it was baked)."""
+    files = json.loads((target / cache.RECORD).read_text(encoding="utf-8"))["files"]
+    return {f"{folder}/{name}": target / name for name in sorted(files)}
+
+
+def _run(jobs, baked, workers, budget, used_at, started, log):
+    """Bake every job, in parallel: each kind's first group is sent first, and the bytes budget is
+    checked as soon as it is done (a kind over budget stops the build and leaves nothing in the
+    cache), while the other groups go on meanwhile on the other workers."""
+    if not jobs:
+        return
+    firsts = {name: job for name, job in reversed(jobs)}
+    ordered = list(firsts.items()) + [(name, job) for name, job in jobs if job is not firsts[name]]
+    if workers == 1 or len(ordered) == 1:
+        pool = None
+        outcomes = ((name, job, _done_now(job)) for name, job in ordered)
+    else:
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),))
+        futures = {pool.submit(bake_group, job): (name, job) for name, job in ordered}
+        outcomes = ((*futures[future], future) for future in as_completed(futures))
+    done = 0
+    try:
+        for name, job, future in outcomes:
+            future.result()  # a worker's BakeError goes on from here
+            done += 1
+            if job is firsts[name]:
+                try:
+                    _check_bytes(name, baked[name], Path(job["target"]), len(job["points"]), budget, used_at)
+                except BakeError:
+                    if pool is not None:
+                        pool.shutdown(wait=True, cancel_futures=True)
+                    for other, written in jobs:  # over budget: the cache keeps nothing of this kind
+                        if other == name:
+                            shutil.rmtree(written["target"], ignore_errors=True)
+                    raise
+            log.info(f"bake: {done}/{len(jobs)} groups, {time.monotonic() - started:.1f} s")
+    finally:
+        if pool is not None:
+            pool.shutdown(cancel_futures=True)
+
+
+def learn_tables(jobs: list[tuple], workers: int) -> None:
+    """Learn the embedding tables missing from the cache, one corpus per worker: each is a large
+    eigendecomposition (a second or more), and the bake waits for all of them. ``jobs``: the
+    arguments of :func:`scalecore.embeddings.cached_embeddings`, which writes each table into
+    the cache (atomically) for the build to read."""
+    from scalecore.embeddings import cached_embeddings
+
+    if workers <= 1 or len(jobs) <= 1:
+        for job in jobs:
+            cached_embeddings(*job)
+        return
+    with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_table_worker,
+                             initargs=(os.getpid(),)) as pool:
+        for done in as_completed([pool.submit(cached_embeddings, *job) for job in jobs]):
+            done.result()
+
+
+def _table_worker(parent: int) -> None:
+    """One BLAS thread per worker: the workers already use every core, and OpenBLAS's threads,
+    spinning on a busy machine, made one eigendecomposition take ten times as long."""
+    os.environ["OPENBLAS_NUM_THREADS"] = os.environ["OMP_NUM_THREADS"] = "1"
+    die_with_parent(parent)
+
+
+def _done_now(job):
+    """A finished future for a job baked in this process (one worker, or one job)."""
+    future = Future()
+    try:
+        future.set_result(bake_group(job))
+    except BaseException as error:
+        future.set_exception(error)
+    return future

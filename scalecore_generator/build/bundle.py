@@ -1,0 +1,50 @@
+"""The offline bundle: the built site as one zip, to copy anywhere and open with no network.
+
+    python -m scalecore_generator.build.bundle [SITE_DIR] [ZIP_PATH]      (defaults: site, scalecore-site.zip)
+
+The zip is byte-reproducible like the site itself: entries sorted, one timestamp for all
+(SOURCE_DATE_EPOCH, else 1980-01-01), fixed permissions. Unzipped, its pages open from disk
+(file://) with every baked panel working; live mode and the console need it served over http:
+``python3 -m http.server -d <folder> 8000``.
+"""
+
+import os
+import sys
+import time
+import zipfile
+from pathlib import Path
+
+
+def _stamp() -> tuple[int, int, int, int, int, int]:
+    epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "315532800"))
+    return max(time.gmtime(epoch)[:6], (1980, 1, 1, 0, 0, 0))
+
+
+def make_bundle(site: Path, target: Path) -> Path:
+    site, target = Path(site), Path(target)
+    if not (site / "index.html").is_file():
+        raise SystemExit(f"bundle: {site} has no index.html. Fix: build the site first (bash build_tools/dev.sh build)")
+    temporary = target.with_name(f".{target.name}.tmp")
+    stamp = _stamp()
+    with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+        for path in sorted(p for p in site.rglob("*") if p.is_file()):
+            info = zipfile.ZipInfo(path.relative_to(site).as_posix(), date_time=stamp)
+            info.external_attr = 0o100644 << 16
+            info.create_system = 3
+            info.compress_type = zipfile.ZIP_DEFLATED
+            archive.writestr(info, path.read_bytes(), compresslevel=9)
+    os.replace(temporary, target)
+    return target
+
+
+def main(argv: list[str]) -> int:
+    site = Path(argv[0]) if argv else Path("site")
+    target = Path(argv[1]) if len(argv) > 1 else Path("scalecore-site.zip")
+    made = make_bundle(site, target)
+    print(f"{made} ({made.stat().st_size / 1e6:.1f} MB): unzip it, open index.html, or serve it with "
+          f"python3 -m http.server -d <folder> 8000 for live mode")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

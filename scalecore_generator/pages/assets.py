@@ -1,0 +1,104 @@
+"""Front-end files the site serves itself: our panel scripts and styles, and the stylesheet and
+fonts of the math (typeset at build time by scalecore_generator/pages/formulas.py: no math script ships):
+KaTeX's for ``math: html``; for ``math: mathml``, a cut of STIX Two Math with Temml's stylesheet,
+made for the characters the build typeset (scalecore_generator/pages/math_font.py, written at the end).
+
+Everything comes from this repository or from npm packages pinned in build_tools/package-lock.json
+and is copied into the site, so a page makes no request to another host (and works offline).
+"""
+
+from pathlib import Path
+
+from mkdocs.config.config_options import ExtraScriptValue
+from mkdocs.exceptions import PluginError
+
+from scalecore_generator.pages import frontend
+
+from scalecore_generator.vendor import NODE_MODULES  # npm files, inside the package
+
+OWN = Path(__file__).resolve().parents[1] / "assets"  # panels: plain JS modules and CSS
+OWN_SITE = "assets/scalecore"
+KATEX_SITE = "assets/katex"
+KATEX_CSS = f"{KATEX_SITE}/katex.min.css"
+CSS = (f"{OWN_SITE}/scalecore.css",)
+SCRIPTS = (f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
+ISOLATE = f"{OWN_SITE}/isolate.js"  # registers the site's cross-origin isolation service worker
+# The theme's (scalecore_generator/theme, theme.custom_dir): the module header, the notes and the mentor.
+# The plugin adds them, not the theme's templates, so a page built without the plugin does not
+# load them.
+THEME = Path(__file__).resolve().parents[1] / "theme"
+THEME_CSS = ("assets/scalecore-module/module.css", "overrides-a11y.css")
+THEME_SCRIPTS = ("assets/scalecore-module/module.js",)  # it loads mentor.js when the mentor is near
+
+
+def katex_folder(root: Path | None = None) -> Path:
+    """KaTeX, from the plugin's own npm packages (whichever site is being built)."""
+    return NODE_MODULES / "katex" / "dist"
+
+
+def collect(root: Path, katex_styles: bool = True) -> dict[str, Path]:
+    """Site path -> source file. KaTeX's HTML output needs its stylesheet and fonts (MathML output
+    needs neither). KaTeX ships its fonts in three formats; woff2 is enough for every browser we
+    support, and it is the first the stylesheet lists, so the others are never asked."""
+    files = {f"{OWN_SITE}/{path.relative_to(OWN).as_posix()}": path
+             for path in sorted(OWN.rglob("*")) if path.is_file() and not path.name.startswith(".")}
+    katex = katex_folder(root)
+    if katex_styles and katex.is_dir():
+        files[KATEX_CSS] = katex / "katex.min.css"
+        files.update({f"{KATEX_SITE}/fonts/{font.name}": font for font in sorted((katex / "fonts").glob("*.woff2"))})
+    return files
+
+
+def uses_math(config) -> bool:
+    return "pymdownx.arithmatex" in config.markdown_extensions
+
+
+def uses_theme(config) -> bool:
+    """The site's theme includes ours (theme.custom_dir scalecore_generator/theme, or a folder that
+    extends it is ahead of it): a site with a theme of its own gets no module header styles."""
+    return any(Path(folder).resolve() == THEME.resolve() for folder in config.theme.dirs)
+
+
+def register(config, root: Path, math: str, isolation: bool = False) -> None:
+    """Add our styles and scripts to every page (once, even if on_config runs again on serve).
+
+    With ``isolation`` (live mode), isolate.js registers the service worker that makes pages
+    cross-origin isolated (scalecore_generator/runtime/pyodide.py serves it at the site root).
+
+    Math is typeset at build time from an npm package (KaTeX for ``math: html``, Temml for
+    ``mathml``): a site that uses math (pymdownx.arithmatex) without it cannot be built, so that
+    is an error.
+    """
+    from scalecore_generator.pages.formulas import ENGINES
+    from scalecore_generator.pages.math_font import FONT_IN_PACKAGES
+
+    uses = uses_math(config)
+    needed = [NODE_MODULES / ENGINES[math], NODE_MODULES / FONT_IN_PACKAGES if math == "mathml" else katex_folder(root)]
+    missing = [path for path in needed if not path.exists()] if uses else []
+    if missing:
+        raise PluginError(
+            f"scalecore: the pages use math (pymdownx.arithmatex), but {missing[0]} is missing, "
+            "so every formula would show as raw TeX. Fix: run 'npm ci --prefix build_tools' "
+            "(bash build_tools/dev.sh build does it)."
+        )
+    # One stylesheet (scalecore_generator/pages/frontend.py bundles it, math's included): each render-blocking
+    # stylesheet is a round trip before a phone paints anything.
+    if frontend.STYLESHEET not in config.extra_css:
+        config.extra_css.append(frontend.STYLESHEET)
+    # Deferred: fetched while the page parses, run once it is parsed (in this order, after
+    # Material's bundle), so none of them holds up the first paint.
+    present = [str(script) for script in config.extra_javascript]
+    for script in SCRIPTS + ((ISOLATE,) if isolation else ()) + (THEME_SCRIPTS if uses_theme(config) else ()):
+        if script not in present:
+            deferred = ExtraScriptValue(script)
+            deferred.defer = True
+            config.extra_javascript.append(deferred)
+
+
+def stylesheet(config, math: str, kind_styles: list[str]) -> list[str]:
+    """The site paths that make the one stylesheet, in cascade order: the theme's, the math's,
+    the panels' shared styles, then each used kind's (which may refine the shared ones)."""
+    from scalecore_generator.pages.math_font import CSS_SITE as MATHML_CSS
+
+    math_css = [KATEX_CSS if math == "html" else MATHML_CSS] if uses_math(config) else []
+    return [*(THEME_CSS if uses_theme(config) else ()), *math_css, *CSS, *sorted(kind_styles)]

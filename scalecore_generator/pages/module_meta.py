@@ -1,0 +1,218 @@
+"""A module page's front matter, checked at build time.
+
+A page is a module page when its front matter has ``code``; the theme (scalecore_generator/theme/) then
+renders its header from these keys, so a typo must stop the build, not quietly hide a card:
+
+    code: P10.attention.04                        letters, digits, '.', '-' and '_'
+    title: "Keeping Softmax in Its Range"         the page's title
+    description: "..."                            one or two sentences (the meta description)
+    audience: [guest, it-ml, language-pro]        who it is written for, at least one
+    prerequisites: [Multi-Head Attention]         titles of modules to read first (may be [])
+    next: Encoder Block                           the title of the module to read next (or a list)
+
+Prerequisites and next are page titles: the theme links each to the page of this site with that
+title. A title that matches no page is a build error naming the closest titles, unless the page
+lists it under ``external`` (a module that lives elsewhere on purpose): the theme then shows it
+as "not on this site".
+
+    external: [Transformer Decoder]               titles of prerequisites or next not on this site
+
+A page whose front matter has ``section`` is a section page: it holds the modules whose code
+starts with its code and a dot (``section: P10`` holds P10.attention.03, P10.attention.04...).
+The theme lists them in the order of their codes, with their audience and description, and
+gives each of them a "Go up a level" link back to it:
+
+    section: P10                                  the first part of its modules' codes
+    title: "Transformer Architecture"
+    description: "..."
+
+Messages name the page (and the line when the source is given) and the key:
+``docs/modules/x.md:5: key 'audience': 'gueest' is not one of guest, it-ml, language-pro``.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+
+AUDIENCES = ("guest", "it-ml", "language-pro")
+# Each audience's side notes are admonitions of one type (the theme's audience switch shows or
+# hides them by it): the front matter names readers, the callouts name a perspective.
+CALLOUTS = {"guest": "guest", "it-ml": "practitioner", "language-pro": "linguist"}
+CALLOUT_TITLES = {"guest": "In plain words", "it-ml": "For practitioners", "language-pro": "From a linguist's perspective"}
+ADMONITION = re.compile(r"^(?P<indent>\s*)(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<type>[^\s\"]+)")
+REQUIRED = ("code", "title", "description", "audience")
+OPTIONAL = ("prerequisites", "next", "external")
+KEYS = REQUIRED + OPTIONAL
+MODULE_ONLY = ("code", "audience", "prerequisites", "next", "external")  # keys that make a page a module page
+# Front-matter keys MkDocs and Material read themselves: never mistaken for a misspelt module key.
+OTHER_KNOWN = ("template", "hide", "icon", "status", "subtitle", "search", "tags", "comments", "authors",
+               "date", "categories", "draft", "slug", "links", "readtime", "pin", "social", "toc_depth")
+CODE = re.compile(r"^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$")
+
+
+def section_of(code: str) -> str:
+    """The code of the section a module belongs to: 'P10.attention.04' -> 'P10'."""
+    return str(code).split(".", 1)[0]
+
+
+def check_section_meta(meta: dict, page: str, source: str | None = None) -> None:
+    """Raise ValueError naming ``page`` and the key when a section page's front matter is wrong."""
+    meta = meta or {}
+    if "section" not in meta:
+        return
+
+    def fail(key: str, problem: str) -> None:
+        line = _line(source, key)
+        raise ValueError(f"{page}:{line}: {problem}" if line else f"{page}: {problem}")
+
+    code = meta["section"]
+    if not isinstance(code, str) or not CODE.match(code) or "." in code:
+        fail("section", f"key 'section': {code!r} is not a section code: use letters, digits, '-' or '_' "
+                        "(no '.': the section is the first part of its modules' codes), e.g. section: P10")
+    if "code" in meta:
+        fail("section", "a page is a section page (section:) or a module page (code:), not both")
+    for key in ("title", "description"):
+        if key not in meta:
+            fail("section", f"key {key!r} is missing: a section page needs section, title and description")
+        _text(meta[key], key, fail)
+
+
+def is_module(meta: dict | None) -> bool:
+    """Whether the theme renders a module header for a page with this front matter."""
+    return bool(meta) and "code" in meta
+
+
+def check_module_meta(meta: dict, page: str, source: str | None = None) -> None:
+    """Raise ValueError naming ``page`` and the key when a module page's front matter is wrong.
+
+    Pages without any module key are left alone. ``source`` (the page's markdown with its front
+    matter) is optional: when given, messages carry the key's line, ``page:line: ...``.
+    """
+    meta = meta or {}
+    present = [key for key in MODULE_ONLY if key in meta]
+    if not present:
+        return
+
+    def fail(key: str | None, problem: str) -> None:
+        line = _line(source, key) if key else None
+        where = f"{page}:{line}" if line else page
+        raise ValueError(f"{where}: {problem}")
+
+    if "code" not in meta:
+        fail(present[0], f"key {present[0]!r} belongs to a module page, which needs a 'code' too "
+                         "(e.g. code: P10.attention.04); add it, or remove the module keys")
+    for key in meta:
+        if key in KEYS or key in OTHER_KNOWN:
+            continue
+        close = difflib.get_close_matches(str(key), KEYS, n=1, cutoff=0.75)
+        if close:
+            fail(key, f"unknown key {key!r}: did you mean {close[0]!r}?")
+    for key in REQUIRED:
+        if key not in meta:
+            fail(None, f"key {key!r} is missing: a module page needs {', '.join(REQUIRED)}")
+
+    code = meta["code"]
+    if not isinstance(code, str) or not CODE.match(code):
+        fail("code", f"key 'code': {code!r} is not a module code: use letters, digits and '.', '-' or '_' "
+                     "between them, e.g. P10.attention.04")
+    for key in ("title", "description"):
+        _text(meta[key], key, fail)
+
+    audience = meta["audience"]
+    if isinstance(audience, str):
+        audience = [audience]  # one audience may be written without brackets
+    if not isinstance(audience, list) or not audience:
+        fail("audience", f"key 'audience' must be a list of one or more of {', '.join(AUDIENCES)}, "
+                         f"e.g. audience: [guest, it-ml]; got {meta['audience']!r}")
+    for value in audience:
+        if value not in AUDIENCES:
+            code = _audience_of_callout(value)
+            close = difflib.get_close_matches(str(value), AUDIENCES, n=1)
+            hint = (f" ({value!r} is the callout type of the {code!r} readers' side notes: write {code!r} here)"
+                    if code else f" (did you mean {close[0]!r}?)" if close else "")
+            fail("audience", f"key 'audience': {value!r} is not one of {', '.join(AUDIENCES)}{hint}")
+    repeated = sorted({value for value in audience if audience.count(value) > 1})
+    if repeated:
+        fail("audience", f"key 'audience': {', '.join(map(repr, repeated))} listed more than once")
+
+    for key in OPTIONAL:
+        if key not in meta:
+            continue
+        value = meta[key]
+        titles = [value] if isinstance(value, str) else value
+        if not isinstance(titles, list):
+            fail(key, f"key {key!r} must be a page title or a list of page titles, got {value!r}")
+        for title in titles:
+            _text(title, key, fail, what="a page title")
+        stripped = [title.strip() for title in titles]
+        if len(set(stripped)) != len(stripped):
+            fail(key, f"key {key!r}: a title is listed more than once")
+
+
+def _audience_of_callout(value) -> str | None:
+    return next((code for code, callout in CALLOUTS.items() if callout == value and code != value), None)
+
+
+def check_callouts(markdown: str, page: str, line_offset: int = 0) -> None:
+    """An admonition typed with an audience code (``!!! it-ml``) instead of its callout type
+    (``!!! practitioner``) would never be shown or hidden by the audience switch: a ValueError
+    with the page, the line and the type to write."""
+    from scalecore_generator.blocks.scanner import fenced_lines
+
+    for number, (line, fenced) in enumerate(zip(markdown.split("\n"), fenced_lines(markdown)), start=1 + line_offset):
+        match = None if fenced else ADMONITION.match(line)
+        if match and match["type"] in CALLOUTS and CALLOUTS[match["type"]] != match["type"]:
+            code, marker = match["type"], match["marker"]
+            callout = CALLOUTS[code]
+            raise ValueError(f"{page}:{number}: '{marker} {code}' names the audience {code!r}, not a callout type: "
+                             f"the side notes for {code} readers are '{marker} {callout}' admonitions. Fix: write "
+                             f"'{marker} {callout} \"{CALLOUT_TITLES[code]}\"' (the audience codes "
+                             f"{', '.join(CALLOUTS)} go in front matter; their callouts are "
+                             f"{', '.join(CALLOUTS.values())})")
+
+
+def _text(value, key: str, fail, what: str = "a text") -> None:
+    if not isinstance(value, str) or not value.strip():
+        fail(key, f"key {key!r}: {value!r} is not {what}; write it in quotes if it holds ':' or '#'")
+
+
+def _line(source: str | None, key: str) -> int | None:
+    """The 1-based line of ``key:`` in the front matter that opens ``source``."""
+    if not source:
+        return None
+    lines = source.lstrip("\ufeff").split("\n")
+    if not lines or lines[0].strip() != "---":
+        return None
+    for number, text in enumerate(lines[1:], start=2):
+        if text.strip() in ("---", "..."):
+            return None
+        if re.match(rf"{re.escape(key)}\s*:", text):
+            return number
+    return None
+
+
+def titles_of(value) -> list[str]:
+    """A prerequisites, next or external value as a list of titles."""
+    return [value] if isinstance(value, str) else list(value or [])
+
+
+def check_neighbours(modules: dict[str, tuple[dict, str]], titles: dict[str, list[str]]) -> None:
+    """Raise ValueError for a prerequisite or next title that names no other page of the site
+    (and is not listed under ``external``). ``modules``: page -> (front matter, source);
+    ``titles``: page -> its titles, matched as the theme matches them (case and spaces aside)."""
+    for page, (meta, source) in sorted(modules.items()):
+        known = {title.strip().lower(): title for other, names in titles.items() if other != page for title in names}
+        external = {title.strip().lower() for title in titles_of(meta.get("external"))}
+        for key in ("prerequisites", "next"):
+            for title in titles_of(meta.get(key)):
+                wanted = title.strip().lower()
+                if wanted in known or wanted in external:
+                    continue
+                close = difflib.get_close_matches(wanted, list(known), n=3, cutoff=0.5)
+                hint = f"; the closest titles are {', '.join(repr(known[c]) for c in close)}" if close else ""
+                line = _line(source, key)
+                where = f"{page}:{line}" if line else page
+                raise ValueError(f"{where}: key {key!r}: {title!r} is not the title of another page of this "
+                                 f"site{hint}. Fix: correct the title, or list it under 'external:' if that "
+                                 "module lives elsewhere on purpose")

@@ -1,0 +1,44 @@
+"""``/// temperature``: a row of scores through softmax at a temperature the reader picks.
+
+Baked: every temperature of the site's settings. Live: any temperature, computed in the
+browser by the very function that baked the others (mylessons.temperature:weights).
+"""
+
+from mkdocs.config import config_options as c
+
+from scalecore_generator.blocks.base import OptionError, PanelOptions
+from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, described
+
+SCORES = [1.0, 2.0, 4.0]
+
+
+class Temperature(Kind):
+    label = "Softmax at a temperature"
+    compute = "mylessons.temperature:weights"
+
+    class Settings(KindSettings):
+        # described(): what the setting changes, shown in the options guide's table of settings.
+        temperatures = described(c.ListOfItems(c.Type(float), default=[0.25, 0.5, 1.0, 2.0, 4.0]),
+                                 "The temperatures to bake (readers can compute any other live).")
+
+    class Options(PanelOptions):
+        # The temperature shown first: one of the baked ones.
+        temperature = c.Type(float, default=1.0)
+
+    def grid(self, site):
+        return Grid(
+            axes={"temperature": tuple(site.options["temperatures"])},
+            params=lambda point: {"scores": SCORES, "temperature": point["temperature"]},
+            script_axes=(),  # every temperature in one data.js: switching never waits
+            live_axes=("temperature",),
+        )
+
+    def check(self, options, site):
+        if options["temperature"] not in site.options["temperatures"]:
+            baked = ", ".join(str(t) for t in site.options["temperatures"])
+            raise OptionError("temperature", f"{options['temperature']} is not a baked temperature; "
+                                             f"the baked ones are: {baked}")
+
+    def render(self, options, panel):
+        point = panel.baked(str(options["temperature"]))
+        return panel.render_template(options, point=point, scripts=[panel.script("")])

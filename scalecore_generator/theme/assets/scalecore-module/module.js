@@ -1,0 +1,751 @@
+/* Scalecore module pages: the reader's side of the module header (scalecore_generator/theme/).
+ *
+ *   - the audience switch shows the side notes written for one audience (or all of them);
+ *   - self-check progress: an answer opened counts as done;
+ *   - "My notes on this module": a text kept per module, exported and imported as .md;
+ *   - the mentor's script (mentor.js) is loaded when its box nears the viewport.
+ *
+ * Everything is kept in this browser's localStorage (keys "scalecore.audience",
+ * "scalecore.selfchecks.<code>", "scalecore.notes.<code>") and nothing is sent anywhere.
+ * A note is never lost without the reader being told: notes open in two tabs follow each other
+ * (storage events), and when both tabs changed them the reader chooses which text to keep (or
+ * both, merged); a save the browser refuses (storage full, or not allowed) is reported, with
+ * an export at hand, until a later save succeeds; a file that is not UTF-8 text is not imported.
+ * A classic script, no framework, no modules: it works from file:// too. Under Material's
+ * instant navigation the page body is swapped without a reload, so it runs again on every page
+ * through window.document$; it does nothing on pages without a module header. The reader's
+ * text is only ever set as a value or textContent, never as HTML.
+ */
+(function () {
+  "use strict";
+
+  var PREFIX = "scalecore.";
+  // Audience codes of the front matter -> the admonition type of their side notes.
+  var CALLOUTS = { guest: "guest", "it-ml": "practitioner", "language-pro": "linguist" };
+  var NOTES_LIMIT = 1024 * 1024; // characters: a notes file, not a book
+
+  function plural(count, word) {
+    return count === 1 ? word : word + "s";
+  }
+
+  function load(key) {
+    try {
+      return window.localStorage.getItem(PREFIX + key);
+    } catch (error) {
+      return null;
+    }
+  }
+
+  // Why the browser refused a write: "full" (this site's share of storage is used up) or
+  // "denied" (no local storage here: blocked by a setting, a sandbox, a private mode...).
+  function refusal(error) {
+    var name = error && error.name;
+    var code = error && error.code;
+    return name === "QuotaExceededError" || name === "NS_ERROR_DOM_QUOTA_REACHED" || code === 22 ||
+      code === 1014 ? "full" : "denied";
+  }
+
+  var REFUSALS = {
+    full: "this browser\u2019s storage for this site is full",
+    denied: "this browser does not allow local storage here"
+  };
+
+  // Null once kept, else why not ("full" or "denied").
+  function save(key, value) {
+    try {
+      if (value === null) {
+        window.localStorage.removeItem(PREFIX + key);
+      } else {
+        window.localStorage.setItem(PREFIX + key, value);
+      }
+      return null;
+    } catch (error) {
+      return refusal(error);
+    }
+  }
+
+  // Where the self-check panels keep a revealed answer: "scalecore:revealed:<check id>" = "1".
+  var REVEALED = "scalecore:revealed:";
+
+  function revealed(id) {
+    try {
+      return window.localStorage.getItem(REVEALED + id) === "1";
+    } catch (error) {
+      return false;
+    }
+  }
+
+  function markRevealed(id) {
+    try {
+      window.localStorage.setItem(REVEALED + id, "1");
+    } catch (error) {
+      /* storage refused: the count below still includes it this time */
+    }
+  }
+
+  function forgetRevealed(id) {
+    try {
+      window.localStorage.removeItem(REVEALED + id);
+    } catch (error) {
+      /* storage refused: nothing was kept */
+    }
+  }
+
+  function each(list, callback) {
+    Array.prototype.forEach.call(list, callback);
+  }
+
+  /* ---------------------------------------------------------------- audience switch */
+
+  function setUpAudience(header, article) {
+    var group = header.querySelector("[data-scalecore-audience]");
+    if (!group) {
+      return;
+    }
+    var inputs = group.querySelectorAll('input[name="scalecore-audience"]');
+    var status = group.querySelector("[data-scalecore-audience-status]");
+    var problem = group.querySelector("[data-scalecore-audience-problem]");
+
+    function apply(value) {
+      var shown = 0;
+      var hidden = 0;
+      Object.keys(CALLOUTS).forEach(function (audience) {
+        var type = CALLOUTS[audience];
+        each(article.querySelectorAll(".admonition." + type + ", details." + type), function (box) {
+          box.hidden = value !== "all" && value !== audience;
+          if (box.hidden) {
+            hidden += 1;
+          } else {
+            shown += 1;
+          }
+        });
+      });
+      each(inputs, function (input) {
+        input.checked = input.value === value;
+      });
+      if (!status) {
+        return;
+      }
+      if (value === "all") {
+        status.textContent = "";
+      } else {
+        var chosen = group.querySelector('input[value="' + value + '"]');
+        var title = chosen ? chosen.getAttribute("data-scalecore-callout-title") : "";
+        status.textContent = "Showing the " + shown + " \u201c" + title + "\u201d " + plural(shown, "note") + "; " +
+          hidden + " " + plural(hidden, "note") + " for other readers " + (hidden === 1 ? "is" : "are") + " hidden.";
+      }
+    }
+
+    var values = Array.prototype.map.call(inputs, function (input) {
+      return input.value;
+    });
+    var stored = load("audience");
+    apply(values.indexOf(stored) >= 0 ? stored : "all");
+    each(inputs, function (input) {
+      input.addEventListener("change", function () {
+        if (input.checked) {
+          var refused = save("audience", input.value);
+          apply(input.value);
+          if (problem) {
+            problem.textContent = refused ? "This choice applies to this page only: it could not be kept " +
+              "for the next pages, because " + REFUSALS[refused] + "." : "";
+          }
+        }
+      });
+    });
+  }
+
+  /* ---------------------------------------------------------------- self-check progress */
+
+  function setUpProgress(header, article, code) {
+    var box = header.querySelector("[data-scalecore-progress]");
+    var checks = article.querySelectorAll('[data-scalecore-id^="scalecore-selfcheck-"]');
+    if (!box || !checks.length) {
+      return;
+    }
+    var key = "selfchecks." + code;
+    var text = box.querySelector("[data-scalecore-progress-text]");
+    var reset = box.querySelector("[data-scalecore-progress-reset]");
+    var ids = Array.prototype.map.call(checks, function (check) {
+      return check.getAttribute("data-scalecore-id");
+    });
+    var done = [];
+    try {
+      done = JSON.parse(load(key) || "[]");
+    } catch (error) {
+      done = [];
+    }
+    if (!Array.isArray(done)) {
+      done = [];
+    }
+    done = done.filter(function (id) {
+      return typeof id === "string";
+    });
+    // Ids used to be positions on the page: progress saved under a check's old id
+    // (data-scalecore-legacy-id) moves to its stable id, once (the old keys are then gone).
+    var moved = {};
+    each(checks, function (check) {
+      var old = check.getAttribute("data-scalecore-legacy-id");
+      if (old) {
+        moved[old] = check.getAttribute("data-scalecore-id");
+      }
+    });
+    var migrated = false;
+    Object.keys(moved).forEach(function (old) {
+      if (revealed(old)) {
+        markRevealed(moved[old]);
+      }
+      forgetRevealed(old);
+    });
+    done = done.reduce(function (kept, id) {
+      var now = moved[id] || id;
+      migrated = migrated || now !== id;
+      if (kept.indexOf(now) < 0) {
+        kept.push(now);
+      }
+      return kept;
+    }, []);
+    if (migrated) {
+      save(key, JSON.stringify(done));
+    }
+    // The self-check panels (scalecore_generator/assets/panels.js) mark each answer a reader revealed,
+    // with "(answer seen before)", under their own key: count those too, so the page agrees.
+    ids.forEach(function (id) {
+      if (revealed(id) && done.indexOf(id) < 0) {
+        done.push(id);
+      }
+    });
+
+    function render() {
+      var count = 0;
+      each(checks, function (check) {
+        var isDone = done.indexOf(check.getAttribute("data-scalecore-id")) >= 0;
+        if (isDone) {
+          count += 1;
+          check.setAttribute("data-scalecore-done", "true");
+        } else {
+          check.removeAttribute("data-scalecore-done");
+        }
+      });
+      text.textContent = count + " of " + ids.length + " " + plural(ids.length, "self-check") + " done";
+      reset.disabled = count === 0;
+    }
+
+    each(checks, function (check) {
+      var id = check.getAttribute("data-scalecore-id");
+      var details = check.querySelector("details.scalecore-selfcheck");
+      if (!details) {
+        return;
+      }
+      details.addEventListener("toggle", function () {
+        if (details.open && done.indexOf(id) < 0) {
+          done.push(id);
+          save(key, JSON.stringify(done));
+          render();
+        }
+      });
+    });
+    reset.addEventListener("click", function () {
+      done = [];
+      save(key, null);
+      ids.forEach(forgetRevealed);
+      each(checks, function (check) {
+        check.classList.remove("scalecore-self-check--seen");
+        each(check.querySelectorAll(".scalecore-seen"), function (mark) {
+          mark.remove();
+        });
+      });
+      render();
+    });
+    box.hidden = false;
+    render();
+  }
+
+  /* ---------------------------------------------------------------- notes */
+
+  // The text of a file if it is text: UTF-8 (or UTF-16 with its byte order mark), without the
+  // control characters that only binary files hold; null otherwise.
+  function decodeText(buffer) {
+    var bytes = new Uint8Array(buffer);
+    var encoding = "utf-8";
+    if (bytes[0] === 0xff && bytes[1] === 0xfe) {
+      encoding = "utf-16le";
+    } else if (bytes[0] === 0xfe && bytes[1] === 0xff) {
+      encoding = "utf-16be";
+    }
+    var text;
+    try {
+      text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
+    } catch (error) {
+      return null; // not valid in that encoding (or no TextDecoder): not text we can read
+    }
+    return /[\u0000-\u0008\u000b\u000e-\u001f\ufffe\uffff]/.test(text) ? null : text;
+  }
+
+  // Two texts in one that loses no line of either: the lines both start and end with, and
+  // between them this tab's lines, then the other tab's.
+  function merge(mine, theirs) {
+    if (!mine.trim() || theirs.indexOf(mine) >= 0) {
+      return theirs;
+    }
+    if (!theirs.trim() || mine.indexOf(theirs) >= 0) {
+      return mine;
+    }
+    var a = mine.split("\n");
+    var b = theirs.split("\n");
+    var start = 0;
+    while (start < a.length && start < b.length && a[start] === b[start]) {
+      start += 1;
+    }
+    var end = 0;
+    while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) {
+      end += 1;
+    }
+    return a.slice(0, a.length - end).concat(b.slice(start, b.length - end), a.slice(a.length - end)).join("\n");
+  }
+
+  // The notes on screen. Instant navigation swaps pages without a reload, so the window's
+  // listeners are added once and always speak to the notes of the page shown now.
+  var shownNotes = null;
+  var listening = false;
+
+  function listen() {
+    if (listening) {
+      return;
+    }
+    listening = true;
+    function live() {
+      return shownNotes && document.body.contains(shownNotes.section) ? shownNotes : null;
+    }
+    window.addEventListener("storage", function (event) {
+      var notes = live();
+      if (notes) {
+        notes.storageChanged(event);
+      }
+    });
+    // A tab back from the back-forward cache, or shown again, may have missed storage events.
+    function recheck() {
+      var notes = live();
+      if (notes && !document.hidden) {
+        notes.recheck();
+      }
+    }
+    window.addEventListener("pageshow", recheck);
+    document.addEventListener("visibilitychange", recheck);
+    window.addEventListener("beforeunload", function (event) {
+      var notes = live();
+      if (notes && notes.unsaved()) { // the browser asks the reader before the text is lost
+        event.preventDefault();
+        event.returnValue = "";
+      }
+    });
+  }
+
+  function setUpNotes(section, code, title) {
+    shownNotes = null;
+    if (!section) {
+      return;
+    }
+    var key = "notes." + code;
+    var storageKey = PREFIX + key;
+    var area = section.querySelector("[data-scalecore-notes-text]");
+    var status = section.querySelector("[data-scalecore-notes-status]");
+    var file = section.querySelector("[data-scalecore-notes-file]");
+    var box = section.querySelector("[data-scalecore-notes-alert]");
+    var alertText = section.querySelector("[data-scalecore-notes-alert-text]");
+    var alertExport = section.querySelector("[data-scalecore-notes-alert-export]");
+    var choice = section.querySelector("[data-scalecore-notes-conflict]");
+    var otherSlot = section.querySelector("[data-scalecore-notes-other-slot]");
+    var otherArea = null; // added while the reader chooses, so the page has one notes textbox otherwise
+    var heading = "# My notes on " + title + " (" + code + ")\n";
+    var fileName = "scalecore-notes-" + code.replace(/[^A-Za-z0-9._-]+/g, "-") + ".md";
+
+    var base = "";        // the text this tab last read from storage or wrote to it
+    var unsaved = false;  // the text on screen is not in storage (a save failed, or a choice waits)
+    var other = null;     // while the reader chooses: the other tab's text
+    var refused = null;   // while saves fail: why ("full" or "denied")
+
+    function say(message) {
+      status.textContent = message;
+    }
+
+    // What storage holds for these notes now ("" for nothing); undefined if it cannot be read.
+    function stored() {
+      try {
+        var value = window.localStorage.getItem(storageKey);
+        return value === null ? "" : value;
+      } catch (error) {
+        return undefined;
+      }
+    }
+
+    function render() {
+      var message = "";
+      if (other !== null) {
+        message = "These notes changed in another tab while you wrote here. Keep which? " +
+          "Nothing is saved until you choose.";
+      } else if (refused) {
+        message = "Your notes could not be saved: " + REFUSALS[refused] + ". Export them to keep a copy" +
+          (refused === "full" ? "; they are saved again as soon as there is room." : ".");
+      }
+      if (alertText.textContent !== message) { // the same words again are not announced again
+        alertText.textContent = message;
+      }
+      box.setAttribute("data-scalecore-state", other !== null ? "conflict" : refused || "none");
+      choice.hidden = other === null;
+      if (other === null && otherArea) {
+        otherArea.remove();
+        otherArea = null;
+      }
+      alertExport.hidden = other !== null || !refused;
+    }
+
+    function commit(text) {
+      var why = save(key, text);
+      if (why) {
+        unsaved = true;
+        if (refused !== why) {
+          refused = why;
+          say(""); // what it said before is old news next to this
+          render();
+        }
+        return false;
+      }
+      base = text;
+      unsaved = false;
+      if (refused) {
+        refused = null;
+        render();
+        say("Saved: your notes are kept in this browser again.");
+      }
+      return true;
+    }
+
+    function showOther(theirs) {
+      if (!otherArea) {
+        otherArea = document.createElement("textarea");
+        otherArea.id = "scalecore-notes-other";
+        otherArea.className = "scalecore-notes__text scalecore-notes__other";
+        otherArea.rows = 5;
+        otherArea.readOnly = true;
+        otherSlot.appendChild(otherArea);
+      }
+      otherArea.value = theirs;
+    }
+
+    function ask(theirs) {
+      other = theirs;
+      showOther(theirs);
+      unsaved = true;
+      say("");
+      render();
+    }
+
+    // Keep what is on screen, unless another tab saved since this one last did (its storage
+    // event may not have arrived yet): then the reader chooses.
+    function keep() {
+      if (other !== null) {
+        unsaved = true;
+        return false;
+      }
+      var now = stored();
+      if (now !== undefined && now !== base && now !== area.value) {
+        ask(now);
+        return false;
+      }
+      return commit(area.value);
+    }
+
+    // Another tab wrote ``now``.
+    function otherTabWrote(now) {
+      if (now === undefined) {
+        return;
+      }
+      if (other !== null) { // still choosing: show the other tab's latest text
+        if (now === area.value) {
+          other = null;
+          base = now;
+          unsaved = false;
+          render();
+          say("Both tabs now hold the same text.");
+        } else {
+          other = now;
+          showOther(now);
+        }
+        return;
+      }
+      if (now === area.value) {
+        base = now;
+        if (unsaved) {
+          unsaved = false;
+          refused = null;
+          render();
+        }
+        return;
+      }
+      if (now === base) {
+        return;
+      }
+      if (!unsaved && area.value === base) { // nothing of this tab's own is lost: follow it
+        var focused = document.activeElement === area;
+        var start = area.selectionStart;
+        var end = area.selectionEnd;
+        area.value = now;
+        base = now;
+        if (focused) {
+          area.setSelectionRange(Math.min(start, now.length), Math.min(end, now.length));
+        }
+        say("Updated: these notes were changed in another tab.");
+        return;
+      }
+      ask(now);
+    }
+
+    function resolve(which) {
+      if (other === null) {
+        return;
+      }
+      var theirs = other;
+      var text = which === "mine" ? area.value : which === "other" ? theirs : merge(area.value, theirs);
+      other = null;
+      area.value = text;
+      render();
+      area.focus();
+      if (commit(text)) {
+        say(which === "mine" ? "Kept this tab's text; the other tab's text was replaced." :
+          which === "other" ? "Kept the other tab's text; this tab's text was replaced." :
+          "Kept both: this tab's lines first, then the other tab's.");
+      }
+    }
+
+    /* The questions this reader asked the mentor on this module (mentor.js keeps them), as a
+       section of the export: the notes and the learning signal travel together. */
+    function askedSection() {
+      var asked = [];
+      try {
+        asked = JSON.parse(window.localStorage.getItem("scalecore:mentor:questions:" + code) || "[]");
+      } catch (error) {
+        asked = [];
+      }
+      if (!Array.isArray(asked) || !asked.length) {
+        return "";
+      }
+      return "\n\n## My questions to the mentor\n\n" + asked.map(function (entry) {
+        var where = (entry.sections || []).map(function (s) { return s.title; }).join("; ");
+        return "- " + String(entry.at).slice(0, 16).replace("T", " ") + ": " + String(entry.question).replace(/\s+/g, " ") +
+          (where ? " (led to: " + where + ")" : "");
+      }).join("\n") + "\n";
+    }
+
+    function exportNotes() {
+      var text = heading + "\n" + area.value + askedSection();
+      var url = URL.createObjectURL(new Blob([text], { type: "text/markdown;charset=utf-8" }));
+      var link = document.createElement("a");
+      link.href = url;
+      link.download = fileName;
+      link.hidden = true;
+      document.body.appendChild(link);
+      link.click();
+      link.remove();
+      window.setTimeout(function () {
+        URL.revokeObjectURL(url);
+      }, 10000);
+      say("Exported as " + fileName + ".");
+    }
+
+    var first = stored();
+    base = first === undefined ? "" : first;
+    area.value = base;
+    if (first === undefined) {
+      refused = "denied";
+    }
+    render();
+
+    area.addEventListener("input", keep);
+    each(section.querySelectorAll("[data-scalecore-notes-keep]"), function (button) {
+      button.addEventListener("click", function () {
+        resolve(button.getAttribute("data-scalecore-notes-keep"));
+      });
+    });
+    section.querySelector("[data-scalecore-notes-export]").addEventListener("click", exportNotes);
+    alertExport.addEventListener("click", exportNotes);
+
+    section.querySelector("[data-scalecore-notes-import]").addEventListener("click", function () {
+      file.value = "";
+      file.click();
+    });
+    file.addEventListener("change", function () {
+      var chosen = file.files && file.files[0];
+      if (!chosen) {
+        return;
+      }
+      if (other !== null) {
+        say("Choose which text to keep first; nothing was imported.");
+        return;
+      }
+      if (chosen.size > NOTES_LIMIT * 4) {
+        say(chosen.name + " is too large for notes (over 1 MB); nothing was imported.");
+        return;
+      }
+      var reader = new FileReader();
+      reader.onload = function () {
+        var text = decodeText(reader.result);
+        if (text === null) {
+          say(chosen.name + " is not a UTF-8 text file (such as a .md file); nothing was imported.");
+          return;
+        }
+        text = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n");
+        if (text.indexOf(heading) === 0) { // our own export: its heading is not part of the notes
+          text = text.slice(heading.length).replace(/^\n/, "");
+          var asked = text.lastIndexOf("\n\n## My questions to the mentor\n");
+          if (asked >= 0) { // nor is the list of questions, which the mentor keeps on its own
+            text = text.slice(0, asked);
+          }
+        }
+        if (text.length > NOTES_LIMIT) {
+          say(chosen.name + " is too large for notes (over 1 MB); nothing was imported.");
+          return;
+        }
+        if (area.value.trim() && area.value !== text &&
+            !window.confirm("Replace your notes on this module with the contents of " + chosen.name + "?")) {
+          say("Nothing imported: your notes are unchanged.");
+          return;
+        }
+        area.value = text;
+        keep();
+        say("Imported " + chosen.name + ".");
+      };
+      reader.onerror = function () {
+        say(chosen.name + " could not be read; nothing was imported.");
+      };
+      reader.readAsArrayBuffer(chosen);
+    });
+
+    shownNotes = {
+      section: section,
+      unsaved: function () {
+        return unsaved;
+      },
+      storageChanged: function (event) {
+        try {
+          if (event.storageArea && event.storageArea !== window.localStorage) {
+            return; // sessionStorage
+          }
+        } catch (error) {
+          return;
+        }
+        if (event.key === storageKey || event.key === null) { // null: another tab cleared storage
+          otherTabWrote(event.key === null ? stored() : event.newValue === null ? "" : event.newValue);
+        } else if (refused === "full" && other === null) {
+          keep(); // another key changed: there may be room now
+        }
+      },
+      recheck: function () {
+        var now = stored();
+        if (now !== base) {
+          otherTabWrote(now);
+        }
+      }
+    };
+    listen();
+    section.hidden = false;
+  }
+
+  /* ---------------------------------------------------------------- page set-up */
+
+  // The mentor's script (mentor.js) loads when its box nears the viewport, or when the reader
+  // reaches the box by keyboard: a reader who never comes to the end of the module pays nothing
+  // for it. Once loaded, it follows Material's instant navigation by itself. A question sent
+  // before it has loaded (the form has no action: it would reload the page) is sent once it has.
+  function setUpMentor(article) {
+    var section = article.querySelector("[data-scalecore-mentor][data-scalecore-mentor-script]");
+    var form = section && section.querySelector("form");
+    if (!section || !form || window.scalecoreMentorScript) {
+      return;
+    }
+    var watcher = null;
+    var pending = false;
+    function ready() {
+      return section.getAttribute("data-scalecore-ready") === "true";
+    }
+    function load() {
+      if (watcher) {
+        watcher.disconnect();
+      }
+      if (window.scalecoreMentorScript) {
+        return;
+      }
+      var script = document.createElement("script");
+      script.src = section.getAttribute("data-scalecore-mentor-script");
+      script.addEventListener("load", function () {
+        if (pending && ready()) {
+          form.requestSubmit();
+        }
+      });
+      window.scalecoreMentorScript = script;
+      document.head.appendChild(script);
+    }
+    function holdUntilReady(event) {
+      if (!ready()) {
+        event.preventDefault();
+        pending = true;
+        load();
+      }
+    }
+    section.hidden = false; // shown now, so that it can be watched; without JavaScript it stays hidden
+    section.addEventListener("focusin", load);
+    form.addEventListener("submit", holdUntilReady);
+    form.addEventListener("keydown", function (event) {
+      if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+        holdUntilReady(event);
+      }
+    });
+    if (!("IntersectionObserver" in window)) {
+      load();
+      return;
+    }
+    watcher = new IntersectionObserver(function (entries) {
+      if (entries.some(function (entry) { return entry.isIntersecting; })) {
+        load();
+      }
+    }, { rootMargin: "100% 0px" });
+    watcher.observe(section);
+  }
+
+  function setUp() {
+    var header = document.querySelector("[data-scalecore-module]");
+    if (!header || header.getAttribute("data-scalecore-ready") === "true") {
+      return;
+    }
+    header.setAttribute("data-scalecore-ready", "true");
+    var code = header.getAttribute("data-scalecore-module");
+    var article = header.closest("article") || document.body;
+    var heading = article.querySelector("h1");
+    var title = heading ? heading.textContent.replace(/\u00b6$/, "").trim() : document.title;
+    setUpAudience(header, article);
+    setUpProgress(header, article, code);
+    setUpNotes(article.querySelector("[data-scalecore-notes]"), code, title);
+    setUpMentor(article);
+    var tools = header.querySelector("[data-scalecore-tools]");
+    if (tools) {
+      tools.hidden = false;
+    }
+  }
+
+  // Material's document$ emits on every page, instant swaps included. From file:// it may
+  // complete without emitting (instant navigation is off there), so the plain DOM events run
+  // too; setUp does its work once per module header. It runs in a task of its own: document$
+  // first emits inside Material's DOMContentLoaded handler, which mounts Material's components
+  // in that same task, and a reader's tap waits for a whole task (see hydrateSoon in panels.js).
+  function setUpSoon() {
+    setTimeout(setUp, 0);
+  }
+  if (window.document$ && typeof window.document$.subscribe === "function") {
+    window.document$.subscribe({ next: setUpSoon, error: setUpSoon, complete: setUpSoon });
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setUpSoon);
+  } else {
+    setUpSoon();
+  }
+})();
