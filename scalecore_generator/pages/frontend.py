@@ -57,7 +57,7 @@ const {files, options} = JSON.parse(fs.readFileSync(requestPath, "utf8"));
       fs.writeFileSync(target, made.code);
     } catch (error) {
       const first = (error.errors || [])[0];
-      const where = first && first.location ? `${first.location.file}:${first.location.line}:${first.location.column}` : label;
+      const where = first && first.location ? `${first.location.file}:${first.location.line}:${first.location.column}` : null;
       process.stdout.write(JSON.stringify({error: first ? first.text : String(error), where}) + "\n");
       process.exit(1);
     }
@@ -183,8 +183,10 @@ class Minifier:
                 for site_path, name in sorted(names.items())]}), encoding="utf-8")
             try:
                 node = executable("minifying the site's scripts")
+                # esbuild-wasm starts its service as "node bin/esbuild": the same Node, first on PATH.
+                env = {**os.environ, "PATH": os.pathsep.join([str(Path(node).parent), os.environ.get("PATH", "")])}
                 result = subprocess.run([node, "-e", SCRIPT, str(ESBUILD / "lib" / "main.js"), str(request)],
-                                        capture_output=True, text=True, timeout=300)
+                                        capture_output=True, text=True, timeout=300, env=env)
             except NodeError as error:
                 raise FrontendError(str(error)) from None
             except (OSError, subprocess.TimeoutExpired) as error:
@@ -192,12 +194,12 @@ class Minifier:
                                     "reinstall scalecore.") from None
             answer = _last_json(result.stdout)
             if result.returncode != 0 or "done" not in answer:
-                if "where" in answer:
+                if answer.get("where"):
                     raise FrontendError(f"{answer['where']}: {answer['error']} (esbuild cannot minify it). "
                                         "Fix: correct the script or stylesheet at that line.")
-                raise FrontendError("esbuild cannot minify the site's scripts: "
-                                    f"{(result.stderr or result.stdout).strip()[-500:] or 'no message'}. "
-                                    "Fix: correct the file it names.")
+                said = answer.get("error") or (result.stderr or result.stdout).strip()[-500:] or "no message"
+                raise FrontendError(f"esbuild could not run ({said}), so the site's scripts cannot be minified. "
+                                    "Fix: run the build again; if it persists, reinstall scalecore.")
             found = {}
             for site_path, name in names.items():
                 data = (made / name).read_bytes()

@@ -1,0 +1,139 @@
+"""An author outside the repository: the release wheel installed in a fresh virtualenv (the
+repository not on sys.path, no node or npm on PATH), ``scalecore new``, a strict build, and the
+site working in Chromium: the built-in panel, the site's own kind switching from baked data and
+computing live, the console running the site's own package, the module page with its
+self-checks, every page from file://, and not one request to another host.
+
+These are the steps of "Start a new site" in the README; the test runs them as written.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from browser import PYODIDE_TIMEOUT_MS, StaticServer, wait_hydrated
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def run(command, **options):
+    done = subprocess.run(command, capture_output=True, text=True, **options)
+    assert done.returncode == 0, f"{command}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory) -> Path:
+    """The wheel as `bash build_tools/dev.sh release` builds it (vendored files included)."""
+    out = tmp_path_factory.mktemp("dist")
+    run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
+         "--no-build-isolation", "--wheel-dir", str(out), str(REPO)], cwd=out)
+    [found] = out.glob("scalecore-*-py3-none-any.whl")
+    return found
+
+
+@pytest.fixture(scope="module")
+def author(tmp_path_factory, wheel):
+    """A fresh virtualenv with `pip install 'scalecore[site]'`, and a PATH with no node or npm:
+    the virtualenv's scripts and Chromium alone."""
+    home = tmp_path_factory.mktemp("author")
+    venv = home / "venv"
+    run([sys.executable, "-m", "venv", str(venv)])
+    run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+         f"{wheel}[site]"], cwd=home)
+    tools = home / "tools"
+    tools.mkdir()
+    if shutil.which("chromium"):
+        (tools / "chromium").symlink_to(shutil.which("chromium"))
+    env = {"HOME": str(home), "PATH": f"{venv / 'bin'}{os.pathsep}{tools}", "NO_MKDOCS_2_WARNING": "1",
+           "SOURCE_DATE_EPOCH": "1700000000", "LANG": "C.UTF-8"}
+    return home, venv, env
+
+
+@pytest.fixture(scope="module")
+def new_site(author):
+    home, venv, env = author
+    assert run([str(venv / "bin" / "python"), "-c", "import shutil; print(shutil.which('node'), shutil.which('npm'))"],
+               env=env).stdout.split() == ["None", "None"]
+    run(["scalecore", "new", "my-site"], cwd=home, env=env)
+    site = home / "my-site"
+    built = run(["mkdocs", "build", "--strict"], cwd=site, env=env)
+    return site, built
+
+
+def test_the_wheel_carries_what_the_build_runs_and_no_generic_package_name(wheel):
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names if not name.split("/")[0].endswith(".dist-info")}
+    assert tops == {"scalecore", "scalecore_generator"}
+    for needed in ("scalecore_generator/vendor/node_modules/pyodide/pyodide.asm.wasm",
+                   "scalecore_generator/vendor/node_modules/esbuild-wasm/esbuild.wasm",
+                   "scalecore_generator/vendor/node_modules/katex/LICENSE",
+                   "scalecore_generator/vendor/LICENSES/MPL-2.0.txt",
+                   "scalecore_generator/vendor/npm.json",
+                   "scalecore_generator/scaffold/mkdocs.yml",
+                   "scalecore/corpora/demo/text.txt"):
+        assert needed in names, needed
+    assert any(name.startswith("scalecore_generator/vendor/wheels/sympy-") for name in names)
+    assert not any("__pycache__" in name for name in names)
+
+
+def test_the_installed_vendored_files_match_their_pins(author):
+    home, venv, env = author
+    run([str(venv / "bin" / "python"), "-c", "from scalecore_generator import vendor; vendor.check()"], env=env)
+
+
+def test_a_new_site_builds_strictly_outside_the_repository_without_node(new_site):
+    site, built = new_site
+    assert (site / "site" / "index.html").is_file() and (site / "site" / "lessons" / "temperature.html").is_file()
+    assert "Traceback" not in built.stderr
+    assert "WARNING" not in built.stderr, built.stderr
+    assert not (site / "corpora").exists()
+    assert not list((site / ".cache" / "scalecore").glob("**/embeddings*")), "a site with no corpus kind learned tables"
+
+
+def test_scalecore_new_refuses_a_folder_that_is_not_empty(author, new_site):
+    home, venv, env = author
+    done = subprocess.run(["scalecore", "new", "my-site"], cwd=home, env=env, capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.startswith(f"scalecore: error: my-site already exists and is not empty: nothing was written.")
+
+
+@pytest.fixture(scope="module")
+def served(new_site):
+    server = StaticServer(new_site[0] / "site")
+    yield server
+    server.close()
+
+
+def test_the_new_site_works_in_chromium_with_no_request_elsewhere(visit, served):
+    page, watch = visit(served.url + "lessons/temperature.html")
+    wait_hydrated(page)
+    panel = page.locator(".scalecore-panel--temperature")
+    panel.get_by_label("Temperature", exact=True).select_option(label="2")
+    assert panel.locator(".temperature-bars").get_attribute("data-temperature") == "2"
+    panel.get_by_label("Any temperature").fill("3")
+    panel.get_by_role("button", name="Compute live").click()
+    page.wait_for_function("el => el.getAttribute('data-temperature-live') === '3'", arg=panel.element_handle(),
+                           timeout=PYODIDE_TIMEOUT_MS)
+    assert page.locator("details.scalecore-selfcheck").count() == 2
+    assert page.locator(".scalecore-module").count() == 1, "no module header"
+
+    home, watch_home = visit(served.url + "index.html")
+    wait_hydrated(home)
+    assert home.locator(".scalecore-panel--softmax").count() == 1
+    assert home.locator("math").count() >= 1, "the formula was not typeset"
+    assert home.locator(".admonition.note").count() == 1
+
+
+def test_the_new_site_opens_from_disk(visit, new_site):
+    site = new_site[0] / "site"
+    page, watch = visit((site / "lessons" / "temperature.html").as_uri())
+    wait_hydrated(page)
+    panel = page.locator(".scalecore-panel--temperature")
+    panel.get_by_label("Temperature", exact=True).select_option(label="2")
+    assert panel.locator(".temperature-bars").get_attribute("data-temperature") == "2"
