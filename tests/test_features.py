@@ -1,0 +1,124 @@
+"""The plugin configures what its features need (scalecore_generator/adapters/mkdocs/features.py):
+a site that names only the plugin gets the theme overrides, the Markdown extensions of the
+blocks, callouts and math, fonts from the site itself and a light and a dark palette; a site
+whose own settings keep a feature from working gets an error with mkdocs.yml's line and the fix,
+and its previous site stays as it was."""
+
+import re
+
+import pytest
+
+from sites import build, copy_site, edit, tree
+
+MINIMAL = """site_name: Minimal
+site_url: ""
+use_directory_urls: false
+strict: true
+
+theme:
+  name: material
+
+plugins:
+  - scalecore:
+      corpora: [tiny]
+      seeds: [0]
+      d_model: 8
+      d_k: 4
+      vocabulary_size: 32
+      live: false
+"""
+
+PAGE = """---
+code: T1.features.01
+title: "Features"
+description: "Callouts, math and a self-check with nothing configured."
+audience: [guest]
+---
+
+# Features
+
+A formula: \\(p_i = e^{s_i}\\).
+
+!!! abstract "Concept"
+    A callout.
+
+/// self-check
+question: What is one plus one?
+answer: Two.
+explanation: One and one make two.
+///
+"""
+
+
+def line_of(path, text: str) -> int:
+    return next(number for number, line in enumerate(path.read_text().splitlines(), 1) if text in line)
+
+
+@pytest.fixture(scope="module")
+def minimal(tmp_path_factory):
+    folder = copy_site(tmp_path_factory.mktemp("features") / "site")
+    (folder / "mkdocs.yml").write_text(MINIMAL, encoding="utf-8")
+    for page in (folder / "docs").glob("*.md"):
+        page.unlink()
+    (folder / "docs" / "index.md").write_text(PAGE, encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    return folder, result
+
+
+def test_a_site_that_names_only_the_plugin_gets_every_feature(minimal):
+    folder, result = minimal
+    html = (folder / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'class="scalecore-module"' in html, "no module header: the theme overrides are missing"
+    assert '<div class="admonition abstract">' in html, "the callout printed as text"
+    assert "<math" in html and '<span class="arithmatex">\\(' not in html, "the formula was not typeset"
+    assert 'details class="scalecore-selfcheck"' in html
+    assert "fonts.googleapis" not in html and "fonts.gstatic" not in html
+    assert html.count('name="__palette"') == 2, "no light and dark palette"
+    assert "configured for its features: its theme overrides; the Markdown extensions admonition" in result.stderr
+
+
+def test_the_sites_own_palette_wins(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    edit(folder / "mkdocs.yml", "  name: material\n", "  name: material\n  palette:\n    scheme: slate\n")
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    html = (folder / "site" / "index.html").read_text(encoding="utf-8")
+    assert 'data-md-color-scheme="slate"' in html and 'name="__palette"' not in html
+
+
+def test_a_google_font_stops_the_build_with_the_fix_and_keeps_the_site(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    before = tree(folder / "site")
+    edit(folder / "mkdocs.yml", "  name: material\n", "  name: material\n  font:\n    text: Lato\n")
+    result = build(folder)
+    assert result.returncode != 0
+    assert result.errors == [
+        f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'theme:')}: theme.font names "
+        "{'text': 'Lato'}, which Material fetches from Google Fonts: the site's Content-Security-Policy blocks it "
+        "and offline readers cannot reach it. Fix: set font: false (the reader's system fonts), and serve your "
+        "own font with extra_css."], result.describe()
+    assert tree(folder / "site") == before
+
+
+def test_arithmatex_without_generic_output_is_an_error_naming_the_line(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    (folder / "mkdocs.yml").write_text(MINIMAL + "\nmarkdown_extensions:\n  - pymdownx.arithmatex\n", encoding="utf-8")
+    result = build(folder)
+    assert result.returncode != 0
+    where = f"{folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'markdown_extensions:')}"
+    assert result.errors == [
+        f"scalecore: {where}: pymdownx.arithmatex needs generic: True (the build typesets its output). Fix: write "
+        "'- pymdownx.arithmatex: {generic: true}', or leave the extension out and the plugin adds it."], \
+        result.describe()
+
+
+def test_another_theme_is_an_error_naming_the_line(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    edit(folder / "mkdocs.yml", "  name: material\n", "  name: mkdocs\n")
+    result = build(folder)
+    assert result.returncode != 0
+    assert result.errors == [
+        f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'theme:')}: the theme is 'mkdocs'; "
+        "Scalecore's pages (module header, cards, mentor) extend Material's templates. Fix: set theme: "
+        "{name: material}."], result.describe()
