@@ -122,3 +122,16 @@ def test_another_theme_is_an_error_naming_the_line(minimal, tmp_path):
         f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'theme:')}: the theme is 'mkdocs'; "
         "Scalecore's pages (module header, cards, mentor) extend Material's templates. Fix: set theme: "
         "{name: material}."], result.describe()
+
+
+def test_a_link_to_a_missing_anchor_stops_a_strict_build(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    before = tree(folder / "site")
+    (folder / "docs" / "other.md").write_text("# Other\n\nSee [the concept](index.md#no-such-heading).\n",
+                                              encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 1
+    assert result.lines("WARNING") == [
+        "Doc file 'other.md' contains a link 'index.md#no-such-heading', but the doc 'index.md' does not contain an "
+        "anchor '#no-such-heading'."], result.describe()
+    assert tree(folder / "site") == before

@@ -1,6 +1,8 @@
 """A kind that cannot bake stops the build with the file and the fix, and loses nothing: a compute
 function that raises for one point, a result that breaks its schema, a grid over the budget, a
-settings section that names no kind or no setting. On the tutorial site (scalecore_generator/scaffold),
+settings section that names no kind or no setting, a template jinja2 cannot read or that does not
+extend panel.html, a schema that is not JSON or not a JSON Schema, a result that is not JSON, a
+view registered under another name, an option of the wrong type. On the tutorial site (scalecore_generator/scaffold),
 after one good build whose site and cache must survive every failure."""
 
 import json
@@ -21,7 +23,11 @@ def good(tmp_path_factory):
     return folder
 
 
-def broken(good, tmp_path, change) -> tuple[Path, list[str]]:
+def broken(good, tmp_path, change, cache_may_grow=False) -> tuple[Path, list[str]]:
+    """Build after ``change``: it fails, without a traceback, and the site and every file of the
+    cache are as they were. ``cache_may_grow``: a change to the site's own package makes its wheel
+    again (cache/wheel/, a file derived from the source each build) before the bake fails; every
+    other file of the cache must be as it was."""
     folder = copy_site(tmp_path / "tutorial", source=good)
     before = tree(folder / "site"), tree(folder / CACHE), _file_stamps(folder / CACHE)
     change(folder)
@@ -29,6 +35,10 @@ def broken(good, tmp_path, change) -> tuple[Path, list[str]]:
     assert result.returncode == 1, result.describe()
     assert "Traceback" not in result.stderr + result.stdout, result.describe()
     after = tree(folder / "site"), tree(folder / CACHE), _file_stamps(folder / CACHE)
+    if cache_may_grow:
+        kept = lambda files: {k: v for k, v in files.items() if k in before[1] and not k.startswith("wheel/")}  # noqa: E731
+        before = before[0], kept(before[1]), kept(before[2])
+        after = after[0], kept(after[1]), kept(after[2])
     assert after == before, "the failure changed the site or a file of the cache"
     return folder, result.errors
 
@@ -41,10 +51,11 @@ def _file_stamps(folder: Path) -> dict:
 
 def test_a_compute_function_that_raises_for_one_point(good, tmp_path):
     folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "[0.5, 1.0, 2.0]", "[0.5, 1.0, 0.0]"))
+    module = folder / "mylessons" / "temperature.py"
     assert errors == [
-        f"scalecore: the kind 'temperature' ({folder / 'kinds' / 'temperature' / 'kind.py'}): "
-        "mylessons.temperature:weights(...) failed for the point {temperature: 0.0}: ValueError: the temperature "
-        "must be above 0, got 0.0. Fix: correct the function, or leave that value out of the kind's grid."]
+        f"scalecore: {module}:{line_of(module, 'raise ValueError')}: mylessons.temperature:weights(...) failed for "
+        "the point {temperature: 0.0} of the kind 'temperature': ValueError: the temperature must be above 0, got "
+        "0.0. Fix: correct the function there, or leave that value out of the kind's grid."]
 
 
 def test_a_result_that_breaks_its_schema(good, tmp_path):
@@ -107,3 +118,61 @@ def test_a_grid_that_fails_is_named_with_its_kind(good, tmp_path):
     assert errors == [
         f"scalecore: the kind 'temperature' ({folder / 'kinds' / 'temperature' / 'kind.py'}): grid(site) failed: "
         "ValueError: script_axes ('nope',) must be the first axes of ('temperature',). Fix: correct the kind's grid()."]
+
+
+def test_a_template_jinja_cannot_parse_names_its_line(good, tmp_path):
+    template = Path("kinds") / "temperature" / "template.html"
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / template, "{% block fallback %}", "{% blok fallback %}"))
+    assert errors == [f"scalecore: {folder / template}:2: Encountered unknown tag 'blok'. Fix: correct the template "
+                      "at that line (jinja2 syntax)."]
+
+
+def test_a_template_that_does_not_extend_the_panel_root(good, tmp_path):
+    template = Path("kinds") / "temperature" / "template.html"
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / template, '{% extends "panel.html" %}\n', ""))
+    assert errors == [f"scalecore: {folder / template}:1: the template does not extend panel.html, so its panel has "
+                      "no root for the kind's script and no shared styles. Fix: make its first line "
+                      '{% extends "panel.html" %} and put the no-JS view in {% block fallback %} ... {% endblock %}.']
+
+
+def test_a_schema_that_is_not_json_or_not_a_schema(good, tmp_path):
+    schema = Path("kinds") / "temperature" / "schema.json"
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / schema, '"object"', '"object",'))
+    line = line_of(folder / schema, '"object",')
+    assert len(errors) == 1 and errors[0].startswith(f"scalecore: {folder / schema}:{line}:"), errors
+    assert errors[0].endswith(". Fix: correct the JSON there."), errors
+    other = tmp_path / "other"
+    other.mkdir()
+    folder, errors = broken(good, other, lambda f: edit(f / schema, '"object"', '"objekt"'))
+    assert errors == [f"scalecore: {folder / schema}: not a valid JSON Schema at type: 'objekt' is not valid under "
+                      "any of the given schemas. Fix: correct that keyword (JSON Schema draft 2020-12)."]
+
+
+def test_a_result_that_is_not_json_names_the_key_path(good, tmp_path):
+    module = Path("mylessons") / "temperature.py"
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / module, '"entropy":', '"extra": {"bad": [1.0, float("nan")]},\n        "entropy":'), cache_may_grow=True)
+    assert errors == [f"scalecore: the kind 'temperature' ({folder / 'kinds' / 'temperature' / 'kind.py'}): "
+                      "mylessons.temperature:weights(...) returned nan at extra.bad[1] for the point {temperature: 0.5}; "
+                      "a baked point must be JSON (finite numbers, strings, booleans, None, lists and dicts with "
+                      "string keys). Fix: return a JSON-ready value there."]
+
+
+def test_a_view_registered_under_another_name(good, tmp_path):
+    script = Path("kinds") / "temperature" / "panel.js"
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / script, "S.kinds.temperature = {", "S.kinds.temprature = {"))
+    assert errors == [f"scalecore: {folder / script}:{line_of(folder / script, 'S.kinds.temprature')}: registers the "
+                      "view as 'temprature', but the kind is 'temperature' (its folder's name), so the panel would "
+                      "never start. Fix: write S.kinds.temperature = { ... }."]
+
+
+def test_an_option_or_setting_of_the_wrong_type_is_said_in_words(good, tmp_path):
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "[0.5, 1.0, 2.0]", '[0.5, "hot"]'))
+    assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option "
+                      "'kinds': temperature: setting 'temperatures': expected a number in the list, got 'hot' (text). "
+                      "Fix: write temperatures: as its type says (the guide 'Plugin options' lists each kind's settings)."]
+    other = tmp_path / "other"
+    other.mkdir()
+    page = Path("docs") / "lessons" / "temperature.md"
+    folder, errors = broken(good, other, lambda f: edit(f / page, "temperature: 1.0\n", "temperature: hot\n"))
+    assert errors[-1] == (f"scalecore: {page.as_posix()}:{line_of(folder / page, 'temperature: hot')}: /// "
+                          "temperature: option 'temperature': expected a number, got 'hot' (text)")

@@ -11,7 +11,7 @@ import yaml
 from mkdocs.config import config_options as c
 
 from scalecore_generator.blocks.base import BlockError, OptionError, PageContext, Panel
-from scalecore_generator.blocks.options import describe, listing, suggestion
+from scalecore_generator.blocks.options import describe, in_words, listing, suggestion
 from scalecore_generator.blocks.scanner import Located, RawBlock, scan
 
 
@@ -76,7 +76,7 @@ class _Page:
                             if not isinstance(option, c.Optional) and option.default is None]
                 raise Located(raw.line, f"{prefix}missing required option {key!r}; /// {raw.kind} "
                                         f"needs: {listing(required)}")
-            raise Located(lines[key], f"{prefix}option {key!r}: {error}")
+            raise Located(lines[key], f"{prefix}option {key!r}: {in_words(error, data.get(key))}")
 
         try:
             kind.check(options, self.context.sites[raw.kind])

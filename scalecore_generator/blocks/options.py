@@ -9,10 +9,32 @@ MkDocs config) and only change what a failure says, like ``scalecore_generator.a
 import difflib
 import json
 import math
+import re
 
 from mkdocs.config import config_options as c
 from mkdocs.config.base import ValidationError
 
+
+
+TYPE_NAMES = {"float": "a number", "int": "an integer", "str": "text", "bool": "true or false", "list": "a list",
+              "dict": "a mapping", "NoneType": "nothing"}
+MKDOCS_TYPE_ERROR = re.compile(r"Expected type: <class '(\w+)'> but received: <class '(\w+)'>")
+
+
+def in_words(error, value=None) -> str:
+    """A validation message as an author reads it: MkDocs' ``Expected type: <class 'float'> but
+    received: <class 'str'>`` (its ``config_options.Type``, which kinds' settings and options may
+    use) becomes ``expected a number, got 'hot' (text)``; any other message is kept."""
+    message = str(error)
+    found = MKDOCS_TYPE_ERROR.fullmatch(message.strip())
+    if not found:
+        return message
+    wanted = TYPE_NAMES.get(found[1], f"a {found[1]}")
+    if isinstance(value, list) and found[1] != "list":  # a list option: the item of the wrong type
+        value = next((item for item in value if type(item).__name__ == found[2]), value)
+        return f"expected {wanted} in the list, got {describe(value)}"
+    got = describe(value) if value is not None else TYPE_NAMES.get(found[2], f"a {found[2]}")
+    return f"expected {wanted}, got {got}"
 
 
 def describe(value) -> str:

@@ -17,9 +17,11 @@ import ast
 import hashlib
 import importlib.util
 import json
+import math
 import os
 import shutil
 import time
+import traceback
 from concurrent.futures import Future, ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -150,11 +152,47 @@ def bake_group(job: dict) -> str:
 def _compute(kind, function, point, params):
     try:
         result = function(**params)
-        return result, dumps(result)
     except Exception as error:
-        raise BakeError(f"the kind {kind.name!r} ({kind.folder / 'kind.py'}): {kind.compute}(...) failed for the point "
-                        f"{_shown(point)}: {type(error).__name__}: {error}. Fix: correct the function, or leave that "
-                        "value out of the kind's grid.") from None
+        raise BakeError(f"{_raised_at(error)}: {kind.compute}(...) failed for the point {_shown(point)} of the kind "
+                        f"{kind.name!r}: {type(error).__name__}: {error}. Fix: correct the function there, or leave "
+                        "that value out of the kind's grid.") from None
+    try:
+        return result, dumps(result)
+    except (TypeError, ValueError):  # found again, with its key path, only when it fails
+        problem = _not_json(result) or "a value json cannot encode"
+        raise BakeError(f"the kind {kind.name!r} ({kind.folder / 'kind.py'}): {kind.compute}(...) returned {problem} "
+                        f"for the point {_shown(point)}; a baked point must be JSON (finite numbers, strings, "
+                        "booleans, None, lists and dicts with string keys). Fix: return a JSON-ready value there.") from None
+
+
+def _raised_at(error: BaseException) -> str:
+    """``file:line`` of the innermost frame of the author's code (not the standard library's, not
+    the generator's) that the exception passed through: where to look first."""
+    frames = traceback.extract_tb(error.__traceback__)
+    here = str(Path(__file__).resolve().parents[1])
+    stdlib = str(Path(json.__file__).resolve().parent)
+    own = [f for f in frames if not f.filename.startswith((here, stdlib))] or frames
+    return f"{own[-1].filename}:{own[-1].lineno}"
+
+
+def _not_json(value, path: str = "") -> str | None:
+    """What in ``value`` is not JSON, with its key path ('NaN at weights[2]'), or None."""
+    where = f" at {path}" if path else ""
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return None
+    if isinstance(value, (int, float)):
+        return None if math.isfinite(value) else f"{value!r}{where}"
+    if isinstance(value, (list, tuple)):
+        return next((found for i, item in enumerate(value) if (found := _not_json(item, f"{path}[{i}]"))), None)
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not isinstance(key, str):
+                return f"the key {key!r} (a {type(key).__name__}, not a string){where}"
+            found = _not_json(item, f"{path}.{key}" if path else key)
+            if found:
+                return found
+        return None
+    return f"a {type(value).__name__} ({value!r:.60}){where}"
 
 
 def _validator(kind):
@@ -372,10 +410,15 @@ def _run(jobs, baked, workers, budget, used_at, started, log):
         futures = {pool.submit(bake_group, job): (name, job) for name, job in ordered}
         outcomes = ((*futures[future], future) for future in as_completed(futures))
     done = 0
+    pending = [name for name, _ in ordered]
+    heartbeat = _Heartbeat(lambda: f"bake: {done}/{len(jobs)} groups, {time.monotonic() - started:.0f} s; still "
+                                   f"computing {_counted(pending)}", log)
     try:
         for name, job, future in outcomes:
             future.result()  # a worker's BakeError goes on from here
             done += 1
+            pending.remove(name)
+            heartbeat.beat()
             if job is firsts[name]:
                 try:
                     _check_bytes(name, baked[name], Path(job["target"]), len(job["points"]), budget, used_at)
@@ -388,8 +431,43 @@ def _run(jobs, baked, workers, budget, used_at, started, log):
                     raise
             log.info(f"bake: {done}/{len(jobs)} groups, {time.monotonic() - started:.1f} s")
     finally:
+        heartbeat.stop()
         if pool is not None:
             pool.shutdown(cancel_futures=True)
+
+
+def _counted(names: list[str]) -> str:
+    counts = {name: names.count(name) for name in dict.fromkeys(names)}
+    return ", ".join(f"{count} group{'s' * (count != 1)} of {name!r}" for name, count in counts.items())
+
+
+class _Heartbeat:
+    """A line every ``EVERY_S`` seconds while no group finishes: a slow compute function (seconds a
+    point) would otherwise leave the author looking at a silent build, not knowing which kind is
+    working. ``say()`` gives the line."""
+
+    EVERY_S = 10.0
+
+    def __init__(self, say, log):
+        import threading
+
+        self.say, self.log = say, log
+        self.last = time.monotonic()
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="scalecore-bake-heartbeat", daemon=True)
+        self.thread.start()
+
+    def beat(self) -> None:
+        self.last = time.monotonic()
+
+    def _run(self) -> None:
+        while not self.stopped.wait(1.0):
+            if time.monotonic() - self.last >= self.EVERY_S:
+                self.log.info(self.say())
+                self.last = time.monotonic()
+
+    def stop(self) -> None:
+        self.stopped.set()
 
 
 def learn_tables(jobs: list[tuple], workers: int) -> None:

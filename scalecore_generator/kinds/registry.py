@@ -65,6 +65,10 @@ def load_kind(folder: Path) -> type[Kind]:
         if not (folder / required).is_file():
             raise KindError(f"{folder / required}: missing; a kind folder holds {', '.join(REQUIRED)} (and optionally "
                             "schema.json and style.css). Fix: add it (see the guide 'Write your own interactive').")
+    _check_template(folder / "template.html")
+    _check_script(folder / "panel.js", name)
+    if (folder / "schema.json").is_file():
+        _check_schema(folder / "schema.json")
     module = _import(folder)
     found = [value for value in vars(module).values()
              if inspect.isclass(value) and issubclass(value, Kind) and value is not Kind
@@ -79,6 +83,97 @@ def load_kind(folder: Path) -> type[Kind]:
         raise KindError(f"{folder / 'kind.py'}: {kind.__name__} {problems[0]}")
     kind.name, kind.folder = name, folder
     return kind
+
+
+def _stamp(path: Path) -> tuple:
+    stat = path.stat()
+    return str(path.resolve()), stat.st_mtime_ns, stat.st_size
+
+
+_checked: set[tuple] = set()  # (path, mtime, size) of the templates and schemas found sound
+
+
+def _check_template(path: Path) -> None:
+    """A template that jinja2 cannot parse, or one that does not extend panel.html (no panel root,
+    so no script, no shared styles), is found here with its line, not in a 70-line traceback while
+    a page renders, nor as a panel that silently never hydrates."""
+    stamp = _stamp(path)
+    if stamp in _checked:
+        return
+    import jinja2
+
+    try:
+        tree = jinja2.Environment().parse(path.read_text(encoding="utf-8"), name=path.name, filename=str(path))
+    except jinja2.TemplateSyntaxError as error:
+        raise KindError(f"{path}:{error.lineno}: {error.message.rstrip('.')}. Fix: correct the template at that line "
+                        "(jinja2 syntax).") from None
+    except UnicodeDecodeError as error:
+        raise KindError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}). Fix: save it as UTF-8.") from None
+    extends = [node for node in tree.body if isinstance(node, jinja2.nodes.Extends)]
+    if not extends or getattr(extends[0].template, "value", None) != "panel.html":
+        raise KindError(f"{path}:1: the template does not extend panel.html, so its panel has no root for the "
+                        "kind's script and no shared styles. Fix: make its first line {% extends \"panel.html\" %} "
+                        "and put the no-JS view in {% block fallback %} ... {% endblock %}.")
+    _checked.add(stamp)
+
+
+# Where a panel.js registers its view: ``S.kinds.name = {``, ``S.kinds["name"] = {``, or
+# ``S.kinds[KIND] = {`` with ``var KIND = "name"`` (a constant of the script).
+REGISTERS = re.compile(r"""\.kinds(?:\.(?P<dotted>[A-Za-z_$][\w$]*)|\[\s*(?:(?P<q>["'])(?P<quoted>[^"']+)(?P=q)|"""
+                       r"""(?P<constant>[A-Za-z_$][\w$]*))\s*\])\s*=(?!=)""")
+
+
+def _check_script(path: Path, name: str) -> None:
+    """panel.js registers the view under its folder's name: the panel base looks it up by that
+    name, and a view registered under another never runs (only a line in the reader's console
+    would say so)."""
+    stamp = _stamp(path)
+    if (stamp, name) in _checked:
+        return
+    text = path.read_text(encoding="utf-8", errors="replace")
+    def registered(match) -> str:
+        if match["constant"]:
+            value = re.search(rf"""(?:var|let|const)\s+{re.escape(match["constant"])}\s*=\s*(["'])([^"']+)\1""", text)
+            return value[2] if value else match["constant"]
+        return match["dotted"] or match["quoted"]
+
+    found = [(registered(m), text.count("\n", 0, m.start()) + 1) for m in REGISTERS.finditer(text)]
+    if name not in [registered for registered, _ in found]:
+        spelled = name if re.fullmatch(r"[A-Za-z_$][\w$]*", name) else None
+        how = f"S.kinds.{spelled} = {{ ... }}" if spelled else f'S.kinds["{name}"] = {{ ... }}'
+        if found:
+            other, line = found[0]
+            raise KindError(f"{path}:{line}: registers the view as {other!r}, but the kind is {name!r} (its folder's "
+                            f"name), so the panel would never start. Fix: write {how}.")
+        raise KindError(f"{path}: does not register a view for the kind {name!r}, so the panel would never start. "
+                        f"Fix: assign it on the panel base: {how} (see the guide 'Write your own interactive').")
+    _checked.add((stamp, name))
+
+
+def _check_schema(path: Path) -> None:
+    """schema.json is JSON and a valid JSON Schema: its mistakes named with the line (or the
+    keyword's path) before any point is baked against it."""
+    stamp = _stamp(path)
+    if stamp in _checked:
+        return
+    import json
+
+    from jsonschema import Draft202012Validator
+    from jsonschema.exceptions import SchemaError
+
+    try:
+        schema = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as error:
+        raise KindError(f"{path}:{error.lineno}:{error.colno}: {error.msg}. Fix: correct the JSON there.") from None
+    except UnicodeDecodeError as error:
+        raise KindError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}). Fix: save it as UTF-8.") from None
+    try:
+        Draft202012Validator.check_schema(schema)
+    except SchemaError as error:
+        at = "/".join(str(part) for part in error.absolute_path) or "(the top)"
+        raise KindError(f"{path}: not a valid JSON Schema at {at}: {error.message}. Fix: correct that keyword "
+                        "(JSON Schema draft 2020-12).") from None
+    _checked.add(stamp)
 
 
 _stamps: dict[str, tuple] = {}  # module name -> (mtime, size) of the kind.py it was run from

@@ -9,7 +9,7 @@ import difflib
 import re
 from pathlib import Path
 
-from scalecore_generator.blocks.options import listing
+from scalecore_generator.blocks.options import in_words, listing
 from scalecore_generator.blocks.scanner import fenced_lines
 from scalecore_generator.kinds.kind import Kind
 
@@ -68,7 +68,9 @@ def settings(kinds: dict[str, type[Kind]], given: dict, where) -> dict[str, dict
                              f"are: {accepted}.")
         if failed:
             key, error = failed[0]
-            raise ValueError(f"{where('kinds')}: option 'kinds': {name}: setting {key!r}: {error}")
+            raise ValueError(f"{where('kinds')}: option 'kinds': {name}: setting {key!r}: "
+                             f"{in_words(error, section.get(key))}. Fix: write {key}: as its type says "
+                             "(the guide 'Plugin options' lists each kind's settings).")
         values[name] = {key: config[key] for key in known}
     return values
 

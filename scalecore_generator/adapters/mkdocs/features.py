@@ -14,9 +14,14 @@ needs is dropped silently. The author's own settings win wherever they work:
   offline reader cannot reach, so the default is turned off (the system's fonts are used); a font
   the site names is an error with the fix;
 - palette: a site that sets none gets a light and a dark scheme following the reader's system,
-  with a toggle; a site that sets one keeps it.
+  with a toggle; a site that sets one keeps it;
+- links: a link to a heading that does not exist is a warning (so ``strict`` stops the build),
+  not MkDocs' default, a line at INFO level that no one reads; a site that sets
+  ``validation: {anchors: ...}`` itself keeps its choice.
 """
 
+import logging
+import re
 from pathlib import Path
 
 # Extension -> the options it needs (None: any). The blocks are Python-Markdown blocks and
@@ -54,6 +59,7 @@ def configure(config, theme_folder: Path, where) -> list[str]:
     added += _extensions(config, where)
     added += _fonts(config, where)
     added += _palette(config)
+    added += _anchors(config)
     return added
 
 
@@ -106,3 +112,19 @@ def _palette(config) -> list[str]:
         return []
     config.theme["palette"] = [dict(scheme) for scheme in PALETTE]
     return ["a light and a dark palette"]
+
+
+def _anchors(config) -> list[str]:
+    links = config.validation.links
+    if links.anchors >= logging.WARNING or _sets_anchors(config.config_file_path):
+        return []
+    links.anchors = logging.WARNING
+    return ["links to missing anchors as warnings"]
+
+
+def _sets_anchors(config_file: str | None) -> bool:
+    try:
+        text = Path(config_file or "mkdocs.yml").read_text(encoding="utf-8-sig")
+    except OSError:
+        return False
+    return re.search(r"^\s*anchors\s*:", text, re.M) is not None
