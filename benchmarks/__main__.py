@@ -17,6 +17,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = (
     ("core", "The core: pure Python against numpy; embedding learning"),
     ("build", "The site build: cold and warm against plain mkdocs-material; parallel bake"),
+    ("new_site", "An author's first site: the wheel, scalecore new's site against plain mkdocs-material"),
     ("browser", "The browser: page weight, baked switch, live mode, live recompute"),
     ("lighthouse", "Lighthouse (mobile) on the module pages against plain mkdocs-material"),
     ("math", "Math: MathML (Temml, the cut STIX Two Math) against KaTeX's HTML, on the same pages"),

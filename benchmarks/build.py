@@ -12,8 +12,8 @@ a second cold build with ``workers: 1`` against the first (``workers: 0``, one p
 bake's own log line. Prints numbers; asserts nothing (no thresholds: see the README).
 
 Nothing is written in the repository: each build gets its own mkdocs.yml in a temporary folder
-that links to the repository's docs/, corpora/, build_tools/ and scalecore/ (the plugin finds the npm packages
-beside mkdocs.yml), its own cache folder and its own site folder.
+that links to the repository's docs/, scalecore/ and scalecore_generator/, its own cache folder and
+its own site folder.
 """
 
 import argparse
@@ -197,7 +197,7 @@ def serve_both(work: Path) -> Path:
     folder to serve; the browser benchmarks compare the same page in both."""
     config = read_config()
     index, _ = plugin_entry(config)
-    for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):
+    for name in ("docs", "scalecore", "scalecore_generator", "tests"):
         (work / name).symlink_to(ROOT / name, target_is_directory=True)
     ours = dict(config, plugins=list(config["plugins"]))
     ours["plugins"][index] = {"scalecore": dict(config["plugins"][index]["scalecore"] or {},
@@ -229,7 +229,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory(prefix="scalecore-bench-") as folder:
         work = Path(folder)
-        for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):
+        for name in ("docs", "scalecore", "scalecore_generator", "tests"):
             (work / name).symlink_to(ROOT / name, target_is_directory=True)
 
         def scalecore_config(name: str, workers: int, **more) -> Path:

@@ -18,7 +18,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from scalecore.corpus import SHARED_SENTENCE, load_corpora
+from scalecore.corpus import SHARED_SENTENCE, SHIPPED, load_corpora
 from scalecore.embeddings import learn_embeddings
 from scalecore.experiment import Settings, position_aware_input, run_all, sentence_tokens
 from scalecore.guards import all_guard_sets
@@ -77,7 +77,7 @@ def best_of(repeats: int, action) -> float:
 def main() -> None:
     print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, {platform.machine()}")
     settings = Settings()
-    corpora = load_corpora("corpora", ["demo", "wordnet", "kjv"])
+    corpora = load_corpora(SHIPPED, ["demo", "wordnet", "kjv"])
     tokens = sentence_tokens(SHARED_SENTENCE)
     print("\nlearning embeddings (raw counts, d_model 32, top 2000 words):")
     tables = {}

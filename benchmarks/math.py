@@ -44,7 +44,7 @@ def build(output: str, work: Path) -> tuple[float, Path]:
     """The site with ``math: output``, its own cold cache; returns (seconds, site folder)."""
     config = read_config()
     index, options = plugin_entry(config)
-    for name in ("docs", "corpora", "build_tools", "scalecore", "tests"):  # tests: the docs' snippets
+    for name in ("docs", "scalecore", "scalecore_generator", "tests"):  # tests: the docs' snippets
         link = work / name
         if not link.exists():
             link.symlink_to(ROOT / name, target_is_directory=True)

@@ -551,7 +551,7 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
     kind = site / "kinds" / "note"
     kind.mkdir(parents=True)
     (kind / "kind.py").write_text(TINY_KIND, encoding="utf-8")
-    (kind / "panel.js").write_text("/* no view */\n", encoding="utf-8")
+    (kind / "panel.js").write_text("globalThis.scalecore.kinds.note = {}; /* no view */\n", encoding="utf-8")
     (kind / "template.html").write_text('{% extends "panel.html" %}{% block body %}<p>note one</p>{% endblock %}\n',
                                         encoding="utf-8")
     edit(site / "docs" / "lesson.md", "Without the guards:",

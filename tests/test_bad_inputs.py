@@ -53,16 +53,17 @@ def lesson(folder: Path, old: str, new: str) -> None:
 def unknown_corpus_name(folder):
     set_option(folder, "corpora: [tiny, small]", "corpora: [tiny, nope]")
     return plugin_option(folder, "corpora", (
-        f"{yml(folder, 'corpora:')}: no corpus named 'nope' in {folder}/corpora. Fix: list only corpora "
-        f"that exist there (small, tiny), or create {folder}/corpora/nope/ with a text.txt and a corpus.toml."))
+        f"{yml(folder, 'corpora:')}: no corpus named 'nope' among those shipped with Scalecore or in {folder}/corpora. "
+        f"Fix: list only corpora that exist (demo, kjv, wordnet, small, tiny), or create {folder}/corpora/nope/ with a "
+        "text.txt and a corpus.toml."))
 
 
 def upper_case_corpus_name(folder):
     """A name the loader would reject is never suggested: the likely typo is."""
     set_option(folder, "corpora: [tiny, small]", "corpora: [Tiny, small]")
     return plugin_option(folder, "corpora", (
-        f"{yml(folder, 'corpora:')}: no corpus named 'Tiny' in {folder}/corpora. Fix: did you mean 'tiny'? "
-        "The corpora there are: small, tiny."))
+        f"{yml(folder, 'corpora:')}: no corpus named 'Tiny' among those shipped with Scalecore or in {folder}/corpora. "
+        "Fix: did you mean 'tiny'? The corpora are: demo, kjv, wordnet, small, tiny."))
 
 
 def unknown_corpus_under_a_relative_folder(folder):
@@ -70,8 +71,9 @@ def unknown_corpus_under_a_relative_folder(folder):
     add_option(folder, "corpora_dir: docs/../corpora")
     set_option(folder, "corpora: [tiny, small]", "corpora: [tiny, Extra_Texts]")
     return plugin_option(folder, "corpora", (
-        f"{yml(folder, 'corpora:')}: no corpus named 'Extra_Texts' in {folder}/corpora. Fix: corpus names use "
-        "lower-case letters, digits and '-' only; list one of small, tiny, or create "
+        f"{yml(folder, 'corpora:')}: no corpus named 'Extra_Texts' among those shipped with Scalecore or in "
+        f"{folder}/corpora. Fix: corpus names use lower-case letters, digits and '-' only; list one of demo, kjv, "
+        "wordnet, small, tiny, or create "
         f"{folder}/corpora/extra-texts/ with a text.txt and a corpus.toml and list 'extra-texts'."))
 
 
@@ -116,11 +118,20 @@ def unknown_option(folder):
 
 
 def missing_corpora_folder(folder):
+    """Without its own corpora folder a site has the shipped corpora: the ones it lists are not there."""
     shutil.rmtree(folder / "corpora")
+    return plugin_option(folder, "corpora", (
+        f"{yml(folder, 'corpora:')}: no corpus named 'tiny' among those shipped with Scalecore or in "
+        f"{folder}/corpora (no such folder). Fix: list only corpora that exist (demo, kjv, wordnet), or create "
+        f"{folder}/corpora/tiny/ with a text.txt and a corpus.toml."))
+
+
+def missing_corpora_folder_set_by_the_site(folder):
+    add_option(folder, "corpora_dir: texts")
     return plugin_option(folder, "corpora_dir", (
-        f"{yml(folder, '- scalecore:')}: the corpora folder {folder}/corpora does not exist. Fix: point "
-        "corpora_dir (relative to mkdocs.yml) at the folder that holds one sub-folder per corpus, "
-        "e.g. corpora_dir: corpora."))
+        f"{yml(folder, 'corpora_dir: texts')}: the corpora folder {folder}/texts does not exist. Fix: point "
+        "corpora_dir (relative to mkdocs.yml) at the folder that holds one sub-folder per corpus, or leave the "
+        "option out to use only the corpora shipped with Scalecore."))
 
 
 def sentence_without_words(folder):
@@ -392,7 +403,7 @@ class Case:
 
 CASES = [Case(f) for f in (
     unknown_corpus_name, upper_case_corpus_name, unknown_corpus_under_a_relative_folder, negative_seed, text_seed, repeated_seed, zero_d_k, unknown_recipe, unknown_option,
-    missing_corpora_folder, sentence_without_words, shared_word_missing_from_a_corpus,
+    missing_corpora_folder, missing_corpora_folder_set_by_the_site, sentence_without_words, shared_word_missing_from_a_corpus,
     missing_text, empty_text, text_not_utf8, text_without_sentence, missing_metadata, metadata_not_toml,
     metadata_misspelt_key, counts_out_of_date, bad_corpus_folder_name,
     block_unknown_corpus, block_bad_guard, block_seed_not_baked, block_bad_yaml, block_unknown_kind,

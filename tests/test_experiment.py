@@ -2,7 +2,7 @@
 
 import pytest
 
-from scalecore.corpus import SHARED_SENTENCE, load_corpora
+from scalecore.corpus import SHARED_SENTENCE, SHIPPED, load_corpora
 from scalecore.embeddings import cached_embeddings
 from scalecore.experiment import Settings, position_aware_input, report, run, run_all, sentence_tokens
 from scalecore.guards import GuardSet
@@ -14,7 +14,7 @@ SEEDS = range(5)
 @pytest.fixture(scope="module")
 def tables(tmp_path_factory):
     cache = tmp_path_factory.mktemp("cache")
-    corpora = load_corpora("corpora", list(CORPORA))
+    corpora = load_corpora(SHIPPED, list(CORPORA))
     return {name: cached_embeddings(corpus, Settings().d_model, cache) for name, corpus in corpora.items()}
 
 
@@ -26,7 +26,7 @@ def mean_over_seeds(table, guards, measure):
 
 
 def test_the_corpora_grow_in_the_expected_order(tables):
-    sizes = [len(load_corpora("corpora", [name])[name].sentences) for name in CORPORA]
+    sizes = [len(load_corpora(SHIPPED, [name])[name].sentences) for name in CORPORA]
     assert sizes == sorted(sizes) and sizes[2] > 3 * sizes[1]
 
 

@@ -315,6 +315,66 @@ def test_the_mentor_s_script_loads_when_its_box_nears_and_a_question_sent_at_onc
     watch.check()
 
 
+MODULES = ("modules/multi-head-attention.html", "modules/softmax-range.html", "modules/encoder-block.html")
+# Questions that bring every kind of link: the self-check, sources in this module and in a
+# prerequisite, the panel with a baked value, and the outline given with a refusal.
+LINKING = ("Why divide by the square root of d_k and not by d_k?",
+           "What is the mean row-max on kjv with norm+init+scale?",
+           "What does LayerNorm do to the input?",
+           "What is the capital of France?")
+
+
+def _rendered_links(page) -> list[str]:
+    """Every link of the answers and of the question history, as the browser resolves it."""
+    links = []
+    for question in LINKING:
+        _reset_status(page)
+        region = _ask(page, question)
+        links += region.locator("a[href]").evaluate_all("links => links.map(a => a.href)")
+    links += page.locator("[data-scalecore-mentor-asked] a[href]").evaluate_all("links => links.map(a => a.href)")
+    return list(dict.fromkeys(links))
+
+
+def _lands(chromium, href: str) -> None:
+    """Open ``href`` as a click would, and find the page and the element its fragment names."""
+    context = chromium.new_context(service_workers="block")
+    try:
+        target = context.new_page()
+        answer = target.goto(href)
+        assert answer is None or answer.ok, f"{href}: HTTP {answer.status}"
+        assert target.locator("h1").count() >= 1, f"{href}: no page there"
+        fragment = href.partition("#")[2]
+        if fragment:
+            assert target.locator(f'[id="{fragment}"]').count() == 1, f"{href}: no element with id {fragment!r}"
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_link_the_mentor_renders_lands(visit, chromium, site_server, module):
+    page, watch = visit(site_server.url + page_url(module))
+    links = _rendered_links(page)
+    assert len(links) >= 4, links
+    for href in links:
+        assert href.startswith(site_server.url), href
+        _lands(chromium, href)
+    watch.check()
+
+
+def test_the_mentors_links_land_under_a_subpath_and_from_disk(visit, chromium, subpath_server, built_site, tmp_path):
+    page, watch = visit(subpath_server.url + page_url(MODULES[1]))
+    for href in _rendered_links(page):
+        assert href.startswith(subpath_server.url), href
+        _lands(chromium, href)
+    watch.check()
+    site = tmp_path / "site"
+    shutil.copytree(built_site, site)
+    page, watch = visit((site / MODULES[2]).as_uri())
+    for href in _rendered_links(page):
+        assert href.startswith(site.as_uri()), href
+        _lands(chromium, href)
+
+
 def test_the_mentor_answers_from_disk(visit, built_site, tmp_path):
     site = tmp_path / "site"
     shutil.copytree(built_site, site)

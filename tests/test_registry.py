@@ -29,7 +29,8 @@ def make_kind(folder: Path, name: str = "chart", source: str = GOOD, files=("tem
     if source is not None:
         (kind / "kind.py").write_text(textwrap.dedent(source), encoding="utf-8")
     for file in files:
-        (kind / file).write_text("{% extends 'panel.html' %}" if file.endswith(".html") else "", encoding="utf-8")
+        (kind / file).write_text("{% extends 'panel.html' %}" if file.endswith(".html") else
+                                 f'globalThis.scalecore.kinds["{name}"] = {{}};\n', encoding="utf-8")
     return kind
 
 

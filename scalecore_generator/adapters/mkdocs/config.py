@@ -161,7 +161,9 @@ class ScalecoreConfig(base.Config):
             return
         for name in self.corpora:
             if name not in available:
-                yield "corpora", f"no corpus named {name!r} in {shown}.", _missing_corpus_fix(name, available, shown)
+                yield ("corpora", f"no corpus named {name!r} among those shipped with Scalecore or in {shown}"
+                                  f"{'' if folder.is_dir() else ' (no such folder)'}.",
+                       _missing_corpus_fix(name, available, shown))
         if "all" in (self.corpora or find_corpora(folder) if folder.is_dir() else self.corpora):
             yield ("corpora", f"the corpus {shown / 'all'} has a reserved name: a block's 'corpus: all' means every "
                               "baked corpus.", f"rename the folder, e.g. to {shown / 'all-texts'}, and list it so.")
@@ -253,12 +255,12 @@ def _missing_corpus_fix(name: str, available: dict, folder: Path) -> str:
     listing = ", ".join(available) or "(none)"
     close = difflib.get_close_matches(name.lower(), available, n=1)
     if close:
-        return f"did you mean {close[0]!r}? The corpora shipped with Scalecore or there are: {listing}."
+        return f"did you mean {close[0]!r}? The corpora are: {listing}."
     if not is_valid_name(name):
         return (f"corpus names use lower-case letters, digits and '-' only; list one of {listing}, or "
                 f"create {folder / _suggested_name(name)}/ with a text.txt and a corpus.toml and list "
                 f"{_suggested_name(name)!r}.")
-    return f"list only corpora that exist there ({listing}), or create {folder / name}/ with a text.txt and a corpus.toml."
+    return f"list only corpora that exist ({listing}), or create {folder / name}/ with a text.txt and a corpus.toml."
 
 
 def _suggested_name(name: str) -> str:

@@ -61,6 +61,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     def __init__(self):
         self.command = None
+        self.serve_nonce = None
         self.staged = None
         self.warnings = WarningCounter()
         self.stashes = {}  # page -> its panels while Python-Markdown converts it (blocks/stash.py)

@@ -211,8 +211,10 @@
     this.status.textContent = message;
   };
 
+  /* A site path as a link from this page. The root is MkDocs' relative URL of the site's root
+   * ("." or ".." or "../.."), written without a final slash. */
   Mentor.prototype.url = function (sitePath) {
-    return this.root + sitePath;
+    return this.root ? this.root.replace(/\/?$/, "/") + sitePath : sitePath;
   };
 
   /* The core, MiniSearch and this module's data, once. */
