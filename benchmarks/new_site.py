@@ -70,9 +70,10 @@ def main() -> None:
         cold, cold_cpu, _ = _quiet_build(ours, work / "site-cold")
         rounds = [(_quiet_build(ours, work / f"site-warm-{i}"), _quiet_build(plain_file, work / f"site-plain-{i}"))
                   for i in range(5)]
+        pages = ", ".join(sorted(p.relative_to(site / "docs").as_posix() for p in (site / "docs").rglob("*.md")))
         warm = statistics.median(r[0][0] for r in rounds)
         plain_time = statistics.median(r[1][0] for r in rounds)
-    print(f"\nthe site scalecore new writes ({', '.join(sorted(p.name for p in (site / 'docs').rglob('*.md')))}):")
+    print(f"\nthe site scalecore new writes ({pages}):")
     print(f"  plain mkdocs-material build   {plain_time:6.2f} s   (median of 5)")
     print(f"  scalecore, warm cache         {warm:6.2f} s   (median of 5)")
     print(f"  scalecore, cold cache         {cold:6.2f} s   (CPU {cold_cpu:.2f} s)")

@@ -64,3 +64,52 @@ def test_repaints_equal_a_fresh_drawing_and_touch_nothing_unchanged(chromium):
     assert out["readoutsOther"] is False, "a list of other measures must be drawn afresh"
     assert out["heatmapSame"] == 0, "repainting the heatmap with the shown weights changed nodes"
     assert out["heatmapEqual"], "a repainted heatmap differs from a freshly drawn one"
+
+
+GENERAL = """() => {
+  const V = scalecoreViews;
+  const box = document.createElement('div');
+  document.body.appendChild(box);
+  const spec = (shift) => ({ rows: ['layer 1', 'layer 2'], columns: ['a', 'b', 'c'], scheme: 'diverging',
+    values: [[-2 + shift, 0, 1], [0.5, -0.25 - shift, 2]], title: 'changes', axis: 'layer \\u2193  unit \\u2192' });
+  box.innerHTML = V.heatmap(spec(0));
+  const svg = box.firstElementChild;
+  const fills = Array.from(svg.querySelectorAll('rect.scalecore-cell__fill'));
+  const out = {
+    cells: fills.length,
+    negative: fills.map(f => f.classList.contains('scalecore-cell__fill--negative')),
+    opacity: fills.map(f => Number(f.getAttribute('fill-opacity'))),
+    numbers: Array.from(svg.querySelectorAll('text.scalecore-cell__text')).map(t => t.textContent),
+    labels: Array.from(svg.querySelectorAll('text.scalecore-axis-label')).map(t => t.textContent),
+  };
+  V.repaintHeatmap(svg, spec(1));
+  const fresh = document.createElement('div');
+  fresh.innerHTML = V.heatmap(spec(1));
+  out.repaintEqual = svg.outerHTML === fresh.firstElementChild.outerHTML;
+  const seq = document.createElement('div');
+  seq.innerHTML = V.heatmap({ rows: ['x'], columns: ['p', 'q'], values: [[10, 20]], domain: [0, 40] });
+  out.sequential = Array.from(seq.querySelectorAll('rect.scalecore-cell__fill')).map(f => Number(f.getAttribute('fill-opacity')));
+  out.legend = V.legend({ rows: ['x'], columns: ['p'], values: [[-3]], scheme: 'diverging' });
+  return out;
+}"""
+
+
+def test_a_general_heatmap_draws_any_rows_and_columns_on_the_kinds_scale(chromium):
+    """Not only attention's square of weights: rows and columns named by the kind, its own domain,
+    and a diverging scheme whose negative cells take the second colour."""
+    page = chromium.new_page()
+    try:
+        page.set_content("<!doctype html><meta charset=utf-8><body></body>")
+        page.add_script_tag(content=VIEWS.read_text(encoding="utf-8"))
+        out = page.evaluate(GENERAL)
+    finally:
+        page.close()
+    assert out["cells"] == 6
+    assert out["negative"] == [True, False, False, False, True, False]
+    assert out["opacity"][0] == 1.0 and out["opacity"][5] == 1.0 and out["opacity"][1] == 0.0  # |-2| and 2 strongest, 0 pale
+    assert abs(out["opacity"][2] - 0.5 ** 0.5) < 1e-4  # 1 of a reach of 2, on the square-root shade
+    assert out["numbers"] == ["\u22122", "0", "1", "0.50", "\u22120.25", "2"]
+    assert out["labels"] == ["a", "b", "c", "layer 1", "layer 2"]
+    assert out["repaintEqual"], "a repainted general heatmap differs from a fresh drawing"
+    assert [round(o, 4) for o in out["sequential"]] == [round(0.25 ** 0.5, 4), round(0.5 ** 0.5, 4)]
+    assert "scalecore-cell__fill--negative" in out["legend"] and ">\u22123<" in out["legend"] and ">3<" in out["legend"]

@@ -83,44 +83,82 @@
       title: query + " \u2192 " + key + ": " + w.toPrecision(3) };
   }
 
+  /* The matrix a heatmap draws, from either form of its spec:
+   * - attention's shorthand {tokens, weights}: a square of weights in [0, 1], read
+   *   "query ↓ key →", each cell's number written as .xx;
+   * - the general form {rows, columns, values, domain, scheme, axis, digits}: any rows × columns
+   *   of numbers, labelled by the kind; domain [low, high] (default: the values' own range);
+   *   scheme "sequential" (low pale, high strong) or "diverging" (0 pale, negative and positive
+   *   in two colours, strong at the larger magnitude); digits of the numbers (default 2). */
+  function matrix(spec) {
+    if (spec.tokens) {
+      return { rows: spec.tokens, columns: spec.tokens, values: spec.weights, attention: true,
+        axis: "query \u2193  key \u2192", legendTitle: "weight" };
+    }
+    var flat = [].concat.apply([], spec.values);
+    var low = spec.domain ? spec.domain[0] : Math.min.apply(null, flat);
+    var high = spec.domain ? spec.domain[1] : Math.max.apply(null, flat);
+    var diverging = spec.scheme === "diverging";
+    if (diverging) {
+      high = Math.max(Math.abs(low), Math.abs(high)) || 1;
+      low = -high;
+    }
+    return { rows: spec.rows, columns: spec.columns, values: spec.values, low: low, high: high, diverging: diverging,
+      axis: spec.axis || "", digits: spec.digits || 2, legendTitle: spec.legendTitle || "value" };
+  }
+
+  /* What cell (i, j) of a matrix shows: attention's cells as cell() has them, others on the
+     matrix's own scale. */
+  function cellOf(m, i, j) {
+    var v = m.values[i][j];
+    if (m.attention) return cell(v, m.rows[i], m.columns[j]);
+    var t = m.diverging ? Math.abs(v) / m.high : (v - m.low) / ((m.high - m.low) || 1);
+    return { opacity: shade(t).toFixed(4), text: format(v, m.digits), strong: t > 0.55, negative: m.diverging && v < 0,
+      title: m.rows[i] + ", " + m.columns[j] + ": " + format(v, 3) };
+  }
+
+  function fillClass(shown) {
+    return "scalecore-cell__fill" + (shown.negative ? " scalecore-cell__fill--negative" : "");
+  }
+
   function heatmap(spec) {
-    var tokens = spec.tokens;
-    var weights = spec.weights;
+    var m = matrix(spec);
     var font = spec.font || 12;
-    var T = tokens.length;
-    var longest = tokens.reduce(function (n, t) { return Math.max(n, String(t).length); }, 4);
+    var R = m.rows.length;
+    var C = m.columns.length;
+    var longest = m.rows.concat(m.columns).reduce(function (n, t) { return Math.max(n, String(t).length); }, 4);
     var left = Math.round(longest * font * 0.62 + 30);
     var top = Math.round(longest * font * 0.45 + 30);
-    var width = left + T * CELL + 6;
-    var height = top + T * CELL + 6;
+    var width = left + C * CELL + 6;
+    var height = top + R * CELL + 6;
     var parts = [tag("title", {}, [escape(spec.title || "")]),
-      text({ x: 2, y: top - 8, class: "scalecore-axis-title" }, "query \u2193  key \u2192")];
-    tokens.forEach(function (token, j) {
+      text({ x: 2, y: top - 8, class: "scalecore-axis-title" }, m.axis)];
+    m.columns.forEach(function (column, j) {
       var x = left + j * CELL + CELL / 2;
       parts.push(text({ class: "scalecore-axis-label", transform: "translate(" + x + "," + (top - 6) + ") rotate(-55)",
-        "font-size": font }, token));
+        "font-size": font }, column));
     });
     // The cells touch, so their empty colour is one square under the grid; each cell is then its
     // shade (the cell's value as its tooltip) and its number: two elements a cell, not four in a
     // group. A heatmap is most of a panel's DOM, and the browser styles and lays out every element.
-    parts.push(tag("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-cell__bg" }));
-    tokens.forEach(function (query, i) {
+    parts.push(tag("rect", { x: left, y: top, width: C * CELL, height: R * CELL, class: "scalecore-cell__bg" }));
+    m.rows.forEach(function (row, i) {
       var y = top + i * CELL;
       parts.push(text({ class: "scalecore-axis-label", x: left - 6, y: y + CELL / 2 + 4, "text-anchor": "end",
-        "font-size": font }, query));
-      tokens.forEach(function (key, j) {
+        "font-size": font }, row));
+      m.columns.forEach(function (column, j) {
         var x = left + j * CELL;
-        var shown = cell(weights[i][j], query, key);
-        parts.push(tag("rect", { x: x, y: y, width: CELL, height: CELL, class: "scalecore-cell__fill",
+        var shown = cellOf(m, i, j);
+        parts.push(tag("rect", { x: x, y: y, width: CELL, height: CELL, class: fillClass(shown),
           "fill-opacity": shown.opacity }, [tag("title", {}, [escape(shown.title)])]));
         parts.push(text({ x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle",
           class: "scalecore-cell__text" + (shown.strong ? " scalecore-cell__text--strong" : "") }, shown.text));
       });
     });
-    parts.push(tag("rect", { x: left, y: top, width: T * CELL, height: T * CELL, class: "scalecore-heatmap__frame" }));
+    parts.push(tag("rect", { x: left, y: top, width: C * CELL, height: R * CELL, class: "scalecore-heatmap__frame" }));
     if (spec.legend) {  // a figure file carries its own colour scale (the page shows legend() beside it)
-      parts.push(text({ x: left, y: height + 16, class: "scalecore-axis-title" }, "weight"));
-      parts.push(tag("g", { transform: "translate(" + (left + 40) + "," + (height + 4) + ")" }, [legendParts()]));
+      parts.push(text({ x: left, y: height + 16, class: "scalecore-axis-title" }, m.legendTitle));
+      parts.push(tag("g", { transform: "translate(" + (left + 40) + "," + (height + 4) + ")" }, [legendParts(m)]));
       height += 40;
       width = Math.max(width, left + 40 + 220);
     }
@@ -128,21 +166,23 @@
       style: "max-width:" + Math.round(width * 1.25) + "px" }, parts);
   }
 
-  /* The same heatmap on an SVG that heatmap() drew for the same tokens: only what a switch
-     changes is set, and only where it differs from what is shown (an unchanged cell is not
+  /* The same heatmap on an SVG that heatmap() drew for the same rows and columns: only what a
+     switch changes is set, and only where it differs from what is shown (an unchanged cell is not
      touched, so the browser has nothing of it to restyle or repaint), so a baked switch
      repaints in well under a frame and a live recompute that changes little repaints little. */
   function repaintHeatmap(svg, spec) {
+    var m = matrix(spec);
     var fills = svg.querySelectorAll("rect.scalecore-cell__fill");
     var numbers = svg.querySelectorAll("text.scalecore-cell__text");
-    var T = spec.tokens.length;
+    var C = m.columns.length;
     setText(svg.querySelector("title"), spec.title || "");
-    for (var i = 0; i < T; i++) {
-      for (var j = 0; j < T; j++) {
-        var fill = fills[i * T + j];
-        var number = numbers[i * T + j];
-        var shown = cell(spec.weights[i][j], spec.tokens[i], spec.tokens[j]);
+    for (var i = 0; i < m.rows.length; i++) {
+      for (var j = 0; j < C; j++) {
+        var fill = fills[i * C + j];
+        var number = numbers[i * C + j];
+        var shown = cellOf(m, i, j);
         if (fill.getAttribute("fill-opacity") !== shown.opacity) fill.setAttribute("fill-opacity", shown.opacity);
+        if (!m.attention) fill.classList.toggle("scalecore-cell__fill--negative", !!shown.negative);
         setText(fill.firstChild, shown.title);
         setText(number, shown.text);
         number.classList.toggle("scalecore-cell__text--strong", shown.strong); // a no-op when it holds
@@ -155,11 +195,14 @@
     if (node.textContent !== value) node.textContent = value;
   }
 
-  function legend() {
-    return tag("svg", { viewBox: "0 0 220 34", class: "scalecore-legend", "aria-hidden": "true" }, [legendParts()]);
+  /* The colour scale beside a heatmap: attention's weights (no spec), or a general matrix's. */
+  function legend(spec) {
+    return tag("svg", { viewBox: "0 0 220 34", class: "scalecore-legend", "aria-hidden": "true" },
+      [legendParts(spec && !spec.tokens ? matrix(spec) : null)]);
   }
 
-  function legendParts() {
+  function legendParts(m) {
+    if (m && !m.attention) return scaleParts(m);
     var stops = [0, 0.05, 0.25, 0.5, 1];
     var width = 200;
     // One empty bar under the 50 shades, as under the heatmap's cells.
@@ -171,6 +214,26 @@
     }
     stops.forEach(function (w) {
       parts.push(text({ x: 10 + Math.sqrt(w) * width, y: 30, "text-anchor": "middle", class: "scalecore-tick" }, String(w)));
+    });
+    return parts.join("");
+  }
+
+  /* A general matrix's colour scale: its low end to its high end, or for a diverging scheme the
+     negative colour on the left, 0 in the middle, the positive colour on the right. */
+  function scaleParts(m) {
+    var width = 200;
+    var parts = [tag("rect", { x: 10, y: 2, width: width + 0.5, height: 12, class: "scalecore-cell__bg" })];
+    for (var i = 0; i < 50; i++) {
+      var at = (i + 0.5) / 50;
+      var value = m.low + at * (m.high - m.low);
+      var t = m.diverging ? Math.abs(value) / m.high : at;
+      var box = { x: 10 + (i * width) / 50, y: 2, width: width / 50 + 0.5, height: 12 };
+      parts.push(tag("rect", Object.assign({ class: fillClass({ negative: m.diverging && value < 0 }),
+        "fill-opacity": shade(t).toFixed(3) }, box)));
+    }
+    [m.low, (m.low + m.high) / 2, m.high].forEach(function (value, k) {
+      parts.push(text({ x: 10 + (k * width) / 2, y: 30, "text-anchor": "middle", class: "scalecore-tick" },
+        format(value, 2)));
     });
     return parts.join("");
   }
