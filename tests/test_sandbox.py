@@ -189,7 +189,8 @@ print("[timers] ok")
 await attempt("fetch after delete", fetch_after_delete)
 '''
 
-REFUSED = ("FontFace", "Worker", "eval import", "Function import", "constructor import", "setTimeout string")
+REFUSED = ("FontFace", "Worker", "Cache.add",  # Cache.add: the site's caches are closed to the console altogether
+            "eval import", "Function import", "constructor import", "setTimeout string")
 
 
 def test_console_code_cannot_reach_another_origin(lesson, elsewhere):
@@ -304,3 +305,41 @@ def test_console_code_cannot_forge_the_sites_messages(lesson, elsewhere):
     _no_forgery_shown(page, "after a restart")
     assert elsewhere.requests == [], elsewhere.requests
     assert json.loads(page.evaluate("JSON.stringify(scalecoreTimings.lastStopMode)")) == "restarted"
+
+
+STORAGE = """
+import js
+from pyodide.ffi import to_js
+
+def probe(name, get):
+    try:
+        found = get()
+        print(f"[{name}] reached: {found}")
+    except Exception as error:
+        print(f"[{name}] {error}")
+
+probe("indexedDB", lambda: js.indexedDB.open("scalecore-mentor"))
+probe("indexedDB from the prototype", lambda: js.Object.getOwnPropertyDescriptor(
+    js.Object.getPrototypeOf(js.Object.getPrototypeOf(js.globalThis)), "indexedDB").get.call(js.globalThis))
+probe("caches", lambda: js.caches.keys())
+probe("getDirectory", lambda: js.navigator.storage.getDirectory())
+"""
+
+
+def test_console_code_cannot_read_what_the_reader_keeps_on_the_site(lesson, elsewhere):
+    """The mentor keeps the files a reader attaches in the site's IndexedDB: code pasted into the
+    console (the same origin) must not open it, nor the site's other storage."""
+    page = lesson
+    page.evaluate("""() => new Promise((done, failed) => {
+        const opening = indexedDB.open('scalecore-mentor-probe', 1);
+        opening.onupgradeneeded = () => opening.result.createObjectStore('files');
+        opening.onsuccess = () => { opening.result.close(); done(); };
+        opening.onerror = () => failed(opening.error);
+    })""")  # the page itself keeps its storage
+    outcomes = _outcomes(_run(page, STORAGE))
+    for name in ("indexedDB", "indexedDB from the prototype", "caches", "getDirectory"):
+        assert name in outcomes, f"{name}: no outcome: {outcomes}"
+        assert "reached" not in outcomes[name], f"{name}: {outcomes[name]}"
+        assert "is blocked here: it holds what the reader keeps on this site" in outcomes[name] or \
+            (name == "indexedDB from the prototype" and "is blocked here" in outcomes[name]), f"{name}: {outcomes[name]}"
+    assert "42" in _run(page, "print(6 * 7)")  # the console goes on

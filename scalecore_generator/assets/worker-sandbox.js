@@ -19,7 +19,10 @@
 //       outright: what would run code outside this box (Worker, SharedWorker, and eval, the
 //       Function constructors and setTimeout/setInterval with a string of code, any of which
 //       could run a dynamic import() from another origin), BroadcastChannel (messages to the
-//       site's other pages), FontFace and Notification (they load URLs). Uncaught errors are
+//       site's other pages), FontFace and Notification (they load URLs), and the storage the
+//       site's pages keep (indexedDB, caches, navigator.storage.getDirectory: the mentor keeps
+//       the files a reader attached there, and code pasted into the console must not read
+//       them). Uncaught errors are
 //       kept in the worker (logged there): an error event must not become a page message.
 //       Pyodide's own later fetches (same origin) and load_table() keep working.
 //
@@ -39,8 +42,8 @@
 // Known limits (a best effort, stated plainly):
 // - A request to the site's own origin that the site's server redirects elsewhere is followed:
 //   the site's own server is trusted (a static host has no open redirect).
-// - Storage shared with the site's pages (IndexedDB, Cache Storage) stays reachable: it is no
-//   request and no message, but console code can read and write it.
+// - Storage is closed by name (indexedDB, caches, the origin's private file system): a storage
+//   API a later browser adds is not covered until it is listed here.
 // - Console code and live mode share one interpreter: console code can change what later live
 //   computations return (it can monkeypatch scalecore). Such answers reach the page only as the
 //   answer to the page's own request, shown as text where that answer goes; Stop (a restart,
@@ -142,6 +145,17 @@ function refusal(api, why) {
 function lockGlobal(name, value) {
   for (let object = G; object !== null; object = getPrototypeOf(object)) {
     if (getOwnPropertyDescriptor(object, name) !== undefined) lock(object, name, value);
+  }
+}
+
+/* A getter that throws, in place of the accessor G[name] on every object of the chain, for good. */
+function lockGlobalGetter(name, get) {
+  for (let object = G; object !== null; object = getPrototypeOf(object)) {
+    const old = getOwnPropertyDescriptor(object, name);
+    if (old !== undefined) {
+      defineOrThrow(object, name, { __proto__: null, get: rename(get, `get ${name}`), set: undefined,
+        enumerable: old.enumerable, configurable: false });
+    }
   }
 }
 
@@ -268,6 +282,13 @@ export function confine(origins = []) {
   const ownCode = refuse("it would run code outside the console's box");
   for (const name of ["Worker", "SharedWorker"]) replaceConstructor(name, ownCode(name));
   replaceConstructor("BroadcastChannel", refuse("it would send messages to this site's pages")("BroadcastChannel"));
+  // The site's storage: what a reader keeps on this site (the mentor's attached files) is
+  // theirs, not the console's.
+  const kept = "it holds what the reader keeps on this site (such as the files attached to the mentor)";
+  for (const name of ["indexedDB", "caches"]) lockGlobalGetter(name, function () { throw refusal(name, kept); });
+  if (G.StorageManager) replaceMethod(G.StorageManager.prototype, "getDirectory", () => function () {
+    throw refusal("navigator.storage.getDirectory", kept);
+  });
   for (const name of ["FontFace", "Notification"]) replaceConstructor(name, refuse("it loads URLs")(name));
 
   // Code from strings: eval, the four Function constructors, setTimeout/setInterval("code").
