@@ -146,6 +146,32 @@ def test_the_site_shows_the_true_number_after_a_digit_was_changed_in_the_cache(c
     assert (site / "site" / UNITS / corpus / str(seed) / "none.json").read_text(encoding="utf-8") == before
 
 
+def test_the_published_site_shares_no_byte_with_the_cache(cold, site):
+    """A byte flipped in a cached file in place leaves site/ as it was, and the next build repairs
+    the cache; an edit under site/ leaves the cache as it was (no hard link joins them)."""
+    entry = unit_entries(site)[0]
+    cached = entry / "data.js"
+    published = [path for path in (site / "site").rglob("data.js") if path.read_bytes() == cached.read_bytes()]
+    assert published, "the entry's data.js is not in the site"
+    site_before = tree(site / "site")
+    with open(cached, "r+b") as file:  # in place, as a stray editor or a disk error would
+        file.seek(20)
+        byte = file.read(1)
+        file.seek(20)
+        file.write(bytes([byte[0] ^ 1]))
+    assert tree(site / "site") == site_before, "a change to the cache changed the published site"
+    result = succeeded(build(site))
+    assert any(f"the entry {entry.name} is damaged" in line for line in result.lines("INFO")), result.describe()
+    assert tree(site / "site") == site_before
+    cache_before = tree(site / CACHE)
+    with open(published[0], "r+b") as file:
+        file.seek(20)
+        file.write(b"#")
+    assert tree(site / CACHE) == cache_before, "an edit under site/ changed the cache"
+    for path in (site / "site").rglob("*"):
+        assert not path.is_file() or path.stat().st_nlink == 1, f"{path} is linked to another file"
+
+
 def test_a_tampered_corpus_record_and_embedding_table_are_rebuilt(cold, site):
     [record] = [p for p in (site / CACHE / "corpora").iterdir() if p.name.startswith("tiny-")]
     record.write_text(record.read_text(encoding="utf-8").replace('"sentences": ', '"sentences": 1'), encoding="utf-8")
