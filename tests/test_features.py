@@ -135,3 +135,63 @@ def test_a_link_to_a_missing_anchor_stops_a_strict_build(minimal, tmp_path):
         "Doc file 'other.md' contains a link 'index.md#no-such-heading', but the doc 'index.md' does not contain an "
         "anchor '#no-such-heading'."], result.describe()
     assert tree(folder / "site") == before
+
+
+# --------------------------------------------------------------------------------------------
+# Nothing the author did not mean runs (pages/author_scripts.py)
+# --------------------------------------------------------------------------------------------
+
+HOSTILE_TITLE = "</title><script>alert('title')</script>"
+
+
+def test_an_inline_script_in_a_pages_markdown_stops_the_build_with_its_line(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    before = tree(folder / "site")
+    edit(folder / "docs" / "index.md", "A formula:", "<script>alert('body')</script>\n\nA formula:")
+    result = build(folder)
+    assert result.returncode == 1
+    line = line_of(folder / "docs" / "index.md", "alert('body')")
+    assert result.errors[-1] == (
+        f"scalecore: docs/index.md:{line}: an inline <script> in the page's Markdown; the site's "
+        "Content-Security-Policy would run it like the theme's own scripts. Fix: move the code into a .js file "
+        "under docs/ and add it with extra_javascript, or allow this page's inline scripts with the plugin option "
+        "allow_inline_scripts: [index.md]."), result.describe()
+    assert tree(folder / "site") == before
+
+
+def test_an_allowed_inline_script_is_listed_and_allowed_by_the_policy(minimal, tmp_path):
+    import base64
+    import hashlib
+
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    edit(folder / "docs" / "index.md", "A formula:", "<script>console.log('mine')</script>\n\nA formula:")
+    edit(folder / "mkdocs.yml", "      live: false\n", "      live: false\n      allow_inline_scripts: [index.md]\n")
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    body = "console.log('mine')"
+    digest = hashlib.sha256(body.encode()).hexdigest()[:12]
+    assert f"scalecore: docs/index.md: allowed 1 inline script (allow_inline_scripts): line " \
+           f"{line_of(folder / 'docs' / 'index.md', body)} (sha256 {digest})" in result.lines("INFO")
+    html = (folder / "site" / "index.html").read_text(encoding="utf-8")
+    allowed = base64.b64encode(hashlib.sha256(body.encode()).digest()).decode()
+    assert f"'sha256-{allowed}'" in html
+
+
+def test_a_title_with_markup_is_text_and_runs_nothing(minimal, tmp_path, chromium):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    edit(folder / "docs" / "index.md", 'title: "Features"', f'title: "{HOSTILE_TITLE}"')
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    html = (folder / "site" / "index.html").read_text(encoding="utf-8")
+    assert "<script>alert" not in html
+    assert "<title>&lt;/title&gt;&lt;script&gt;alert('title')&lt;/script&gt; - Minimal</title>" in html
+    page = chromium.new_page()
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    try:
+        page.goto((folder / "site" / "index.html").as_uri())
+        page.wait_for_timeout(300)
+        assert page.title() == HOSTILE_TITLE + " - Minimal"  # shown as the author wrote it, as text
+    finally:
+        page.close()
+    assert dialogs == []

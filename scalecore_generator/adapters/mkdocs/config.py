@@ -115,6 +115,11 @@ class ScalecoreConfig(base.Config):
                                "site does not serve offline (numpy, pandas, ...) load from there. Empty: never "
                                "used, and the console says what it has offline.",
                                "an http(s) URL, or empty")
+    allow_inline_scripts = described(c.ListOfItems(c.Type(str), default=[]),
+                                     "Pages (paths relative to `docs/`, as in `nav`) whose Markdown may hold inline "
+                                     "`<script>` elements: the build allows them in the page's policy and lists each "
+                                     "in its log. Elsewhere an inline script is a build error naming its line.",
+                                     "page paths, e.g. [demo/widget.md]")
     math = described(c.Choice(("mathml", "html"), default="mathml"),
                      "How the build typesets math: mathml is MathML alone (Temml), drawn natively by the browser "
                      "with a cut of STIX Two Math, for a light page; html is KaTeX's look (Computer Modern), "

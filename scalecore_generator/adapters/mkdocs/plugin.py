@@ -31,7 +31,7 @@ from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 
 import scalecore
-from scalecore_generator.pages import assets, csp, formulas, frontend, math_font, offscreen, views
+from scalecore_generator.pages import assets, author_scripts, csp, formulas, frontend, math_font, offscreen, views
 from scalecore_generator.build import bake, cache, disk
 from scalecore_generator import mentor, vendor
 from scalecore_generator.adapters.mkdocs import features
@@ -390,7 +390,15 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     @event_priority(50)  # as on_page_markdown: other plugins get the panels, never their slots
     def _restore_panels(self, html, page, config, files):
-        """Each panel's HTML back in the place of its slot (scalecore_generator/blocks/stash.py)."""
+        """Each panel's HTML back in the place of its slot (scalecore_generator/blocks/stash.py),
+        once the author's own HTML is checked for inline scripts (pages/author_scripts.py)."""
+        if self.config.enabled and "<script" in html.lower():
+            source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
+            try:
+                author_scripts.check_content(html, f"{Path(config.docs_dir).name}/{page.file.src_uri}", source,
+                                             page.file.src_uri in self.config.allow_inline_scripts, log)
+            except author_scripts.AuthorScriptError as error:
+                raise PluginError(f"scalecore: {error}") from None
         stash = self.stashes.pop(page.file.src_uri, None)
         return stash.restore(html) if stash is not None else html
 
@@ -462,6 +470,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         return self._expand(markdown, page, config, files)
 
     def _expand(self, markdown, page, config, files):
+        if "title" in page.meta:  # text, wherever the theme writes it (pages/author_scripts.py)
+            page.meta["title"] = author_scripts.text_title(page.meta["title"])
         from scalecore_generator.blocks import BlockError, PageContext, Stash, expand_blocks
 
         source = Path(page.file.abs_src_path).read_text(encoding="utf-8-sig") if page.file.abs_src_path else ""
