@@ -68,10 +68,7 @@ def unit_entries(folder: Path) -> list[Path]:
 def test_a_build_while_another_holds_the_site_stops_naming_it_and_changes_nothing(cold, site):
     with open(site / ".site.lock", "a+") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        lock.seek(0)
-        lock.truncate()
-        lock.write("4242\n")
-        lock.flush()
+        (site / ".site.lock.holder").write_text("4242\n", encoding="utf-8")  # as a holding build leaves it
         result = failed_plainly(build(site))
     assert result.errors == [
         f"scalecore: another build is writing {site / 'site'} (pid 4242); nothing was changed. Fix: wait for it "
@@ -79,6 +76,49 @@ def test_a_build_while_another_holds_the_site_stops_naming_it_and_changes_nothin
     ], result.describe()
     assert tree(site / "site") == cold[1]
     assert not list(site.glob(".site.partial*"))
+
+
+HOLDER = """
+import sys, time
+from scalecore_generator.build.site_swap import StagedSite
+holder = StagedSite(sys.argv[1])
+deadline = time.monotonic() + float(sys.argv[2])
+while time.monotonic() < deadline:  # take the lock and let it go, as builds one after another do
+    try:
+        holder._acquire()
+    except Exception:
+        continue
+    holder._release()
+"""
+
+
+def test_the_holders_pid_is_never_read_half_written(tmp_path):
+    """The message names the holding build every time: another process takes and leaves the lock
+    as fast as it can while this one keeps asking; no refusal may say 'pid unknown' (the pid was
+    once truncated and then written in place, and read in between one time in five)."""
+    from scalecore_generator.build.site_swap import StagedSite
+
+    target = str(tmp_path / "site")
+    child = subprocess.Popen([sys.executable, "-c", HOLDER, target, "4"])
+    refusals = []
+    try:
+        time.sleep(0.3)  # the child has taken the lock at least once
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline:
+            asking = StagedSite(target)
+            try:
+                asking._acquire()
+            except Exception as refused:  # PluginError
+                refusals.append(str(refused))
+                continue
+            asking._release()
+    finally:
+        child.wait(timeout=30)
+    assert len(refusals) > 50, len(refusals)
+    unknown = [message for message in refusals if "(pid unknown)" in message]
+    assert not unknown, f"{len(unknown)} of {len(refusals)} refusals named no pid"
+    # the holder, or for the instant after it took the lock, the build that held it just before
+    assert all(f"(pid {child.pid})" in message or f"(pid {os.getpid()})" in message for message in refusals)
 
 
 def test_two_builds_at_once_leave_one_complete_site(cold, site):

@@ -41,6 +41,10 @@ class StagedSite:
         self.final = Path(final).absolute()
         self.staging = self.final.with_name(f".{self.final.name}.partial-{os.getpid()}")
         self.lock_path = self.final.with_name(f".{self.final.name}.lock")
+        # Who holds the lock, for the message another build gives: beside the lock file, replaced
+        # whole (the lock file itself cannot be: a new inode would not be the one locked), so it
+        # never reads empty while it is written.
+        self.holder_path = self.final.with_name(f".{self.final.name}.lock.holder")
         self._lock = None
 
     def begin(self) -> str:
@@ -75,17 +79,18 @@ class StagedSite:
         try:
             fcntl.flock(stream, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            stream.seek(0)
-            holder = stream.read().strip() or "unknown"
             stream.close()
+            try:
+                holder = self.holder_path.read_text(encoding="utf-8").strip() or "unknown"
+            except OSError:
+                holder = "unknown"  # the holder has not yet written it (the first instant of its build)
             raise PluginError(
                 f"scalecore: another build is writing {self.final} (pid {holder}); nothing was changed. "
                 f"Fix: wait for it to finish and build again, or build into another folder (mkdocs build -d DIR)."
             ) from None
-        stream.seek(0)
-        stream.truncate()
-        stream.write(f"{os.getpid()}\n")
-        stream.flush()
+        partial = self.holder_path.with_name(f"{self.holder_path.name}.{os.getpid()}")
+        partial.write_text(f"{os.getpid()}\n", encoding="utf-8")
+        os.replace(partial, self.holder_path)
         self._lock = stream
 
     def _release(self) -> None:
