@@ -251,9 +251,35 @@ def test_a_full_disk_while_baking_is_one_line_and_leaves_no_temporary_folder(col
     result = failed_plainly(with_faults(site, "--full", str(site / CACHE / "bake")))
     [error] = result.errors
     assert error.startswith(f"scalecore: no space left on the device holding {site / CACHE / 'bake'}/"), error
-    assert f"while writing the cache ({site / CACHE})" in error and "Fix: free some space there" in error, error
+    assert "while writing the cache" in error and "Fix: free some space there" in error, error
     assert tree(site / "site") == cold[1]
     assert not list((site / CACHE / "bake").glob(".tmp-*"))
+
+
+def test_a_full_small_disk_names_the_cache_and_its_own_free_space(cold, site, tmp_path):
+    """On a 12 MB file system of its own, the cache's disk fills: the message names the cache's
+    path and the free space of that file system, not of another (the root's)."""
+    import shutil as shutil_
+
+    mount = tmp_path / "small"
+    mount.mkdir()
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=12m", "tmpfs", str(mount)], capture_output=True)
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode().strip()}")
+    try:
+        with open(mount / "filler", "wb") as filler:  # leave 16 kB free, as on the disk that was reported
+            filler.write(b"\0" * (shutil_.disk_usage(mount).free - 16 * 1024))
+        edit(site / "mkdocs.yml", "      live: false\n", f"      live: false\n      cache_dir: {mount / 'cache'}\n")
+        result = failed_plainly(build(site))
+        [error] = result.errors
+        free = shutil_.disk_usage(mount).free / 2**20
+        assert "(unknown path)" not in error, error
+        assert f"no space left on the device holding {mount / 'cache'}" in error, error
+        shown = re.search(r"\(([\d,]+) MB free there\)", error)
+        assert shown and abs(int(shown[1].replace(",", "")) - free) <= 1, (error, free)
+        assert tree(site / "site") == cold[1]
+    finally:
+        subprocess.run(["umount", str(mount)], capture_output=True)
 
 
 def test_a_full_disk_while_writing_pages_is_one_line_and_keeps_the_previous_site(cold, site):

@@ -195,3 +195,43 @@ def test_a_title_with_markup_is_text_and_runs_nothing(minimal, tmp_path, chromiu
     finally:
         page.close()
     assert dialogs == []
+
+
+# --------------------------------------------------------------------------------------------
+# A docs folder MkDocs cannot read well (pages/sources.py)
+# --------------------------------------------------------------------------------------------
+
+
+def test_a_page_that_is_not_utf8_names_its_line_and_column(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    before = tree(folder / "site")
+    (folder / "docs" / "latin.md").write_bytes("# Notes\n\nCaf\xe9 au lait\n".encode("latin-1"))
+    result = build(folder)
+    assert result.returncode == 1
+    page = folder / "docs" / "latin.md"
+    assert result.errors == [
+        f"scalecore: {page}:3:4: not UTF-8 (the byte 0xe9 there); MkDocs reads every page as UTF-8. Fix: save the "
+        "file as UTF-8 (for a Latin-1 file: iconv -f latin1 -t utf-8 latin.md -o latin.md.utf8, then replace it)."], \
+        result.describe()
+    assert "Traceback" not in result.stderr and tree(folder / "site") == before
+
+
+def test_a_link_that_loops_back_into_the_docs_is_named(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    (folder / "docs" / "loop").symlink_to(".", target_is_directory=True)
+    result = build(folder)
+    assert result.returncode == 1
+    assert result.errors == [
+        f"scalecore: {folder / 'docs' / 'loop'}: a symbolic link to {folder / 'docs'}, a folder it is in, so the docs "
+        "folder never ends (MkDocs would read its pages again and again). Fix: remove the link, or point it at a "
+        "folder outside the docs folder's own tree."], result.describe()
+    assert len(result.stderr.splitlines()) < 10, "the loop must be one message, not a page of warnings"
+
+
+def test_a_very_large_page_is_reported_with_its_size(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    (folder / "docs" / "big.md").write_text("# Big\n\n" + ("word " * 20 + "\n\n") * 60_000, encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 1  # strict: a warning stops the build
+    assert f"scalecore: {folder / 'docs' / 'big.md'}: 5.8 MB of Markdown: a page this large takes minutes to " \
+           "build and is too heavy to read. Fix: split it into several pages." in result.lines("WARNING")

@@ -13,10 +13,12 @@ from pathlib import Path
 MB = 1024 * 1024
 
 
-def explain(error: OSError, doing: str) -> str:
-    """``error`` (raised while ``doing``, e.g. "writing the cache") as one line with its fix."""
-    path = error.filename or "(unknown path)"
-    where = Path(path).parent if error.filename else Path(".")
+def explain(error: OSError, doing: str, place: Path | str | None = None) -> str:
+    """``error`` (raised while ``doing``, e.g. "writing the cache") as one line with its fix.
+    ``place``: the folder being written, named (and its free space measured) when the error
+    itself carries no file name, as a write() to an open file does not."""
+    path = error.filename or (str(place) if place is not None else "(unknown path)")
+    where = Path(error.filename).parent if error.filename else Path(place) if place is not None else Path(".")
     if error.errno == errno.ENOSPC:
         free = _free_mb(where)
         if error.strerror and error.strerror != os.strerror(errno.ENOSPC):

@@ -31,7 +31,7 @@ from mkdocs.structure.files import File, InclusionLevel
 from mkdocs.utils import get_relative_url
 
 import scalecore
-from scalecore_generator.pages import assets, author_scripts, csp, formulas, frontend, math_font, offscreen, views
+from scalecore_generator.pages import assets, author_scripts, csp, formulas, frontend, math_font, offscreen, sources, views
 from scalecore_generator.build import bake, cache, disk
 from scalecore_generator import mentor, vendor
 from scalecore_generator.adapters.mkdocs import features
@@ -87,6 +87,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.cache = self.root / self.config.cache_dir
         cache.forget_hashes()  # a file this build hashes is hashed again, never taken from a build before
         _default_source_date_epoch(self.root)
+        try:
+            sources.check(Path(config.docs_dir), log)
+        except sources.SourceError as error:
+            raise PluginError(f"scalecore: {error}") from None
         self.packages = [(self.root / folder).resolve() for folder in self.config.packages]
         for package in self.packages:
             if not (package / "__init__.py").is_file():
@@ -138,12 +142,12 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         try:
             self._prepare(config)
         except OSError as error:
-            raise PluginError(disk.explain(error, f"writing the cache ({self.cache})")) from None
+            raise PluginError(disk.explain(error, "writing the cache", self.cache)) from None
         if self.staged:
             try:
                 disk.check_room(self.staged.staging, self._site_bytes())
             except OSError as error:
-                raise PluginError(disk.explain(error, "staging the new site")) from None
+                raise PluginError(disk.explain(error, "staging the new site", self.staged.staging)) from None
 
     def _site_bytes(self) -> int:
         """What the staged site will take: as much as the published one, or at least our files."""
@@ -555,7 +559,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
         except OSError as error:
-            raise PluginError(disk.explain(error, "writing the fallbacks' figures")) from None
+            raise PluginError(disk.explain(error, "writing the fallbacks' figures", config.site_dir)) from None
         for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
             memo.save()
         self.minifier.commit()
@@ -570,11 +574,12 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.minifier.discard()
         if getattr(self, "cache_use", None) is not None:
             self.cache_use.release()
+        staging = self.staged.staging if self.staged else None
         if self.staged:
             self.staged.discard()
             self.staged = None
         if isinstance(error, OSError):  # MkDocs' own writes (pages, theme files) into the staging folder
-            log.error(disk.explain(error, "writing the site").removeprefix("scalecore: "))
+            log.error(disk.explain(error, "writing the site", staging).removeprefix("scalecore: "))
             raise Abort("Aborted with a disk error.")
 
     def _warn_about_outside_corpora(self):
