@@ -282,3 +282,40 @@ def test_a_utf16_text_file_with_its_byte_order_mark_is_text(context, base_url, t
                            "'[data-scalecore-notes-status]').textContent)", timeout=5000)
     assert notes(page).input_value() == "Notes saved by Notepad: caf\u00e9\nsecond line\n"
     assert stored(page) == "Notes saved by Notepad: caf\u00e9\nsecond line\n"
+
+
+def _order(text: str, tab: str) -> list[int]:
+    return [int(word[1:]) for word in text.split() if word.startswith(tab) and word[1:].isdigit()]
+
+
+def test_words_typed_in_turn_in_two_tabs_keep_their_order(context, base_url):
+    """The sequence that scrambled: ' A0'...' A4' typed in one tab and ' B0'...' B4' in another,
+    150 ms apart, each where its reader's caret is. Every word is kept, and each tab's words stay
+    in the order they were typed (they were stored A0 A1 A2 A3 A4 B4 B3 B2 B1 B0: a tab that
+    followed the other's text kept its caret's number, not its place, so its next word went in
+    before its last one)."""
+    a = _open_module(context, base_url + MODULE_PAGE)
+    b = _open_module(context, base_url + MODULE_PAGE)
+    for page in (a, b):
+        notes(page).click()
+        page.keyboard.press("Control+End")
+    for i in range(5):
+        a.bring_to_front()
+        notes(a).focus()
+        a.keyboard.type(f" A{i}")
+        a.wait_for_timeout(150)
+        b.bring_to_front()
+        notes(b).focus()
+        b.keyboard.type(f" B{i}")
+        b.wait_for_timeout(150)
+    a.wait_for_timeout(500)
+    final = stored(a)
+    conflict = [page for page in (a, b) if page.locator("[data-scalecore-notes-conflict]").is_visible()]
+    if conflict:  # the reader is told and shown both versions: nothing is lost either way
+        page = conflict[0]
+        both = notes(page).input_value() + "\n" + page.get_by_role("textbox", name=OTHER).input_value()
+        assert sorted(_order(both, "A")) == list(range(5)) and sorted(_order(both, "B")) == list(range(5)), both
+        return
+    assert _order(final, "A") == list(range(5)), final
+    assert _order(final, "B") == list(range(5)), final
+    assert notes(a).input_value() == notes(b).input_value() == final

@@ -261,6 +261,25 @@
     render();
   }
 
+  /* Where a caret at ``at`` in ``before`` belongs in ``after`` (the other tab's text): the two
+     texts differ in one stretch (what the other tab typed, between the longest common start and
+     end); a caret before that stretch stays, a caret after it moves with the text behind it.
+     Kept by its number instead, a caret at the end of the text stayed in front of the other
+     tab's new words, and the reader's next word went in before them: two readers typing in turn
+     saw their words stored in reverse. */
+  function caretAfter(before, after, at) {
+    if (at === before.length) return after.length; // writing at the end: it stays the end
+    var prefix = 0;
+    var shortest = Math.min(before.length, after.length);
+    while (prefix < shortest && before.charCodeAt(prefix) === after.charCodeAt(prefix)) prefix += 1;
+    var suffix = 0;
+    while (suffix < shortest - prefix &&
+      before.charCodeAt(before.length - 1 - suffix) === after.charCodeAt(after.length - 1 - suffix)) suffix += 1;
+    if (at <= prefix) return at;
+    if (at >= before.length - suffix) return at + after.length - before.length;
+    return after.length - suffix; // inside what changed: after what the other tab wrote there
+  }
+
   /* ---------------------------------------------------------------- notes */
 
   // The text of a file if it is text: UTF-8 (or UTF-16 with its byte order mark), without the
@@ -488,12 +507,13 @@
       }
       if (!unsaved && area.value === base) { // nothing of this tab's own is lost: follow it
         var focused = document.activeElement === area;
+        var before = area.value;
         var start = area.selectionStart;
         var end = area.selectionEnd;
         area.value = now;
         base = now;
         if (focused) {
-          area.setSelectionRange(Math.min(start, now.length), Math.min(end, now.length));
+          area.setSelectionRange(caretAfter(before, now, start), caretAfter(before, now, end));
         }
         say("Updated: these notes were changed in another tab.");
         return;
