@@ -4,10 +4,12 @@ site working in Chromium: the built-in panel, the site's own kind switching from
 computing live, the console running the site's own package, the module page with its
 self-checks, every page from file://, and not one request to another host.
 
-These are the steps of "Start a new site" in the README; the test runs them as written.
+The commands are read from the guide "Start a new site" (docs/guide/new-site.md) and run as
+written (the wheel's name replaced by the path of the one built here), so the guide cannot rot.
 """
 
 import os
+import shlex
 import shutil
 import subprocess
 import sys
@@ -19,6 +21,15 @@ import pytest
 from browser import PYODIDE_TIMEOUT_MS, StaticServer, wait_hydrated
 
 REPO = Path(__file__).resolve().parents[1]
+GUIDE = REPO / "docs" / "guide" / "new-site.md"
+WHEEL_NAME = "scalecore-0.1.0-py3-none-any.whl"
+
+
+def guide_commands() -> list[str]:
+    """The lines of the guide's bash block."""
+    text = GUIDE.read_text(encoding="utf-8")
+    block = text.split("```bash\n", 1)[1].split("```", 1)[0]
+    return [line.strip() for line in block.splitlines() if line.strip()]
 
 
 def run(command, **options):
@@ -39,31 +50,36 @@ def wheel(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def author(tmp_path_factory, wheel):
-    """A fresh virtualenv with `pip install 'scalecore[site]'`, and a PATH with no node or npm:
-    the virtualenv's scripts and Chromium alone."""
+    """A fresh virtualenv (an author's Python with pip), and a PATH with no node or npm: the
+    virtualenv's scripts and Chromium alone."""
     home = tmp_path_factory.mktemp("author")
     venv = home / "venv"
     run([sys.executable, "-m", "venv", str(venv)])
-    run([str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-         f"{wheel}[site]"], cwd=home)
     tools = home / "tools"
     tools.mkdir()
     if shutil.which("chromium"):
         (tools / "chromium").symlink_to(shutil.which("chromium"))
     env = {"HOME": str(home), "PATH": f"{venv / 'bin'}{os.pathsep}{tools}", "NO_MKDOCS_2_WARNING": "1",
-           "SOURCE_DATE_EPOCH": "1700000000", "LANG": "C.UTF-8"}
+           "SOURCE_DATE_EPOCH": "1700000000", "LANG": "C.UTF-8", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    assert run([str(venv / "bin" / "python"), "-c", "import shutil; print(shutil.which('node'), shutil.which('npm'))"],
+               env=env).stdout.split() == ["None", "None"]
     return home, venv, env
 
 
 @pytest.fixture(scope="module")
-def new_site(author):
+def new_site(author, wheel):
+    """The guide's commands, run in order: ``cd`` changes the folder of the ones after it."""
     home, venv, env = author
-    assert run([str(venv / "bin" / "python"), "-c", "import shutil; print(shutil.which('node'), shutil.which('npm'))"],
-               env=env).stdout.split() == ["None", "None"]
-    run(["scalecore", "new", "my-site"], cwd=home, env=env)
-    site = home / "my-site"
-    built = run(["mkdocs", "build", "--strict"], cwd=site, env=env)
-    return site, built
+    commands = guide_commands()
+    assert commands[0] == f"pip install '{WHEEL_NAME}[site]'", "the guide's install line changed"
+    where, outputs = home, []
+    for command in commands:
+        words = shlex.split(command.replace(WHEEL_NAME, str(wheel)))
+        if words[0] == "cd":
+            where = where / words[1]
+            continue
+        outputs.append(run(words, cwd=where, env=env))
+    return where, outputs[-1]
 
 
 def test_the_wheel_carries_what_the_build_runs_and_no_generic_package_name(wheel):
