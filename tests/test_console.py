@@ -530,3 +530,25 @@ def test_a_package_mirror_serves_what_the_site_does_not(visit, mirrored_site, mi
     run(page, editor, "import numpy")  # not on this mirror either: said so, with the mirror named
     said = last_run(output)
     assert said.count("\n") == 1 and f"nor on its package mirror ({mirror.url})" in said, said
+
+
+def test_the_documented_import_works_and_a_very_long_line_keeps_its_end(visit, isolated, lesson):
+    """The hint under the editor names load_table: `from scalecore import load_table` works as
+    written (it was a console global only). A line longer than what the console keeps keeps its
+    last characters, whether it is printed or is the echo of the code run, and the output never
+    holds more than the 200,000 characters the console keeps."""
+    page, _ = visit(isolated.url + lesson)
+    panel, editor, output = console(page)
+    run(page, editor, "from scalecore import load_table\ntable = load_table('demo')\n"
+                      "print(table.corpus, table.d_model, len(table.vocabulary))")
+    assert last_run(output) == "demo 32 70\n"
+    run(page, editor, "print('x' * 5_000_000 + 'END')")
+    shown = output.text_content()
+    assert shown.rstrip("\n").endswith("x" * 1000 + "END"), shown[-100:]
+    assert shown.count("x") >= 190_000, shown.count("x")
+    note = panel.locator(".scalecore-console__cut").text_content()
+    assert "cut" in note, note
+    run(page, editor, "# " + "y" * 300_000 + "\nprint('after the long comment')")
+    shown = output.text_content()
+    assert len(shown) <= 200_000 + 100, len(shown)
+    assert shown.endswith("after the long comment\n"), shown[-60:]

@@ -158,3 +158,20 @@ print(len(results), "numpy" in sys.modules)
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["8", "False"]
+
+
+def test_load_table_in_a_terminal_is_the_table_the_site_bakes(tmp_path, monkeypatch):
+    """`from scalecore import load_table` works outside the browser too: the shipped corpus's
+    table, learned with the site's default settings, kept in the user's cache."""
+    from scalecore import load_table
+    from scalecore.corpus import SHIPPED, VOCABULARY_SIZE, load_corpora
+    from scalecore.experiment import Settings
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    monkeypatch.delenv("SCALECORE_CORPORA", raising=False)
+    monkeypatch.chdir(tmp_path)
+    table = load_table("demo")
+    expected = cached_embeddings(load_corpora(SHIPPED, ["demo"])["demo"], Settings().d_model, tmp_path / "other",
+                                 Settings().recipe, VOCABULARY_SIZE)
+    assert table.to_json() == expected.to_json()
+    assert (tmp_path / "scalecore").is_dir()
