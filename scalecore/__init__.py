@@ -11,30 +11,16 @@ from scalecore.softmax import softmax, softmax_jacobian, softmax_rows
 
 
 
-def load_table(corpus: str):
-    """The embedding table of a corpus, by name: ``load_table("demo")``.
 
-    In the browser (the site's console), the table the site was built with, read from the site
-    and checked against its manifest. In a terminal, the same table learned from the corpora
-    shipped with this package (or ``$SCALECORE_CORPORA``), with the site's default settings, kept
-    in the user's cache: learning needs numpy, which the browser path never imports. So the
-    lesson's starter code runs as written in either place.
-    """
-    import sys
+def __getattr__(name: str):
+    """``scalecore.load_table``, imported on first use (scalecore/tables.py). Lazily and by name:
+    the bake keys each kind's files by the modules its compute function imports, and no compute
+    function uses load_table, whose terminal path reaches the command line and numpy."""
+    if name == "load_table":
+        import importlib
 
-    if sys.platform == "emscripten":
-        from scalecore.browser import load_table as from_the_site
-
-        return from_the_site(corpus)
-    from scalecore.cli import default_cache
-    from scalecore.corpus import VOCABULARY_SIZE, default_root, load_corpora
-    from scalecore.embeddings import cached_embeddings
-    from scalecore.experiment import Settings
-
-    settings = Settings()
-    found = load_corpora(default_root(), [corpus])[corpus]
-    return cached_embeddings(found, settings.d_model, default_cache(), settings.recipe, VOCABULARY_SIZE)
-
+        return importlib.import_module("scalecore.tables").load_table
+    raise AttributeError(f"module 'scalecore' has no attribute {name!r}")
 
 __all__ = [
     "load_table",

@@ -29,3 +29,32 @@ def test_a_kinds_code_version_ignores_its_browser_view_and_template(tmp_path, mo
     assert code_version(kind) == before
     (copy / "schema.json").write_text("{}", encoding="utf-8")
     assert code_version(kind) != before
+
+
+def test_a_bake_that_finishes_nothing_for_a_while_says_what_is_still_computing(monkeypatch):
+    """The heartbeat of a long bake: a line every EVERY_S seconds while no group finishes, none
+    while groups keep finishing, and none once the bake is over."""
+    import time
+
+    from scalecore_generator.build import bake
+
+    monkeypatch.setattr(bake._Heartbeat, "EVERY_S", 0.3)
+    said = []
+
+    class Log:
+        def info(self, line):
+            said.append(line)
+
+    heartbeat = bake._Heartbeat(lambda: "still computing 1 group of 'slow'", Log())
+    try:
+        for _ in range(8):  # groups finishing every 0.1 s: nothing to say
+            time.sleep(0.1)
+            heartbeat.beat()
+        assert said == []
+        time.sleep(1.6)  # a slow group: a line about every 0.3 s
+        assert 2 <= len(said) <= 6 and set(said) == {"still computing 1 group of 'slow'"}, said
+    finally:
+        heartbeat.stop()
+    count = len(said)
+    time.sleep(1.2)
+    assert len(said) == count, "the heartbeat spoke after the bake was over"

@@ -4,7 +4,9 @@ blocks, callouts and math, fonts from the site itself and a light and a dark pal
 whose own settings keep a feature from working gets an error with mkdocs.yml's line and the fix,
 and its previous site stays as it was."""
 
+import json
 import re
+import shutil
 
 import pytest
 
@@ -235,3 +237,19 @@ def test_a_very_large_page_is_reported_with_its_size(minimal, tmp_path):
     assert result.returncode == 1  # strict: a warning stops the build
     assert f"scalecore: {folder / 'docs' / 'big.md'}: 5.8 MB of Markdown: a page this large takes minutes to " \
            "build and is too heavy to read. Fix: split it into several pages." in result.lines("WARNING")
+
+
+def test_a_site_with_no_corpora_of_its_own_uses_the_shipped_ones(tmp_path):
+    """A new site's attention panel needs no corpus folder: `demo` comes with the package."""
+    folder = copy_site(tmp_path / "site")
+    shutil.rmtree(folder / "corpora")
+    (folder / "mkdocs.yml").write_text(MINIMAL.replace("corpora: [tiny]", "corpora: [demo]").replace("      vocabulary_size: 32\n", ""), encoding="utf-8")
+    for page in (folder / "docs").glob("*.md"):
+        page.unlink()
+    (folder / "docs" / "index.md").write_text("# Guards\n\n/// scale-guards\ncorpus: demo\nguards: init+scale\n///\n",
+                                              encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    manifest = json.loads((folder / "site" / "api" / "index.json").read_text(encoding="utf-8"))
+    assert [corpus["name"] for corpus in manifest["corpora"]] == ["demo"]
+    assert (folder / "site" / "api" / "embeddings" / "demo.json").is_file()

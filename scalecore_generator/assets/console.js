@@ -180,11 +180,14 @@ class Console {
       queued.text.push([stream, text]);
       queued.size += text.length;
     }
-    if (queued.size > MAX_OUTPUT && queued.text.length > 1) { // only the last MAX_OUTPUT can show
-      while (queued.size > MAX_OUTPUT && queued.text.length > 1) {
-        const [, text] = queued.text.shift();
-        queued.size -= text.length;
-        this.cut += text.length;
+    if (queued.size > MAX_OUTPUT) { // only the last MAX_OUTPUT characters can show, even of one long line
+      while (queued.size > MAX_OUTPUT) {
+        const first = queued.text[0];
+        const drop = Math.min(queued.size - MAX_OUTPUT, first[1].length);
+        if (drop === first[1].length) queued.text.shift();
+        else first[1] = first[1].slice(drop);
+        queued.size -= drop;
+        this.cut += drop;
       }
       this.forgetShown();
     }

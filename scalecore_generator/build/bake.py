@@ -461,7 +461,7 @@ class _Heartbeat:
         self.last = time.monotonic()
 
     def _run(self) -> None:
-        while not self.stopped.wait(1.0):
+        while not self.stopped.wait(min(1.0, self.EVERY_S / 3)):
             if time.monotonic() - self.last >= self.EVERY_S:
                 self.log.info(self.say())
                 self.last = time.monotonic()

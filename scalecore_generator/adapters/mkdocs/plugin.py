@@ -50,7 +50,7 @@ from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_M
 from scalecore_generator.runtime import snapshot
 from scalecore_generator.build.site_swap import StagedSite, WarningCounter
 from scalecore_generator.build.node import NodeError
-from scalecore.corpus import CorpusError
+from scalecore.corpus import SHIPPED, CorpusError
 from scalecore.embeddings import cached_embeddings, table_path
 from scalecore.experiment import sentence_tokens
 
@@ -585,7 +585,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def _warn_about_outside_corpora(self):
         """A corpus folder (or its text) that links outside the site's folder and corpora_dir is
         baked and published like any other: say where it really comes from."""
-        inside = [self.root.resolve(), (self.root / self.config.corpora_dir).resolve()]
+        inside = [self.root.resolve(), (self.root / self.config.corpora_dir).resolve(), SHIPPED.resolve()]
         for name, corpus in self.corpora.items():
             folder = Path(corpus.path)
             for path in (folder, folder / "text.txt", folder / "corpus.toml"):
