@@ -3,7 +3,7 @@
 MkDocs' own messages name Python types ("Expected type: <class 'int'> but received: <class
 'str'>"); an author needs the value they wrote and what to write instead. These subclasses keep
 the machinery (``Config.validate()`` runs them, defaults and required options work as in any
-MkDocs config) and only change what a failure says, like ``scalecore_generator.adapters.mkdocs.config.Bounded``.
+MkDocs config) and only change what a failure says, like :class:`Bounded` below.
 """
 
 import difflib
@@ -169,3 +169,25 @@ class ListOf(c.ListOfItems):
         if self.order is not None:
             items.sort(key=list(self.order).index)
         return items
+
+
+# Options of the plugin and of kinds' settings (MkDocs config_options, as MkDocs validates them):
+
+class Bounded(c.Type):
+    """An integer within [low, high]: sizes and seeds must be sane before a long bake starts."""
+
+    def __init__(self, low: int, high: int, default=None):
+        super().__init__(int, default=default)
+        self.low, self.high = low, high
+
+    def run_validation(self, value):
+        if isinstance(value, bool) or not isinstance(value, int) or not self.low <= value <= self.high:
+            raise c.ValidationError(f"expected an integer from {self.low} to {self.high}, got {value!r}.")
+        return value
+
+
+def described(option, text: str, accepted: str | None = None):
+    """An option with what it changes (markdown), and optionally its accepted values in words
+    when its type cannot say them, for the generated options reference (reference())."""
+    option.description, option.accepted = text, accepted
+    return option

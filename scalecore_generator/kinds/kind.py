@@ -31,7 +31,7 @@ from mkdocs.config import config_options as c
 
 from scalecore_generator.blocks.base import OptionError, PanelOptions
 from scalecore_generator.blocks.options import Integer, ListOf, Text, listing, suggestion
-from scalecore_generator.adapters.mkdocs.config import described  # noqa: F401  (for kinds: a setting with what it changes)
+from scalecore_generator.blocks.options import described  # noqa: F401  (for kinds: a setting with what it changes)
 
 
 @dataclass(frozen=True)

@@ -14,31 +14,13 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE, CorpusError, find_corpora, is_valid_name, tokenise
+from scalecore_generator.blocks.options import Bounded, described  # noqa: F401 (kinds and the reference use them)
 from scalecore_generator.build.corpora import available as site_corpora
 from scalecore.embeddings import DEFAULT_RECIPE, RECIPES
 from scalecore.experiment import Settings
 
 _defaults = Settings()
 
-
-class Bounded(c.Type):
-    """An integer within [low, high]: sizes and seeds must be sane before a long bake starts."""
-
-    def __init__(self, low: int, high: int, default=None):
-        super().__init__(int, default=default)
-        self.low, self.high = low, high
-
-    def run_validation(self, value):
-        if isinstance(value, bool) or not isinstance(value, int) or not self.low <= value <= self.high:
-            raise c.ValidationError(f"expected an integer from {self.low} to {self.high}, got {value!r}.")
-        return value
-
-
-def described(option, text: str, accepted: str | None = None):
-    """An option with what it changes (markdown), and optionally its accepted values in words
-    when its type cannot say them, for the generated options reference (reference())."""
-    option.description, option.accepted = text, accepted
-    return option
 
 
 class ScalecoreConfig(base.Config):

@@ -10,7 +10,7 @@ from mkdocs.config import config_options as c
 
 from scalecore_generator.blocks.base import OptionError, PanelOptions
 from scalecore_generator.blocks.options import Integer, ListOf, OneOf, listing
-from scalecore_generator.adapters.mkdocs.config import Bounded, described
+from scalecore_generator.blocks.options import Bounded, described
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings
 
 SHOW = ("histogram", "table", "live")
