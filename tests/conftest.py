@@ -40,3 +40,29 @@ def built_site(tmp_path_factory):
                           cwd=root, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-4000:]
     return target
+
+
+# --------------------------------------------------------------------------------------------
+# Tiers: `-m "not browser and not build"` runs the fast tier (the core, the units of the
+# generator, the pages' checks) in about a minute; the whole suite is what CI runs.
+# --------------------------------------------------------------------------------------------
+
+BROWSER_FIXTURES = {"chromium", "visit"}
+# Modules whose tests build sites or run Pyodide in Node without a fixture that says so.
+SLOW_MODULES = {"test_new_site", "test_serve", "test_pyodide_node", "test_parity", "test_snapshot", "test_wheel",
+                "test_warm_build", "test_build_reliability", "test_cache_pruning", "test_offline_bundle"}
+
+
+def pytest_collection_modifyitems(items):
+    import sites
+
+    for item in items:
+        names = set(getattr(item, "fixturenames", ()))
+        module = getattr(item, "module", None)
+        if names & BROWSER_FIXTURES:
+            item.add_marker(pytest.mark.browser)
+        builds = module is not None and (
+            module.__name__ in SLOW_MODULES or "built_site" in names
+            or getattr(module, "build", None) is sites.build or getattr(module, "copy_site", None) is sites.copy_site)
+        if builds:
+            item.add_marker(pytest.mark.build)
