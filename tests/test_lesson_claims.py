@@ -131,3 +131,26 @@ def test_the_score_spread_is_within_a_row(baked):
     overall = statistics.pstdev([v for row in point["scores"] for v in row])
     assert math.isclose(point["measures"]["score_spread"], within, rel_tol=1e-9)
     assert within < overall
+
+
+# --------------------------------------------------------------------------------------------
+# Multi-Head Attention, step 5 and its self-check
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("corpus", CORPORA)
+@pytest.mark.parametrize("guards", ["init+scale", ALL_THREE])
+def test_splitting_into_heads_leaves_each_heads_scaled_spread_where_it_was(baked, corpus, guards):
+    """'each head's spread stays the same at every split': with scale, the spread divided by
+    sqrt(d_k), averaged over heads and seeds, moves by less than half between any two splits;
+    dividing the variance by h (what the page once said) would move it by sqrt(8), 2.8x, from one
+    head to eight."""
+    spreads = [baked.value(f"multihead/{corpus}/all/{heads}/{guards}/spread/sqrt_d_k/mean") for heads in (1, 2, 4, 8)]
+    assert max(spreads) / min(spreads) < 1.5, spreads
+    assert spreads[0] / spreads[3] < 2, spreads
+
+
+def test_the_raw_count_input_keeps_every_split_millions_of_times_too_spread(baked):
+    """'the raw-count input makes the scores millions of times too spread' (kjv, init+scale)."""
+    for heads in (1, 2, 4, 8):
+        assert baked.value(f"multihead/kjv/all/{heads}/init+scale/spread/sqrt_d_k/mean") > 1e6, heads
