@@ -154,3 +154,13 @@ def test_the_raw_count_input_keeps_every_split_millions_of_times_too_spread(bake
     """'the raw-count input makes the scores millions of times too spread' (kjv, init+scale)."""
     for heads in (1, 2, 4, 8):
         assert baked.value(f"multihead/kjv/all/{heads}/init+scale/spread/sqrt_d_k/mean") > 1e6, heads
+
+
+def test_the_multihead_row_max_is_per_token_and_a_row_or_a_word_goes_higher(baked, seeds):
+    """Step 5: 'no head of any split has a mean row-max above <highest> (kjv, eight heads); a
+    single row can still go higher, and counted per word it is higher too'."""
+    highest = baked.value(f"multihead/kjv/all/8/{ALL_THREE}/highest_row_max")
+    heads = [head for seed in seeds for head in baked.value(f"multihead/kjv/{seed}/8/{ALL_THREE}/per_head")]
+    assert max(head["measures"]["mean_row_max"] for head in heads) == pytest.approx(highest)
+    assert max(max(max(row) for row in head["weights"]) for head in heads) > highest
+    assert max(head["measures"]["word_row_max"] for head in heads) > highest

@@ -179,7 +179,7 @@
       var labels = shown.map(function (l) { return "layer " + l.layer; });
       p.attention.innerHTML = "<figure class=\"scalecore-figure\">" + V.bars({ labels: labels,
         values: shown.map(function (l) { return l.mean_row_max; }), label: "Mean row-max of the heads of each layer, " + where + "." }) +
-        "<figcaption>Mean row-max of the heads, layer by layer (1 is one word only).</figcaption></figure>" +
+        "<figcaption>Mean row-max of the heads, layer by layer (1 is all of it on one token).</figcaption></figure>" +
         "<figure class=\"scalecore-figure\">" + V.bars({ labels: labels,
         values: shown.map(function (l) { return l.gradient; }), label: "Gradient size of the heads' softmax of each layer, " + where + "." }) +
         "<figcaption>Gradient size of the heads' softmax, layer by layer (near 0: no gradient reaches the scores).</figcaption></figure>";

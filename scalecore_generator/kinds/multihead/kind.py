@@ -67,7 +67,7 @@ def rowmax_bars(point: dict, where: str) -> dict:
     """The spec of the shared bars view: each head's mean row-max."""
     return {"labels": [f"head {i + 1}" for i in range(point["heads"])],
             "values": [h["measures"]["mean_row_max"] for h in point["per_head"]],
-            "label": f"Mean row-max of each head, {where}: 1/T is even attention, 1 is one word only."}
+            "label": f"Mean row-max of each head, {where}: 1/T is even attention, 1 is all of it on one token."}
 
 
 class Multihead(Kind):

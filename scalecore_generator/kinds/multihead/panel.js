@@ -213,7 +213,7 @@
     if (p.rowmax) {
       p.rowmax.innerHTML = V.bars({ labels: point.per_head.map(function (_, i) { return "head " + (i + 1); }),
         values: point.per_head.map(function (h) { return h.measures.mean_row_max; }),
-        label: "Mean row-max of each head, " + where + ": 1/T is even attention, 1 is one word only." });
+        label: "Mean row-max of each head, " + where + ": 1/T is even attention, 1 is all of it on one token." });
     }
     if (p.measures) {
       p.measures.innerHTML = '<p class="multihead-picked">Head ' + this.head + " of " + point.heads + ":</p>" +
