@@ -15,27 +15,13 @@ import html
 import re
 
 from scalecore_generator.blocks.scanner import fenced_lines
-from scalecore_generator.pages.csp import INLINE_SCRIPT, RUNS
+from scalecore_generator.pages.csp import runnable_scripts
 
 SCRIPT_TAG = re.compile(r"<script\b", re.I)
 
 
 class AuthorScriptError(Exception):
     """An inline script in a page's Markdown: the message names the page, the line and the fix."""
-
-
-def runnable_scripts(content: str) -> list[str]:
-    """The bodies of the inline scripts a browser would run in ``content`` (rendered Markdown)."""
-    found = []
-    for match in INLINE_SCRIPT.finditer(content):
-        attrs = match["attrs"]
-        if re.search(r"\bsrc\s*=", attrs, re.I):
-            continue
-        kind = re.search(r"""\btype\s*=\s*["']?([^"'\s>]+)""", attrs, re.I)
-        if kind and kind[1].lower() not in RUNS:
-            continue
-        found.append(match["body"])
-    return found
 
 
 def script_line(source: str, body: str, offset: int = 0) -> int:

@@ -31,8 +31,9 @@ CHARSET = re.compile(r"<meta\s+charset=[^>]*>", re.I)
 RUNS = {"", "text/javascript", "application/javascript", "module"}  # script types a browser runs
 
 
-def inline_hashes(html: str) -> list[str]:
-    """The CSP source expression of every inline script the browser would run, in page order."""
+def runnable_scripts(html: str) -> list[str]:
+    """The bodies of the inline scripts a browser would run in ``html``, in page order: no src,
+    and a type that runs (Material's type="application/json" config is data)."""
     found = []
     for match in INLINE_SCRIPT.finditer(html):
         attrs = match["attrs"]
@@ -40,10 +41,15 @@ def inline_hashes(html: str) -> list[str]:
             continue
         kind = re.search(r"""\btype\s*=\s*["']?([^"'\s>]+)""", attrs, re.I)
         if kind and kind[1].lower() not in RUNS:
-            continue  # data blocks such as Material's type="application/json" config
-        digest = hashlib.sha256(match["body"].encode("utf-8")).digest()
-        found.append(f"'sha256-{base64.b64encode(digest).decode('ascii')}'")
-    return list(dict.fromkeys(found))
+            continue
+        found.append(match["body"])
+    return found
+
+
+def inline_hashes(html: str) -> list[str]:
+    """The CSP source expression of every inline script the browser would run, in page order."""
+    digests = (hashlib.sha256(body.encode("utf-8")).digest() for body in runnable_scripts(html))
+    return list(dict.fromkeys(f"'sha256-{base64.b64encode(digest).decode('ascii')}'" for digest in digests))
 
 
 def policy(hashes: list[str], fetch_origins: tuple[str, ...] = (), nonce: str | None = None) -> str:
