@@ -2,7 +2,9 @@
 
 Each benchmark is its own module, run in its own process (a fresh interpreter, as a user meets
 it); its printed report is copied verbatim into RESULTS.md under a heading, with the machine
-and the date. Nothing here asserts: the numbers are for people to read.
+and the date. ``python -m benchmarks NAME ...`` runs some of them: their sections are replaced,
+each stamped with its own date and machine, and the others are kept as they were (each says
+when it was measured). Nothing here asserts: the numbers are for people to read.
 """
 
 import datetime
@@ -53,14 +55,36 @@ def main() -> int:
             failed = True
             report += f"\n\nFAILED (exit {done.returncode}):\n{done.stderr.strip()[-3000:]}"
         print(report, flush=True)
-        sections.append(f"## {title}\n\n`python -m benchmarks.{name}`, {time.monotonic() - started:.0f} s\n\n```\n{report}\n```\n")
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    text = (f"# Benchmark results\n\nMeasured in one run of `python -m benchmarks` on {stamp}.\n\n"
-            f"Machine: {machine()}.\n\nEvery ratio below compares two measurements taken in the same run. "
-            "Nothing here is a test: the suite never asserts a time.\n\n" + "\n".join(sections))
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+        sections.append((title, f"## {title}\n\n`python -m benchmarks.{name}`, {time.monotonic() - started:.0f} s, "
+                                f"measured {stamp} on {machine()}\n\n```\n{report}\n```\n"))
+    kept = _sections(HERE / "RESULTS.md") if len(wanted) < len(BENCHMARKS) else {}
+    ran = dict(sections)
+    body = [ran.get(title) or kept.get(title) for _, title in BENCHMARKS]
+    text = ("# Benchmark results\n\nEach section was measured in one run of its benchmark, at the time and on the machine "
+            "it names. Every ratio compares two measurements taken in the same run. Nothing here is a test: the "
+            "suite never asserts a time.\n\n" + "\n".join(section for section in body if section))
     (HERE / "RESULTS.md").write_text(text, encoding="utf-8")
     print(f"wrote {HERE / 'RESULTS.md'}")
     return 1 if failed else 0
+
+
+def _sections(path: Path) -> dict[str, str]:
+    """The sections of an earlier RESULTS.md, by title."""
+    if not path.is_file():
+        return {}
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    # A file written by one whole run dates it once, in its header: each kept section says it.
+    whole = re.search(r"Measured in one run of `python -m benchmarks` on ([^.]+)\.\n\nMachine: ([^\n]+)\.", text)
+    found = {}
+    for chunk in text.split("\n## ")[1:]:
+        title, _, rest = chunk.partition("\n")
+        if whole and ", measured " not in rest.split("\n\n", 2)[1]:
+            rest = re.sub(r"^(\n`python -m benchmarks\.\w+`, \d+ s)", rf"\1, measured {whole[1]} on {whole[2]}", rest)
+        found[title] = f"## {title}\n{rest.rstrip()}\n"
+    return found
 
 
 if __name__ == "__main__":
