@@ -164,3 +164,19 @@ def test_the_multihead_row_max_is_per_token_and_a_row_or_a_word_goes_higher(bake
     assert max(head["measures"]["mean_row_max"] for head in heads) == pytest.approx(highest)
     assert max(max(max(row) for row in head["weights"]) for head in heads) > highest
     assert max(head["measures"]["word_row_max"] for head in heads) > highest
+
+
+def test_the_exact_jacobian_size_of_10_50_100_and_the_float64_artefact(baked):
+    """Step 2: 'a Jacobian of size 3.86e-22 ... the bake prints <less>: the top weight rounds to
+    exactly 1, so its diagonal entry p(1 - p), about 1.9e-22, is lost'."""
+    from decimal import Decimal, getcontext
+
+    getcontext().prec = 80
+    scores = [Decimal(10), Decimal(50), Decimal(100)]
+    exps = [(s - scores[-1]).exp() for s in scores]
+    p = [e / sum(exps) for e in exps]
+    exact = sum((p[i] * ((1 if i == j else 0) - p[j])) ** 2 for i in range(3) for j in range(3)).sqrt()
+    assert f"{exact:.2e}" == "3.86e-22"
+    assert f"{p[2] * (1 - p[2]):.1e}" == "1.9e-22"
+    printed = baked.value("softmax/2/gradient")
+    assert baked.value("softmax/2/weights/2") == 1.0 and printed < float(exact) * 0.9
