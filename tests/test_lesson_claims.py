@@ -180,3 +180,14 @@ def test_the_exact_jacobian_size_of_10_50_100_and_the_float64_artefact(baked):
     assert f"{p[2] * (1 - p[2]):.1e}" == "1.9e-22"
     printed = baked.value("softmax/2/gradient")
     assert baked.value("softmax/2/weights/2") == 1.0 and printed < float(exact) * 0.9
+
+
+def test_a_saturated_wordnet_head_keeps_a_query_gradient_of_the_guarded_order(baked, seeds):
+    """Step 2: on wordnet under init+scale the W_Q gradient 'stays of the order it has with all
+    three guards' on every seed, above it at seeds 0 and 1 and below it at seeds 2 to 4."""
+    for seed in seeds:
+        saturated = m(baked, "wordnet", seed, "init+scale")
+        guarded = m(baked, "wordnet", seed, ALL_THREE)["query_gradient"]
+        assert saturated["mean_row_max"] > 0.8, seed
+        assert guarded / 10 < saturated["query_gradient"] < guarded * 20, seed
+        assert (saturated["query_gradient"] > guarded) == (seed in (0, 1)), seed
