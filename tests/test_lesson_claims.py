@@ -191,3 +191,21 @@ def test_a_saturated_wordnet_head_keeps_a_query_gradient_of_the_guarded_order(ba
         assert saturated["mean_row_max"] > 0.8, seed
         assert guarded / 10 < saturated["query_gradient"] < guarded * 20, seed
         assert (saturated["query_gradient"] > guarded) == (seed in (0, 1)), seed
+
+
+# --------------------------------------------------------------------------------------------
+# Encoder Block, pre-LN
+# --------------------------------------------------------------------------------------------
+
+
+def test_pre_ln_updates_are_unit_scale_and_drowned_on_kjv_without_being_a_rounding_error(baked):
+    """'a change of a few parts in ten thousand (far above what 32-bit floats lose ...)' on kjv,
+    and on demo 'each layer adds a contribution of unit scale ... the growth is additive'."""
+    stream = baked.value("encoder/kjv/0/pre/input_spread")
+    for update in ("attention_update_spread", "ffn_update_spread"):
+        share = baked.value(f"encoder/kjv/all/pre/6/{update}/highest") / stream
+        assert 1e-4 < share < 1e-3 and share > 2 ** -23 * 100, (update, share)
+        low, high = (baked.value(f"encoder/demo/all/pre/6/{update}/{end}") for end in ("lowest", "highest"))
+        assert 0.5 < low <= high < 1.5, (update, low, high)
+    assert baked.value("encoder/demo/all/pre/6/stream_spread/lowest") > 2 * baked.value(
+        "encoder/demo/all/pre/6/attention_update_spread/highest")
