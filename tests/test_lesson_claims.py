@@ -209,3 +209,15 @@ def test_pre_ln_updates_are_unit_scale_and_drowned_on_kjv_without_being_a_roundi
         assert 0.5 < low <= high < 1.5, (update, low, high)
     assert baked.value("encoder/demo/all/pre/6/stream_spread/lowest") > 2 * baked.value(
         "encoder/demo/all/pre/6/attention_update_spread/highest")
+
+
+@pytest.mark.parametrize("corpus, norm, layer", [("wordnet", "post", 2), ("kjv", "post", 2),
+                                                 ("wordnet", "pre", 3), ("kjv", "pre", 4)])
+def test_the_encoders_ceilings_are_head_averages_and_single_heads_stay_in_range(baked, seeds, corpus, norm, layer):
+    """'the mean row-max, averaged over a layer's four heads, never exceeds <highest>; the busiest
+    single head reaches about 0.35' (post-LN) / 'single heads go up to about 0.45' (pre-LN)."""
+    averaged = baked.value(f"encoder/{corpus}/all/{norm}/{layer}/mean_row_max/highest")
+    heads = [head["mean_row_max"] for seed in seeds
+             for head in baked.point("encoder", f"{corpus}/{seed}/{norm}")["layers"][layer - 1]["per_head"]]
+    assert len(heads) == 4 * len(seeds)
+    assert averaged < max(heads) <= (0.36 if norm == "post" else 0.46)
