@@ -221,3 +221,12 @@ def test_the_encoders_ceilings_are_head_averages_and_single_heads_stay_in_range(
              for head in baked.point("encoder", f"{corpus}/{seed}/{norm}")["layers"][layer - 1]["per_head"]]
     assert len(heads) == 4 * len(seeds)
     assert averaged < max(heads) <= (0.36 if norm == "post" else 0.46)
+
+
+def test_init_alone_on_demo_is_in_range_per_token_only(baked, seeds):
+    """Step 4 and the switchboard: 'init alone ... even there only per token: per word, 30% to 60%
+    of its rows saturate'."""
+    for seed in seeds:
+        measures = m(baked, "demo", seed, "init")
+        assert measures["mean_row_max"] < 0.65 and measures["saturated_share"] <= 0.1, seed
+        assert measures["word_saturated_share"] >= 0.3 and measures["word_row_max"] > 0.5, seed
