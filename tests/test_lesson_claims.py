@@ -230,3 +230,16 @@ def test_init_alone_on_demo_is_in_range_per_token_only(baked, seeds):
         measures = m(baked, "demo", seed, "init")
         assert measures["mean_row_max"] < 0.65 and measures["saturated_share"] <= 0.1, seed
         assert measures["word_saturated_share"] >= 0.3 and measures["word_row_max"] > 0.5, seed
+
+
+def test_the_guards_ratios_are_exact_and_the_measured_spread_is_about_half_the_formulas(baked, seeds):
+    """'Their ratios are exact by construction ... divides every score by exactly 32, and scale
+    by exactly 4. Their size is about half the formula's: with all three guards it predicts 1'."""
+    for corpus in CORPORA:
+        for seed in seeds:
+            spread = {guards: m(baked, corpus, seed, guards)["score_spread"]
+                      for guards in ("norm", "norm+scale", "norm+init", ALL_THREE)}
+            assert spread["norm"] / spread["norm+init"] == pytest.approx(32, rel=1e-9)
+            assert spread["norm"] / spread["norm+scale"] == pytest.approx(4, rel=1e-9)
+            assert spread["norm+init"] / spread[ALL_THREE] == pytest.approx(4, rel=1e-9)
+            assert 0.3 < spread[ALL_THREE] < 0.75, (corpus, seed)
