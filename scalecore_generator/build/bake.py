@@ -199,7 +199,13 @@ def _validator(kind):
     path = kind.folder / "schema.json"
     if not path.is_file():
         return None
-    return _fast_validator_class()(json.loads(path.read_text(encoding="utf-8")))
+    from scalecore_generator.kinds.registry import schema_problem
+
+    schema = json.loads(path.read_text(encoding="utf-8"))
+    problem = schema_problem(path, schema)
+    if problem:
+        raise BakeError(problem)
+    return _fast_validator_class()(schema)
 
 
 # A baked point is mostly numbers in arrays (matrices of scores and weights), and jsonschema checks

@@ -619,20 +619,27 @@ class _EntryFile(File):
         clone_or_copy(Path(self.abs_src_path), Path(self.abs_dest_path))
 
 
+_CLONES = {"work": True}  # FICLONE worked, or has not been tried, on this machine's file system
+
+
 def clone_or_copy(source: Path, target: Path) -> None:
-    """``target`` as a file of its own with ``source``'s bytes (see _EntryFile)."""
-    target.parent.mkdir(parents=True, exist_ok=True)
-    if target.exists() or target.is_symlink():
+    """``target`` as a file of its own with ``source``'s bytes (see _EntryFile). The clone is
+    tried until the file system refuses it once; then every file is copied with shutil.copyfile
+    (the kernel's sendfile: 0.2 ms a file here, about twice a link's cost in all)."""
+    try:
         target.unlink()
-    with open(source, "rb") as given, open(target, "wb") as made:
+    except FileNotFoundError:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    if _CLONES["work"]:
         try:
             import fcntl
 
-            fcntl.ioctl(made.fileno(), 0x40049409, given.fileno())  # FICLONE: share the blocks, copy-on-write
+            with open(source, "rb") as given, open(target, "wb") as made:
+                fcntl.ioctl(made.fileno(), 0x40049409, given.fileno())  # FICLONE: share blocks, copy-on-write
             return
         except (ImportError, OSError):
-            pass
-        shutil.copyfileobj(given, made, 1 << 20)
+            _CLONES["work"] = False
+    shutil.copyfile(source, target)
 
 
 def _memos(folder: Path, log) -> dict[str, cache.Memo]:
