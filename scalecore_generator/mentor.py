@@ -407,7 +407,6 @@ def model_assets(node_modules: Path, cache: Path, log) -> dict:
              f"{WLLAMA_SITE}/LICENCE": wllama / "LICENCE"}
     missing = [str(path) for path in files.values() if not path.is_file()]
     if missing:
-        raise ModelError(f"wllama is not installed ({missing[0]}). Fix: run bash build_tools/dev.sh build, which "
-                         "installs the npm packages of build_tools/package-lock.json.")
+        raise ModelError(f"wllama is not installed ({missing[0]}). Fix: {vendor.REINSTALL}.")
     files[MODEL_SITE] = model_file(cache, log)
     return files

@@ -387,6 +387,7 @@ def test_math_without_its_typesetter_is_an_error_not_raw_tex(cold, site, tmp_pat
     result = failed_plainly(with_faults(site, "--set", f"scalecore_generator.pages.assets:NODE_MODULES={tmp_path / 'none'}"))
     assert result.errors == [
         f"scalecore: the pages use math (pymdownx.arithmatex), but {tmp_path / 'none' / 'temml'} is missing, "
-        f"so every formula would show as raw TeX. Fix: run "
-        "'npm ci --prefix build_tools' (bash build_tools/dev.sh build does it)."], result.describe()
+        "so every formula would show as raw TeX. Fix: reinstall scalecore (pip install --force-reinstall "
+        "'scalecore[site]'), which carries them; in its repository, run bash build_tools/dev.sh build."], \
+        result.describe()
     assert tree(site / "site") == cold[1]

@@ -14,6 +14,7 @@ from mkdocs.exceptions import PluginError
 
 from scalecore_generator.pages import frontend
 
+from scalecore_generator import vendor
 from scalecore_generator.vendor import NODE_MODULES  # npm files, inside the package
 
 OWN = Path(__file__).resolve().parents[1] / "assets"  # panels: plain JS modules and CSS
@@ -78,8 +79,7 @@ def register(config, root: Path, math: str, isolation: bool = False) -> None:
     if missing:
         raise PluginError(
             f"scalecore: the pages use math (pymdownx.arithmatex), but {missing[0]} is missing, "
-            "so every formula would show as raw TeX. Fix: run 'npm ci --prefix build_tools' "
-            "(bash build_tools/dev.sh build does it)."
+            "so every formula would show as raw TeX. Fix: " + vendor.REINSTALL + "."
         )
     # One stylesheet (scalecore_generator/pages/frontend.py bundles it, math's included): each render-blocking
     # stylesheet is a round trip before a phone paints anything.

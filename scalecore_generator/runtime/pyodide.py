@@ -162,8 +162,7 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
         raise PluginError(
             f"scalecore: live mode needs the npm packages pyodide and coi-serviceworker in {folder.parent} "
             f"(missing {', '.join(missing)}). "
-            "Fix: run 'npm ci --prefix build_tools' (bash build_tools/dev.sh serve does it), "
-            "or set 'live: false' for the scalecore plugin in mkdocs.yml."
+            "Fix: " + vendor.REINSTALL + ", or set 'live: false' for the scalecore plugin in mkdocs.yml."
         )
     files = {f"{PYODIDE_SITE}/{name}": folder / name for name in PYODIDE_FILES}
     files[ISOLATION_WORKER] = isolation_worker()

@@ -24,6 +24,9 @@ WHEELS = HERE / "wheels"
 WHEELS_LOCK = HERE / "browser-wheels.lock"
 MODELS_LOCK = HERE / "models.lock"
 LICENSES = HERE / "LICENSES"
+# The fix when a vendored file is missing: the package carries them all.
+REINSTALL = ("reinstall scalecore (pip install --force-reinstall 'scalecore[site]'), which carries them; "
+             "in its repository, run bash build_tools/dev.sh build")
 
 
 class VendorError(Exception):
