@@ -127,7 +127,11 @@ def wrap(html: str) -> str:
     pieces, done = [], 0
     for heading, following in zip(headings, headings[1:] + [len(starts)]):
         blocks = [html[ends[index]:ends[index + 1]] for index in range(heading, following - 1)]
-        pieces += [html[done:ends[heading]], *(_box(run) for run in boxes_of(blocks))]
+        runs = boxes_of(blocks)
+        # The first screen under the page's title is on screen as it opens: it is never skipped
+        # (its formulas are what the early math-font request looks for, math_font.preloaded).
+        opening = runs[:1] if heading == headings[0] and starts[heading][1] == "h1" else []
+        pieces += [html[done:ends[heading]], *opening, *(_box(run) for run in runs[len(opening):])]
         done = ends[following - 1]
     pieces.append(html[done:])
     return "".join(pieces)
