@@ -214,7 +214,7 @@ def publishing_cost(site: Path, work: Path) -> tuple[int, float, float]:
     under api/ and the memory snapshot, copied as the build now does (a clone where the file
     system shares blocks; ext4 here copies) against hard-linked as it used to (the site then
     shared its bytes with the cache). Returns (files, copy seconds, link seconds)."""
-    from scalecore_generator.adapters.mkdocs.plugin import clone_or_copy
+    from scalecore_generator.build.disk import clone_or_copy
 
     files = [p for p in (site / "api").rglob("*") if p.is_file()]
     files += [p for p in (site / "assets" / "pyodide").glob("snapshot*") if p.is_file()]

@@ -14,13 +14,14 @@ import sys
 from pathlib import Path
 
 from scalecore import cli as core_cli
+from scalecore_generator.errors import ScalecoreError
 
 SCAFFOLD = Path(__file__).resolve().parent / "scaffold"
 USAGE_ERROR = 2
 OWN = ("new", "cache")
 
 
-class CommandError(Exception):
+class CommandError(ScalecoreError):
     """A command cannot run as asked: the message says why and what to do."""
 
 

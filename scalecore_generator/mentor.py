@@ -29,6 +29,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 from scalecore_generator import vendor
+from scalecore_generator.errors import ScalecoreError
 
 SCRIPT_FOLDER = "assets/scalecore/mentor"  # one classic script per module page: works from file://
 GLOBAL = "scalecoreMentor"
@@ -352,7 +353,7 @@ MODEL_SITE = f"assets/scalecore/models/{MODEL_NAME}"
 WLLAMA_SITE = "assets/scalecore/vendor/wllama"
 
 
-class ModelError(Exception):
+class ModelError(ScalecoreError):
     """The model could not be fetched or checked: one line with the fix."""
 
 

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import re
 import shutil
@@ -349,7 +350,7 @@ def test_the_audience_codes_and_callout_types_agree_everywhere():
     script = (THEME / "assets" / "scalecore-module" / "module.js").read_text(encoding="utf-8")
     pairs = dict(re.findall(r'"?([a-z-]+)"?: "([a-z]+)"', re.search(r"var CALLOUTS = \{([^}]*)\}", script)[1]))
     assert pairs == CALLOUTS
-    macros = (THEME / "partials" / "scalecore-macros.html").read_text(encoding="utf-8")
+    macros = (REPO / "scalecore_generator" / "pages" / "templates" / "macros.html").read_text(encoding="utf-8")
     types = dict(re.findall(r'"([a-z-]+)": \{"label": "[^"]*", "short": "[^"]*", "type": "([a-z]+)"', macros))
     assert types == CALLOUTS
     titles = dict(re.findall(r'"([a-z-]+)": \{"label"[^}]*"callout": "([^"]*)"', macros))
@@ -587,6 +588,7 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
 def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
     from scalecore_generator.blocks.base import SHARED_TEMPLATES
     from scalecore_generator.adapters.mkdocs.plugin import ScalecorePlugin
+    from scalecore_generator.build.site_build import EngineSite, SiteBuild
     from scalecore_generator.kinds.registry import BUILT_IN
 
     class Server:
@@ -600,7 +602,8 @@ def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
     (site / "kinds").mkdir()
     plugin = ScalecorePlugin()
     plugin.load_config({"corpora": ["tiny", "small"]}, str(site / "mkdocs.yml"))
-    plugin.root, plugin.packages = site, []
+    plugin.build = SiteBuild(plugin.config, EngineSite(config_file=site / "mkdocs.yml", docs_dir=site / "docs",
+                                                       site_dir=site / "site"), "serve", logging.getLogger("test"))
     server = Server()
     assert plugin.on_serve(server, config=None, builder=None) is server
     assert set(server.paths) >= {str(site / "corpora"), str(site / "kinds"), str(BUILT_IN), str(SHARED_TEMPLATES),

@@ -20,6 +20,7 @@ from mkdocs.config import config_options as c
 
 from scalecore_generator.blocks.options import Text
 from scalecore_generator.build.manifest import PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT
+from scalecore_generator.errors import ScalecoreError
 
 FIGURES = "assets/scalecore/figures"  # the fallbacks' figures (Panel.figure), named by content
 
@@ -28,7 +29,7 @@ SHARED_TEMPLATES = Path(__file__).resolve().parent  # panel.html: the root every
 PAGE_LINK = re.compile(r'href="(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)([^"#?]*\.md)([#?][^"]*)?"')
 
 
-class BlockError(Exception):
+class BlockError(ScalecoreError):
     """A mistake in an author block, located on its page: ``str()`` is ``page:line: message``."""
 
     def __init__(self, page: str, line: int, message: str):
@@ -36,7 +37,7 @@ class BlockError(Exception):
         self.page, self.line, self.message = page, line, message
 
 
-class OptionError(Exception):
+class OptionError(ScalecoreError):
     """A bad value of one option, raised by ``check``; the expansion adds the page and line.
 
     ``key`` None means the block as a whole (reported on its opening line).

@@ -30,11 +30,12 @@ from scalecore_generator.build import cache
 from scalecore_generator.pages import views
 from scalecore_generator.kinds.kind import Grid, Kind, Site
 from scalecore_generator.build.processes import die_with_parent
+from scalecore_generator.errors import ScalecoreError
 
 EMBEDDINGS = "api/embeddings"
 
 
-class BakeError(Exception):
+class BakeError(ScalecoreError):
     """A kind whose points cannot be baked: ``str()`` names the kind, the point and the fix."""
 
 

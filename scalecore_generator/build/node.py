@@ -16,11 +16,12 @@ import shutil
 import subprocess
 import threading
 from pathlib import Path
+from scalecore_generator.errors import ScalecoreError
 
 OLDEST = 20  # the oldest Node major version the build's scripts run on
 
 
-class NodeError(Exception):
+class NodeError(ScalecoreError):
     """Node is missing, or its process stopped: the message says which and the fix."""
 
 

@@ -20,7 +20,7 @@ import os
 import shutil
 from pathlib import Path
 
-from mkdocs.exceptions import PluginError
+from scalecore_generator.errors import ScalecoreError
 
 from scalecore_generator.build.processes import process_is_gone
 
@@ -84,7 +84,7 @@ class StagedSite:
                 holder = self.holder_path.read_text(encoding="utf-8").strip() or "unknown"
             except OSError:
                 holder = "unknown"  # the holder has not yet written it (the first instant of its build)
-            raise PluginError(
+            raise ScalecoreError(
                 f"scalecore: another build is writing {self.final} (pid {holder}); nothing was changed. "
                 f"Fix: wait for it to finish and build again, or build into another folder (mkdocs build -d DIR)."
             ) from None

@@ -15,6 +15,7 @@ from importlib.metadata import entry_points
 from pathlib import Path
 
 from scalecore_generator.kinds.kind import Kind
+from scalecore_generator.errors import ScalecoreError
 
 BUILT_IN = Path(__file__).resolve().parent  # the built-in kinds: folders beside this module
 ENTRY_POINT_GROUP = "scalecore.kinds"
@@ -22,7 +23,7 @@ REQUIRED = ("kind.py", "template.html", "panel.js")
 NAME = re.compile(r"[a-z][a-z0-9-]*")
 
 
-class KindError(Exception):
+class KindError(ScalecoreError):
     """A kind folder that breaks the contract: ``str()`` names the file and the fix."""
 
 

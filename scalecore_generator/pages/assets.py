@@ -9,8 +9,7 @@ and is copied into the site, so a page makes no request to another host (and wor
 
 from pathlib import Path
 
-from mkdocs.config.config_options import ExtraScriptValue
-from mkdocs.exceptions import PluginError
+from scalecore_generator.errors import ScalecoreError
 
 from scalecore_generator.pages import frontend
 
@@ -50,55 +49,36 @@ def collect(root: Path, katex_styles: bool = True) -> dict[str, Path]:
     return files
 
 
-def uses_math(config) -> bool:
-    return "pymdownx.arithmatex" in config.markdown_extensions
-
-
-def uses_theme(config) -> bool:
-    """The site's theme includes ours (theme.custom_dir scalecore_generator/theme, or a folder that
-    extends it is ahead of it): a site with a theme of its own gets no module header styles."""
-    return any(Path(folder).resolve() == THEME.resolve() for folder in config.theme.dirs)
-
-
-def register(config, root: Path, math: str, isolation: bool = False) -> None:
-    """Add our styles and scripts to every page (once, even if on_config runs again on serve).
-
-    With ``isolation`` (live mode), isolate.js registers the service worker that makes pages
-    cross-origin isolated (scalecore_generator/runtime/pyodide.py serves it at the site root).
-
-    Math is typeset at build time from an npm package (KaTeX for ``math: html``, Temml for
+def check_math(uses_math: bool, math: str) -> None:
+    """Math is typeset at build time from an npm package (KaTeX for ``math: html``, Temml for
     ``mathml``): a site that uses math (pymdownx.arithmatex) without it cannot be built, so that
-    is an error.
-    """
+    is an error."""
     from scalecore_generator.pages.formulas import ENGINES
     from scalecore_generator.pages.math_font import FONT_IN_PACKAGES
 
-    uses = uses_math(config)
-    needed = [NODE_MODULES / ENGINES[math], NODE_MODULES / FONT_IN_PACKAGES if math == "mathml" else katex_folder(root)]
-    missing = [path for path in needed if not path.exists()] if uses else []
+    needed = [NODE_MODULES / ENGINES[math], NODE_MODULES / FONT_IN_PACKAGES if math == "mathml" else katex_folder()]
+    missing = [path for path in needed if not path.exists()] if uses_math else []
     if missing:
-        raise PluginError(
+        raise ScalecoreError(
             f"scalecore: the pages use math (pymdownx.arithmatex), but {missing[0]} is missing, "
             "so every formula would show as raw TeX. Fix: " + vendor.REINSTALL + "."
         )
-    # One stylesheet (scalecore_generator/pages/frontend.py bundles it, math's included): each render-blocking
-    # stylesheet is a round trip before a phone paints anything.
-    if frontend.STYLESHEET not in config.extra_css:
-        config.extra_css.append(frontend.STYLESHEET)
-    # Deferred: fetched while the page parses, run once it is parsed (in this order, after
-    # Material's bundle), so none of them holds up the first paint.
-    present = [str(script) for script in config.extra_javascript]
-    for script in SCRIPTS + ((ISOLATE,) if isolation else ()) + (THEME_SCRIPTS if uses_theme(config) else ()):
-        if script not in present:
-            deferred = ExtraScriptValue(script)
-            deferred.defer = True
-            config.extra_javascript.append(deferred)
 
 
-def stylesheet(config, math: str, kind_styles: list[str]) -> list[str]:
-    """The site paths that make the one stylesheet, in cascade order: the theme's, the math's,
-    the panels' shared styles, then each used kind's (which may refine the shared ones)."""
+def page_scripts(isolation: bool, theme: bool) -> list[str]:
+    """The scripts every page loads, in order, each deferred by the adapter: fetched while the
+    page parses, run once it is parsed (after the theme's bundle), so none holds up the first
+    paint. With ``isolation`` (live mode), isolate.js registers the service worker that makes
+    pages cross-origin isolated (runtime/pyodide.py serves it at the site root)."""
+    return [*SCRIPTS, *((ISOLATE,) if isolation else ()), *(THEME_SCRIPTS if theme else ())]
+
+
+def stylesheet(uses_math: bool, uses_theme: bool, math: str, kind_styles: list[str]) -> list[str]:
+    """The site paths that make the one stylesheet (pages/frontend.py bundles it, math's
+    included: each render-blocking stylesheet is a round trip before a phone paints anything),
+    in cascade order: the theme's, the math's, the panels' shared styles, then each used kind's
+    (which may refine the shared ones)."""
     from scalecore_generator.pages.math_font import CSS_SITE as MATHML_CSS
 
-    math_css = [KATEX_CSS if math == "html" else MATHML_CSS] if uses_math(config) else []
-    return [*(THEME_CSS if uses_theme(config) else ()), *math_css, *CSS, *sorted(kind_styles)]
+    math_css = [KATEX_CSS if math == "html" else MATHML_CSS] if uses_math else []
+    return [*(THEME_CSS if uses_theme else ()), *math_css, *CSS, *sorted(kind_styles)]

@@ -16,11 +16,12 @@ import re
 
 from scalecore_generator.blocks.scanner import fenced_lines
 from scalecore_generator.pages.csp import runnable_scripts
+from scalecore_generator.errors import ScalecoreError
 
 SCRIPT_TAG = re.compile(r"<script\b", re.I)
 
 
-class AuthorScriptError(Exception):
+class AuthorScriptError(ScalecoreError):
     """An inline script in a page's Markdown: the message names the page, the line and the fix."""
 
 

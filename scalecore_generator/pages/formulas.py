@@ -30,6 +30,7 @@ from pathlib import Path
 
 ENGINES = {"html": "katex", "mathml": "temml"}  # the option's value -> the npm package that typesets it
 from scalecore_generator.vendor import NODE_MODULES
+from scalecore_generator.errors import ScalecoreError
 FORMULA = re.compile(r'<(?P<tag>span|div) class="arithmatex">(?P<open>\\\(|\\\[)(?P<tex>.*?)(?:\\\)|\\\])</(?P=tag)>',
                      re.S)
 SERVER = r"""
@@ -53,7 +54,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 """
 
 
-class MathError(Exception):
+class MathError(ScalecoreError):
     """A formula KaTeX cannot typeset: the message names the page, the line and the fix."""
 
 

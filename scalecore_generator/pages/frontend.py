@@ -34,6 +34,7 @@ from pathlib import Path
 from scalecore_generator.build.cache import content_name, content_named
 from scalecore_generator.build.node import NodeError, executable
 from scalecore_generator.vendor import NODE_MODULES
+from scalecore_generator.errors import ScalecoreError
 
 ESBUILD = NODE_MODULES / "esbuild-wasm"  # esbuild compiled to WebAssembly: one file for every platform
 ESBUILD_PACKAGE = ESBUILD / "package.json"
@@ -74,7 +75,7 @@ KEEP_UNUSED = 7 * 24 * 3600  # seconds an unused cached result is kept (another 
 URL = re.compile(r"""url\(\s*(['"]?)(?![a-z][a-z0-9+.-]*:|/|#)([^'")]+)\1\s*\)""", re.IGNORECASE)
 
 
-class FrontendError(Exception):
+class FrontendError(ScalecoreError):
     """esbuild is missing or refused a file: the message names the file and the fix."""
 
 
@@ -244,26 +245,20 @@ def minified(files: dict[str, Path], own: list[Path], minifier: Minifier) -> dic
                            {site_path: os.path.relpath(source) for site_path, source in ours.items()})
 
 
-def serve(files, config, own: list[Path], stylesheet: list[str], texts: dict[str, str], minifier: Minifier) -> None:
-    """In MkDocs' ``files``: serve the theme's scripts and styles (those from the ``own`` folders
-    not minified yet) minified, and add the one stylesheet, made of ``stylesheet``'s site paths in
-    order. A piece's text is the file the site serves at that path (so a theme that overrides one
-    is honoured), or ``texts[path]`` for one written later in the build."""
-    from mkdocs.structure.files import File, InclusionLevel
-
-    ours = {file.src_uri: file for file in files if file.abs_src_path and is_own(Path(file.abs_src_path), own)}
-    missing = [path for path in stylesheet if path not in texts and files.get_file_from_path(path) is None]
+def theme_files(ours: dict[str, Path], served_text, stylesheet: list[str], texts: dict[str, str],
+                minifier: Minifier) -> dict[str, Path]:
+    """The engine's copies of our theme's scripts and styles (``ours``: site path -> the file the
+    engine serves there, from our folders, not minified yet) minified, and the one stylesheet,
+    made of ``stylesheet``'s site paths in order: site path -> the file to serve there. A piece's
+    text is what the site serves at that path (``served_text(path)``, None when it serves
+    nothing there; so a theme that overrides one is honoured), or ``texts[path]`` for one
+    written later in the build."""
+    pieces = {path: texts[path] if path in texts else served_text(path) for path in stylesheet}
+    missing = [path for path, text in pieces.items() if text is None]
     if missing:
         raise FrontendError(f"the stylesheet needs {missing[0]}, which the site does not serve. Fix: check that "
                             "theme.custom_dir in mkdocs.yml is scalecore_generator/theme or a folder that extends it.")
-    css = bundle([(path, texts[path] if path in texts else files.get_file_from_path(path).content_string)
-                  for path in stylesheet])
-    sources = {uri: file.content_bytes for uri, file in ours.items()}
-    sources[STYLESHEET] = css.encode("utf-8")
-    labels = {uri: os.path.relpath(file.abs_src_path) for uri, file in ours.items()}
-    done = minifier.minify(sources, labels)
-    for uri, file in ours.items():
-        files.remove(file)
-        files.append(File.generated(config, uri, abs_src_path=str(done[uri]), inclusion=file.inclusion))
-    files.append(File.generated(config, STYLESHEET, abs_src_path=str(done[STYLESHEET]),
-                                inclusion=InclusionLevel.NOT_IN_NAV))
+    sources = {uri: path.read_bytes() for uri, path in ours.items()}
+    sources[STYLESHEET] = bundle(list(pieces.items())).encode("utf-8")
+    labels = {uri: os.path.relpath(path) for uri, path in ours.items()}
+    return minifier.minify(sources, labels)

@@ -15,11 +15,12 @@ that names no table, or shares its line with other text, is an error with the pa
 import difflib
 import re
 from collections.abc import Callable
+from scalecore_generator.errors import ScalecoreError
 
 MARKER = re.compile(r"\{\{\s*scalecore:\s*(?P<name>[^}]*?)\s*\}\}")
 
 
-class GeneratedError(Exception):
+class GeneratedError(ScalecoreError):
     """A marker that cannot be expanded: ``str()`` is ``page:line: message``."""
 
 

@@ -14,12 +14,13 @@ The format after ``|`` is a Python format spec (``.3f``, ``.2g``, ``,``); the de
 """
 
 import re
+from scalecore_generator.errors import ScalecoreError
 
 QUOTE = re.compile(r"\{\{\s*baked:\s*(?P<path>[^|}]+?)\s*(?:\|\s*(?P<format>[^}]*?)\s*)?\}\}")
 DEFAULT_FORMAT = ".3g"
 
 
-class QuoteError(Exception):
+class QuoteError(ScalecoreError):
     """A quote that does not resolve: reported with the page and line."""
 
 

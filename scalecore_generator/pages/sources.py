@@ -11,11 +11,12 @@ a traceback or in hundreds of lines about the wrong thing is one message that na
 
 import os
 from pathlib import Path
+from scalecore_generator.errors import ScalecoreError
 
 LARGE = 5 * 2**20  # bytes of Markdown above which a page is reported
 
 
-class SourceError(Exception):
+class SourceError(ScalecoreError):
     """A file of the docs folder MkDocs cannot read well: the message names it and the fix."""
 
 

@@ -11,6 +11,7 @@ npm packages); nothing here is fetched.
 import atexit
 import json
 from pathlib import Path
+from scalecore_generator.errors import ScalecoreError
 
 VIEWS = Path(__file__).resolve().parents[1] / "assets" / "views.js"
 BATCH = r"""
@@ -32,7 +33,7 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 """
 
 
-class ViewError(Exception):
+class ViewError(ScalecoreError):
     """Node is missing or a view failed: the message says which and the fix."""
 
 

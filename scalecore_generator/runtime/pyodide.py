@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mkdocs.exceptions import PluginError
+from scalecore_generator.errors import ScalecoreError
 
 import scalecore
 from scalecore_generator import vendor
@@ -102,7 +102,7 @@ def _checked_wheels(folder: Path, wheels: list[LockedWheel]) -> dict[LockedWheel
         else:
             found[wheel] = path
     if problems:
-        raise PluginError(
+        raise ScalecoreError(
             f"scalecore: the console's offline wheels in {folder} do not match {WHEELS_LOCK.name}: "
             f"{'; '.join(problems)}. Fix: run 'bash build_tools/dev.sh build' (it downloads them with "
             "pip download --require-hashes), or set 'live: false' for the scalecore plugin in mkdocs.yml."
@@ -149,7 +149,7 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
     """Pyodide's files, the core's wheel, a wheel of each of the site's own packages, the offline
     wheels with the lock file that lists them, and the isolation service worker."""
     if mirror and not re.match(r"^https?://[^/?#\s]+(/[^?#\s]*)?$", mirror):
-        raise PluginError(f"scalecore: package_mirror must be the http(s) URL of a folder holding a "
+        raise ScalecoreError(f"scalecore: package_mirror must be the http(s) URL of a folder holding a "
                           f"pyodide-lock.json, got {mirror!r}. Fix: write e.g. package_mirror: "
                           "'https://<your mirror's host>/pyodide/', or leave it out.")
     if mirror and not mirror.endswith("/"):
@@ -159,7 +159,7 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
     if not isolation_worker().is_file():
         missing.append("coi-serviceworker")
     if missing:
-        raise PluginError(
+        raise ScalecoreError(
             f"scalecore: live mode needs the npm packages pyodide and coi-serviceworker in {folder.parent} "
             f"(missing {', '.join(missing)}). "
             "Fix: " + vendor.REINSTALL + ", or set 'live: false' for the scalecore plugin in mkdocs.yml."

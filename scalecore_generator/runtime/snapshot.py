@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scalecore_generator.build import cache
+from scalecore_generator.errors import ScalecoreError
 
 MAKER = Path(__file__).with_name("snapshot-maker.js")
 SITE_PATH = "assets/pyodide/snapshot.bin.gz"
@@ -81,7 +82,7 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--js-flags=--expose-gc --liftoff-only"]
 
 
-class SnapshotError(Exception):
+class SnapshotError(ScalecoreError):
     """The snapshot could not be made: the build goes on without it (the worker loads normally)."""
 
 

@@ -16,6 +16,7 @@ with ``--require-hashes`` and checked again by the build.
 import hashlib
 import json
 from pathlib import Path
+from scalecore_generator.errors import ScalecoreError
 
 HERE = Path(__file__).parent
 NODE_MODULES = HERE / "node_modules"
@@ -29,7 +30,7 @@ REINSTALL = ("reinstall scalecore (pip install --force-reinstall 'scalecore[site
              "in its repository, run bash build_tools/dev.sh build")
 
 
-class VendorError(Exception):
+class VendorError(ScalecoreError):
     """A vendored file is missing or differs from its pin: the message names it and the fix."""
 
 

@@ -23,6 +23,7 @@ needs is dropped silently. The author's own settings win wherever they work:
 import logging
 import re
 from pathlib import Path
+from scalecore_generator.errors import ScalecoreError
 
 # Extension -> the options it needs (None: any). The blocks are Python-Markdown blocks and
 # superfences; callouts are admonitions (collapsible ones details); math is arithmatex's generic
@@ -47,7 +48,7 @@ PALETTE = [
 ]
 
 
-class FeatureError(Exception):
+class FeatureError(ScalecoreError):
     """The site's configuration keeps a feature from working: the message has the fix."""
 
 

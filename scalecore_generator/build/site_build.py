@@ -1,0 +1,584 @@
+"""One build of one site, whatever engine renders its pages.
+
+A ``SiteBuild`` holds everything one build knows (its settings, the docs folder, the kinds, the
+corpora and tables, the cache and what the bake put in it) and runs the pipeline in the order an
+engine needs it:
+
+    configure()        read the kinds and the corpora, check the sources; stage the site folder
+    prepare()          learn the tables, bake every kind the pages use, the runtime, the manifest
+    files, contents    what the site serves besides the engine's pages (baked data, scripts...)
+    expand(page, md)   a page's blocks, quotes and generated tables (blocks/extension.py calls it)
+    restore(page, html), read(page, html)   its panels back, its passages for the mentor
+    finish_page(page, html)   its math, its font preload and its Content-Security-Policy
+    finish()           the figures and mentor scripts written, caches saved, the site swapped in
+    abandon()          a build that failed leaves the previous site and cache as they were
+
+No engine is imported here: an adapter (adapters/mkdocs, adapters/zensical) describes its
+engine's configuration as an ``EngineSite`` and each page as a ``PageInfo``, calls these steps
+from its hooks, and turns a ``ScalecoreError`` into its engine's error once, at its edge.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import scalecore
+from scalecore.corpus import SHIPPED, CorpusError
+from scalecore.embeddings import cached_embeddings, table_path
+from scalecore.experiment import sentence_tokens
+from scalecore_generator import mentor, vendor
+from scalecore_generator.blocks.base import use_template_cache
+from scalecore_generator.build import bake, cache, disk
+from scalecore_generator.build.cache import forget_templates, save_templates
+from scalecore_generator.build.corpora import load_for_build
+from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
+    build_manifest, for_pages
+from scalecore_generator.build.site_swap import StagedSite
+from scalecore_generator.errors import BuildError
+from scalecore_generator.kinds import registry, site_kinds
+from scalecore_generator.kinds.kind import Site
+from scalecore_generator.pages import assets, author_scripts, csp, formulas, frontend, math_font, module_page, \
+    offscreen, sources, views
+from scalecore_generator.pages.generated import corpora_table, expand_generated
+from scalecore_generator.pages.module_meta import check_callouts, check_module_meta, check_neighbours, \
+    check_section_meta
+from scalecore_generator.pages.quotes import LazyNamespace, expand_quotes
+from scalecore_generator.runtime import pyodide as runtime
+from scalecore_generator.runtime import snapshot
+
+THEME = assets.THEME.resolve()  # the module pages' templates, which an adapter puts ahead of the theme's
+
+
+@dataclass
+class EngineSite:
+    """What the build needs to know of the engine's configuration, in the engine's own terms
+    read by its adapter."""
+
+    config_file: Path  # mkdocs.yml (or the file the engine read): messages name its lines
+    docs_dir: Path
+    site_dir: Path
+    markdown_extensions: list = field(default_factory=list)  # names (and instances) the pages run
+    markdown_config: dict = field(default_factory=dict)  # extension name -> its options
+    theme_dirs: list = field(default_factory=list)  # template folders, first wins
+
+    @property
+    def uses_math(self) -> bool:
+        return "pymdownx.arithmatex" in self.markdown_extensions
+
+    @property
+    def uses_theme(self) -> bool:
+        """The site's theme includes ours: a site with a theme of its own gets no module header."""
+        return any(Path(folder).resolve() == THEME for folder in self.theme_dirs)
+
+
+@dataclass
+class PageInfo:
+    """One page as the build needs it, whatever engine renders it."""
+
+    src_uri: str  # its path under docs/, e.g. "modules/softmax-range.md"
+    dest_uri: str  # the file the site serves, e.g. "modules/softmax-range.html"
+    url: str  # its URL from the site's root, e.g. "modules/softmax-range.html"
+    abs_src_path: str | None = None
+    title: str | None = None
+    meta: dict = field(default_factory=dict)
+
+    def source(self) -> str:
+        """The page's source as the author wrote it (front matter included): lines are counted in it."""
+        return Path(self.abs_src_path).read_text(encoding="utf-8-sig") if self.abs_src_path else ""
+
+
+class SiteBuild:
+    """Everything one build knows, and its steps (see the module's docstring)."""
+
+    def __init__(self, settings, engine: EngineSite, command: str, log, serve_nonce: str | None = None,
+                 references: dict | None = None):
+        self.settings = settings  # the scalecore options (attribute access, and where(key) -> "file:line")
+        self.engine = engine
+        self.command = command  # "build" stages and swaps the site; "serve" writes in place
+        self.log = log
+        self.serve_nonce = serve_nonce  # the dev server's reload script, allowed by the pages' policy
+        # The options references a guide page may hold ('<!-- scalecore:options -->'), written from
+        # the adapter's options: name -> function of the kinds.
+        self.references = references or {}
+        self.root = Path(engine.config_file).resolve().parent
+        self.cache = self.root / settings.cache_dir
+        self.staged: StagedSite | None = None
+        self.cache_use = None
+        self.minifier = None
+        self.stashes = {}  # page -> its panels while Python-Markdown converts it (blocks/stash.py)
+        self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
+        self.mentor_model = None
+        self.files: dict[str, Path] = {}
+        self.contents: dict[str, str] = {}
+
+    # -- configure: what the build reads before anything is computed -----------------------------
+
+    def configure(self) -> None:
+        settings = self.settings
+        self.option_lines = {key: settings.where(key) for key in ("corpora", "seeds", "kinds")}
+        cache.forget_hashes()  # a file this build hashes is hashed again, never taken from a build before
+        default_source_date_epoch(self.root)
+        sources.check(self.engine.docs_dir, self.log)
+        self.packages = [(self.root / folder).resolve() for folder in settings.packages]
+        for package in self.packages:
+            if not (package / "__init__.py").is_file():
+                raise BuildError(f"{settings.where('packages')}: {package} is not a Python package (no "
+                                 "__init__.py). Fix: list the folder of the package your kinds compute with.")
+            if str(package.parent) not in sys.path:
+                sys.path.insert(0, str(package.parent))
+        self.kinds = registry.discover(self.root / settings.kinds_dir)
+        try:
+            self.kind_settings = site_kinds.settings(self.kinds, settings.kinds, settings.where)
+        except ValueError as error:
+            raise BuildError(str(error)) from None
+        self.used_by_pages = site_kinds.usage(self.engine.docs_dir, self.kinds)  # one pass per build
+        try:
+            self.corpora = load_for_build(self.root / settings.corpora_dir, settings.corpora, self.cache, self.log) \
+                if self.needs("corpora") else {}
+            self.tokens = sentence_tokens(settings.sentence)
+        except (CorpusError, ValueError) as error:
+            raise BuildError(str(error)) from None
+        self._warn_about_outside_corpora()
+        self.typesetter = formulas.Typesetter(settings.math, self.cache / "math.json", self.log) \
+            if self.engine.uses_math else None
+        self.math_font = math_font.MathFont(self.cache / "math-font") if settings.math == "mathml" else None
+        self.minifier = frontend.Minifier(self.cache / "frontend")
+        use_template_cache(self.cache / "templates")
+        views.use_cache(self.cache / "views.json", self.log)
+        self.memos = _memos(self.cache / "memo", self.log)
+
+    def stage(self) -> Path:
+        """Where the engine writes this build's site: a staging folder swapped in by finish(), so
+        a failed build leaves the published site as it was (build/site_swap.py)."""
+        if self.command == "build" and not self.staged:
+            self.staged = StagedSite(str(self.engine.site_dir))
+            self.engine.site_dir = Path(self.staged.begin())
+        return self.engine.site_dir
+
+    def needs(self, need: str) -> bool:
+        """A kind the pages use or quote needs ``need`` (Kind.needs): only then does the site pay
+        for it (corpora: loading them and learning their embedding tables)."""
+        used_at, quoted = self.used_by_pages
+        return any(need in self.kinds[name].needs for name in set(used_at) | set(quoted) if name in self.kinds)
+
+    # -- prepare: the bake and everything the pages point to -------------------------------------
+
+    def prepare(self) -> None:
+        self.cache_use = cache.SharedUse(self.cache)  # a prune elsewhere waits while this build runs
+        self.cache_use.acquire()
+        try:
+            self._prepare()
+        except OSError as error:
+            raise BuildError(disk.explain(error, "writing the cache", self.cache)) from None
+        if self.staged:
+            try:
+                disk.check_room(self.staged.staging, self._site_bytes())
+            except OSError as error:
+                raise BuildError(disk.explain(error, "staging the new site", self.staged.staging)) from None
+
+    def _site_bytes(self) -> int:
+        """What the staged site will take: as much as the published one, or at least our files."""
+        ours = sum(path.stat().st_size for path in self.files.values())
+        return max(disk.folder_bytes(self.staged.final), ours + sum(len(t.encode()) for t in self.contents.values()))
+
+    def _prepare(self) -> None:
+        settings = self.settings
+        snapshot_job = self._start_snapshot()  # made in Chromium while the bake runs
+        self._learn_tables()
+        self.files = self._bake()
+        self.files.update(self.tables_files)
+        self.files.update(assets.collect(self.root, self.engine.uses_math and settings.math == "html"))
+        live = self.early_runtime or (runtime.collect(self.root, self.cache, self.packages, settings.package_mirror or None)
+                                      if settings.live else runtime.Runtime({}, {}))
+        self.files.update(mentor.assets(vendor.NODE_MODULES))
+        self.mentor_model = self._mentor_model() if settings.mentor_model else None
+        if snapshot_job is not None:
+            self._snapshot(live, snapshot_job)
+        self.files.update(live.files)
+        # before the manifest: it gives the sha256 of what is served
+        self.files.update(frontend.minified(self.files, self.own_folders(), self.minifier))
+        self.figures = {}
+        self.stashes = {}
+        self.mentor = mentor.Collector(self.memos["mentor"])  # every page's passages, for the module pages' mentor
+        self.quotes = self._quote_tree()
+        self.manifest = self._manifest(live)
+        pages_manifest = for_pages(self.manifest)
+        self.contents = {
+            MANIFEST: json.dumps(self.manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
+            MANIFEST_SCRIPT: bake.data_script("manifest", self.manifest),
+            PAGE_MANIFEST: json.dumps(pages_manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
+            PAGE_MANIFEST_SCRIPT: bake.data_script("manifest", pages_manifest),
+        }
+
+    def _learn_tables(self) -> None:
+        """Each corpus's embedding table, learned in parallel when not in the cache, and its compact
+        form (what the bake and live mode read)."""
+        settings = self.settings
+
+        def damaged(message):
+            self.log.info(f"cache: {message}")
+
+        shape = (settings.d_model, self.cache, settings.recipe, settings.vocabulary_size)
+        bake.learn_tables([(corpus, *shape) for corpus in self.corpora.values()
+                           if not table_path(corpus, *shape).exists()], self.workers())
+        self.tables = {name: cached_embeddings(corpus, *shape, on_damage=damaged)
+                       for name, corpus in self.corpora.items()}
+        self._check_shared_sentence()
+        self.tables_files = {}
+        for name, table in self.tables.items():
+            path = self.cache / "site" / f"{bake.EMBEDDINGS}/{name}.json"
+            _write_if_changed(path, bake.dumps(table.to_json()))
+            self.tables_files[f"{bake.EMBEDDINGS}/{name}.json"] = path
+
+    def workers(self) -> int:
+        return self.settings.workers or os.cpu_count() or 1
+
+    def _start_snapshot(self):
+        """Pyodide's memory snapshot (runtime/snapshot.py), started in a thread before the bake (it
+        waits on Chromium in another process): the site's wheels, and the module of every compute
+        function of the kinds the pages use (those the manifest will list) imported. None when
+        the site ships none."""
+        self.early_runtime = None
+        settings = self.settings
+        if not (settings.live and settings.live_snapshot):
+            return None
+        import concurrent.futures
+
+        used_at, quoted = self.used_by_pages
+        computes = sorted({self.kinds[name].compute for name in set(used_at) | set(quoted)
+                           if name in self.kinds and getattr(self.kinds[name], "compute", None)})
+        live = self.early_runtime = runtime.collect(self.root, self.cache, self.packages, settings.package_mirror or None)
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="scalecore-snapshot")
+        job = pool.submit(snapshot.make, runtime.pyodide_folder(self.root), live.wheels(),
+                          snapshot.compute_modules(computes), self.cache, self.log,
+                          cached_only=self.command == "serve")
+        pool.shutdown(wait=False)
+        return job
+
+    def _snapshot(self, live: runtime.Runtime, job) -> None:
+        """The snapshot's entry in the runtime; without it the worker loads Python normally."""
+        try:
+            made = job.result()
+        except snapshot.SnapshotError as error:
+            say = self.log.info if isinstance(error, snapshot.SnapshotUnavailable) else self.log.warning
+            say(f"live: no memory snapshot ({error}); live mode will start Python the normal way. "
+                "To build without trying, set 'live_snapshot: false' for the scalecore plugin.")
+            return
+        live.files[snapshot.SITE_PATH] = made.path
+        live.manifest[snapshot.MANIFEST_KEY] = snapshot.SITE_PATH
+        live.details[snapshot.MANIFEST_KEY] = {"key": made.key, "imports": list(made.imports), "bytes": made.raw_bytes}
+
+    def site(self, name: str | None = None) -> Site:
+        """What a kind sees of the site: the corpora, seeds and settings, and its own settings."""
+        settings = self.settings
+        return Site(
+            corpora=tuple(self.corpora), titles={n: c.title for n, c in self.corpora.items()},
+            seeds=tuple(settings.seeds),
+            settings=dict(d_model=settings.d_model, d_k=settings.d_k, sentence=settings.sentence,
+                          tokens=tuple(self.tokens), vocabulary_size=settings.vocabulary_size,
+                          recipe=settings.recipe),
+            options=self.kind_settings.get(name, {}) if name else {},
+            where=self.option_lines,
+        )
+
+    def _bake(self) -> dict[str, Path]:
+        """Every kind the pages use or quote, from the cache or baked now: site path -> file."""
+        used_at, quoted = self.used_by_pages
+        self.used_at = dict(used_at)
+        self.used = {name: self.kinds[name] for name in sorted(set(self.used_at) | set(quoted))}
+        sites = {name: self.site(name) for name in self.used}
+        budget = bake.Budget(self.settings.bake_budget_points, self.settings.bake_budget_megabytes)
+        started = time.monotonic()
+        self.baked = bake.bake_kinds(self.used, sites, self.tables_files, self.cache, self.workers(), budget,
+                                     self.used_at, self.log, imports=self.memos["imports"])
+        computed = sum(b.computed for b in self.baked.values())
+        self.log.info(f"bake: {sum(b.grid.size for b in self.baked.values())} points ready in "
+                      f"{time.monotonic() - started:.1f} s ({computed} groups computed)")
+        files = {}
+        self.served = {}
+        for name, kind in self.used.items():
+            served = site_kinds.served(kind)
+            self.served[name] = {role: path for role, (path, _) in served.items()}
+            files.update(dict(served.values()))
+            if name in self.baked:
+                files.update(self.baked[name].files)
+        return files
+
+    def _manifest(self, live: runtime.Runtime) -> dict:
+        settings = self.settings
+        return build_manifest(
+            version=scalecore.__version__,
+            settings=dict(d_model=settings.d_model, d_k=settings.d_k, recipe=settings.recipe,
+                          vocabulary_size=settings.vocabulary_size),
+            sentence=settings.sentence, tokens=self.tokens, seeds=settings.seeds,
+            corpora={name: {"title": c.title, "counts": c.counts(), "embeddings": f"{bake.EMBEDDINGS}/{name}.json"}
+                     for name, c in self.corpora.items()},
+            files=self.files, runtime=live.manifest, runtime_details=live.details,
+            kinds={name: (kind, self.baked.get(name), self.served[name]) for name, kind in self.used.items()},
+        )
+
+    def read_baked(self, site_path: str):
+        return json.loads(self.files[site_path].read_text(encoding="utf-8"))
+
+    def _quote_tree(self) -> LazyNamespace:
+        """What ``{{ baked: }}`` quotes and the mentor's facts read: each kind's quote tree, made
+        (from every baked point of the kind) only if a value is not in the memo under the kind's
+        key, which hashes its cache entries (content-addressed: code, parameters, inputs) and
+        its view of the site."""
+        settings = self.settings
+
+        def tree(name, baked):
+            results = {path: self.read_baked(point["json"]) for path, point in baked.points.items()}
+            return self.used[name]().quotes(results, baked.grid, self.site(name))
+
+        def key(name, baked):  # not the site's ``where`` (lines of mkdocs.yml, for messages only)
+            entries = sorted(target.name for target in baked.entries.values())
+            site = self.site(name)
+            seen = (site.corpora, site.titles, site.seeds, site.settings, site.options)
+            return hashlib.sha256(repr((name, entries, seen)).encode()).hexdigest()
+
+        kinds = {name: (key(name, baked), functools.partial(tree, name, baked)) for name, baked in self.baked.items()}
+        return LazyNamespace(kinds, {name: c.counts() for name, c in self.corpora.items()},
+                             settings=dict(d_model=settings.d_model, d_k=settings.d_k,
+                                           sqrt_d_k=settings.d_k ** 0.5, vocabulary_size=settings.vocabulary_size,
+                                           tokens=len(self.tokens), seeds=len(settings.seeds)),
+                             memo=self.memos["quotes"])
+
+    def _check_shared_sentence(self) -> None:
+        missing = {name: table.unknown_words(self.tokens) for name, table in self.tables.items()}
+        missing = {name: words for name, words in missing.items() if words}
+        if missing:
+            where = "; ".join(f"{name} lacks {', '.join(words)}" for name, words in missing.items())
+            settings = self.settings
+            raise BuildError(
+                f"{settings.where('sentence')}: the shared sentence {settings.sentence!r} must use only words in "
+                f"every corpus's top {settings.vocabulary_size} vocabulary: {where}. Fix: choose other words "
+                "(option 'sentence') or raise 'vocabulary_size'."
+            )
+
+    def _mentor_model(self) -> dict:
+        """The local model and wllama, served by the site (option mentor_model): what the page
+        needs to offer it, with its size stated before any download."""
+        try:
+            files = mentor.model_assets(vendor.NODE_MODULES, self.cache, self.log)
+        except mentor.ModelError as error:
+            raise BuildError(f"{self.settings.where('mentor_model')}: {error}") from None
+        self.files.update(files)
+        return {"url": mentor.MODEL_SITE, "bytes": files[mentor.MODEL_SITE].stat().st_size,
+                "wllama": f"{mentor.WLLAMA_SITE}/index.js", "wasm": f"{mentor.WLLAMA_SITE}/wllama.wasm"}
+
+    def own_folders(self) -> list[Path]:
+        """Where the scripts and styles we write come from: served minified (pages/frontend.py)."""
+        return [assets.OWN, THEME, *(kind.folder for kind in self.used.values())]
+
+    def theme_files(self, ours: dict[str, Path], served_text) -> dict[str, Path]:
+        """The engine's copies of our theme's scripts and styles, minified, and the one stylesheet
+        (pages/frontend.py): site path -> the file to serve there. ``ours`` are the files the
+        engine serves from our folders; ``served_text(path)`` is the text it serves at a path."""
+        styles = [paths["style"] for paths in self.served.values() if "style" in paths]
+        later = {math_font.CSS_SITE: math_font.stylesheet()} if self.math_font is not None else {}
+        stylesheet = assets.stylesheet(self.engine.uses_math, self.engine.uses_theme, self.settings.math, styles)
+        return frontend.theme_files(ours, served_text, stylesheet, later, self.minifier)
+
+    # -- the pages -------------------------------------------------------------------------------
+
+    def expand(self, page: PageInfo, markdown: str, resolve_link=None, pages: tuple = ()) -> str:
+        """A page's markdown with its blocks as panels (each waiting in a slot of the page's
+        stash until restore()), its quotes and its generated tables. Every mistake names the
+        page's file and line."""
+        from scalecore_generator.blocks import PageContext, Stash, expand_blocks, line_offset
+
+        if "title" in page.meta:  # text, wherever the theme writes it (pages/author_scripts.py)
+            page.meta["title"] = author_scripts.text_title(page.meta["title"])
+        source = page.source()
+        offset = line_offset(source, markdown)
+        where = self.where(page)
+        try:
+            check_module_meta(page.meta, where, source)
+            check_section_meta(page.meta, where, source)
+            check_callouts(markdown, where, offset)
+        except ValueError as error:
+            raise BuildError(str(error)) from None
+        context = PageContext(
+            page=where, site_root="../" * page.url.count("/") or "./", kinds=self.kinds,
+            sites={name: self.site(name) for name in self.kinds},
+            read_baked=self.read_baked, line_offset=offset,
+            markdown_extensions=[e for e in self.engine.markdown_extensions if not _is_ours(e)],
+            markdown_config=self.engine.markdown_config,
+            scripts={name: self.served.get(name, {}) for name in self.kinds},
+            figures=self.figures, resolve_link=resolve_link, pages=pages,
+        )
+        tables = {name: functools.partial(write, self.kinds) for name, write in self.references.items()}
+        tables["corpora"] = lambda: corpora_table(self.manifest["corpora"])
+        expand_generated(markdown, tables, where, offset)  # its mistakes, with their lines
+        markdown = expand_quotes(markdown, self.quotes, where, offset)
+        stash = self.stashes[page.src_uri] = Stash()
+        markdown = expand_blocks(markdown, context, keep=stash.keep)
+        return expand_generated(markdown, tables, where, check=False)  # tables add lines: last
+
+    def where(self, page: PageInfo) -> str:
+        """A page as messages name it: ``docs/modules/softmax-range.md``."""
+        return f"{self.engine.docs_dir.name}/{page.src_uri}"
+
+    def restore(self, page: PageInfo, html: str) -> str:
+        """Each panel's HTML back in the place of its slot (blocks/stash.py), once the author's
+        own HTML is checked for inline scripts (pages/author_scripts.py)."""
+        if "<script" in html.lower():
+            author_scripts.check_content(html, self.where(page), page.source(),
+                                         page.src_uri in self.settings.allow_inline_scripts, self.log)
+        stash = self.stashes.pop(page.src_uri, None)
+        return stash.restore(html) if stash is not None else html
+
+    def read(self, page: PageInfo, html: str) -> str:
+        """The mentor's passages come from the rendered content, panels expanded, before the
+        theme wraps it (and before the math is typeset: a passage keeps its formula as readable
+        text). Then the runs between headings become boxes the browser skips off screen
+        (pages/offscreen.py)."""
+        self.mentor.read(html, page.dest_uri, page.title, page.meta)
+        return offscreen.wrap(html)
+
+    def check_neighbours(self, pages: list[PageInfo]) -> None:
+        """Every prerequisite and next title of a module page names a page (or is external)."""
+        modules, titles = {}, {}
+        for other in pages:
+            where = self.where(other)
+            titles[where] = [str(t) for t in (other.meta.get("title"), other.title) if t]
+            if other.meta and "code" in other.meta:
+                modules[where] = (other.meta, other.source())
+        try:
+            check_neighbours(modules, titles)
+        except ValueError as error:
+            raise BuildError(str(error)) from None
+
+    def finish_page(self, page: PageInfo | None, html: str, pages: list[PageInfo] = ()) -> str:
+        """The module header and end of a module page (pages/module_page.py; ``pages`` are every
+        page of the site, for its cards), then the page's math typeset, so that no math script
+        runs in the reader's browser, then its Content-Security-Policy (pages/csp.py). Math is
+        done on the finished page: the search index keeps the formulas' TeX (what a reader
+        types), not the typeset markup. ``page`` None: a page of the theme's own (404.html),
+        which only gets the policy."""
+        if page is not None:
+            script = mentor.script_path(page.dest_uri) if page.meta.get("code") else None
+            html = module_page.decorate(html, page, list(pages), script, self.mentor_model)
+        if page is not None and self.typesetter is not None and "arithmatex" in html:
+            html = self.typesetter.page(html, self.where(page), page.source)
+        if page is not None and self.math_font is not None and "<math" in html:
+            html = math_font.preloaded(html, module_page.relative_url(math_font.FONT_SITE, page.url), offscreen.first_screen(html))
+        return csp.add(html, csp.origin_of(self.settings.package_mirror), self.serve_nonce)
+
+    # -- the end ---------------------------------------------------------------------------------
+
+    def finish(self, site_dir: Path) -> None:
+        """Write what the pages drew (figures, the mentor's scripts, the math font cut to the
+        characters typeset), save the caches, and swap the staged site into place."""
+        views.save_cache()
+        save_templates()
+        if self.typesetter is not None:
+            self.typesetter.save()
+        try:
+            written = {path: text.encode("utf-8") for path, text in
+                       {**self.figures, **self.mentor.scripts(self.quotes)}.items()}
+            if self.typesetter is not None and self.math_font is not None:
+                written.update(self.math_font.files(self.typesetter.markup()))
+            for site_path, data in sorted(written.items()):
+                target = Path(site_dir) / site_path
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(data)
+        except OSError as error:
+            raise BuildError(disk.explain(error, "writing the fallbacks' figures", site_dir)) from None
+        for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
+            memo.save()
+        self.minifier.commit()
+        if self.staged:
+            self.staged.commit()
+            self.staged = None
+        cache.finish_build(self.cache, self.settings.cache_keep_builds, self.cache_use, self.log)
+
+    def abandon(self) -> Path | None:
+        """A build that stopped: nothing it made is kept (the staging folder, the minifier's new
+        results, the templates compiled), the previous site stays. Returns the staging folder it
+        removed, for a message about a disk error."""
+        forget_templates()
+        if self.minifier is not None:
+            self.minifier.discard()
+        if self.cache_use is not None:
+            self.cache_use.release()
+            self.cache_use = None
+        staging = self.staged.staging if self.staged else None
+        if self.staged:
+            self.staged.discard()
+            self.staged = None
+        return staging
+
+    def watched(self) -> list[Path]:
+        """The folders a development server watches for the build (those that exist): the
+        corpora, the site's kinds and packages, and the generator's own templates, scripts and kinds."""
+        from scalecore_generator.blocks.base import SHARED_TEMPLATES
+
+        settings = self.settings
+        folders = [self.root / settings.corpora_dir, self.root / settings.kinds_dir, *getattr(self, "packages", ()),
+                   registry.BUILT_IN, SHARED_TEMPLATES, assets.OWN.resolve(), THEME]
+        return [folder for folder in dict.fromkeys(folders) if folder.is_dir()]
+
+    def _warn_about_outside_corpora(self) -> None:
+        """A corpus folder (or its text) that links outside the site's folder and corpora_dir is
+        baked and published like any other: say where it really comes from."""
+        inside = [self.root.resolve(), (self.root / self.settings.corpora_dir).resolve(), SHIPPED.resolve()]
+        for name, corpus in self.corpora.items():
+            folder = Path(corpus.path)
+            for path in (folder, folder / "text.txt", folder / "corpus.toml"):
+                target = path.resolve()
+                if path.is_symlink() or path == folder:
+                    if not any(target == top or top in target.parents for top in inside):
+                        self.log.warning(f"the corpus {name!r} ({path}) links to {target}, outside "
+                                         f"{self.root}: that text is baked and published with this site. If that "
+                                         "is not meant, copy the corpus into corpora_dir instead of linking it.")
+                        break
+
+
+def _is_ours(extension) -> bool:
+    """The blocks' own extension, which the blocks' nested Markdown must not run again."""
+    return getattr(extension, "scalecore_blocks", False) or extension == "scalecore_generator.blocks.extension"
+
+
+def _memos(folder: Path, log) -> dict[str, cache.Memo]:
+    """What a warm build need not derive again (build/cache.Memo), each versioned by the code
+    that derives it: the modules each source imports (the bake's keys), each page's mentor
+    passages, and the values pages quote with the mentor's facts."""
+    from scalecore_generator.pages import quotes
+
+    def version(*modules):
+        return hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in modules)).hexdigest()
+
+    return {"imports": cache.Memo(folder / "imports.json", log, version(bake)),
+            "mentor": cache.Memo(folder / "mentor.json", log, version(mentor)),
+            "quotes": cache.Memo(folder / "quotes.json", log, version(quotes, mentor))}
+
+
+def default_source_date_epoch(root: Path) -> None:
+    """Builds of the same sources are byte-identical: without SOURCE_DATE_EPOCH, an engine stamps
+    the build time (sitemap dates, gzip headers), so we default it to the last commit's time."""
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        return
+    try:
+        stamp = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root, capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        stamp = ""
+    os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01
+
+
+def _write_if_changed(path: Path, text: str) -> None:
+    if path.exists() and path.read_text(encoding="utf-8") == text:
+        return
+    from scalecore.embeddings import write_atomically
+
+    write_atomically(path, text)
