@@ -2,6 +2,8 @@
 
     scalecore new DIR                      write a small working site into DIR (a new folder)
     scalecore cache [--dir D] [--prune]    a site's build cache: its size, and what is stale
+    scalecore build [--engine E] [-f F] [-d D] [--strict]
+                                           build the site with MkDocs (default) or Zensical
     scalecore corpora | table | head | multihead | encoder ...
                                            the core's commands (python -m scalecore --help)
 
@@ -18,7 +20,9 @@ from scalecore_generator.errors import ScalecoreError
 
 SCAFFOLD = Path(__file__).resolve().parent / "scaffold"
 USAGE_ERROR = 2
-OWN = ("new", "cache")
+OWN = ("new", "cache", "build")
+ENGINES = ("mkdocs", "zensical")
+BUILD_FAILED = 1
 
 
 class CommandError(ScalecoreError):
@@ -73,6 +77,32 @@ def cmd_cache(args) -> int:
     return 0
 
 
+def cmd_build(args) -> int:
+    """The site built by the chosen engine. MkDocs runs as its own command (its plugin is the
+    adapter); Zensical runs inside this process, around the build (adapters/zensical)."""
+    if not args.config_file.is_file():
+        raise CommandError(f"no {args.config_file} here. Fix: run this in the site's folder, or pass -f path/to/mkdocs.yml")
+    if args.engine == "mkdocs":
+        import subprocess
+
+        command = [sys.executable, "-m", "mkdocs", "build", "-f", str(args.config_file)]
+        command += ["--strict"] if args.strict else []
+        command += ["-d", str(args.site_dir)] if args.site_dir else []
+        return subprocess.run(command).returncode
+    import logging
+
+    from scalecore_generator.adapters.zensical.build import build
+
+    logging.basicConfig(level=logging.INFO, format="INFO    -  scalecore: %(message)s")
+    try:
+        site = build(args.config_file, strict=args.strict, site_dir=args.site_dir)
+    except ScalecoreError as error:
+        print(f"ERROR   -  {error.engine_message()}", file=sys.stderr)
+        return BUILD_FAILED
+    print(f"scalecore: the site is in {site} (built with Zensical)")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scalecore", description="Scalecore: a static site generator with "
                                      "precomputed interactives. The core's commands (corpora, table, head, "
@@ -86,6 +116,12 @@ def build_parser() -> argparse.ArgumentParser:
     kept.add_argument("--keep-builds", type=int, default=10,
                       help="entries unused for this many builds are stale (the plugin's cache_keep_builds)")
     kept.add_argument("--prune", action="store_true", help="remove the stale entries (not while a build runs)")
+    built = commands.add_parser("build", help="build the site with MkDocs (the default) or Zensical")
+    built.add_argument("--engine", choices=ENGINES, default="mkdocs",
+                       help="the engine that renders the pages (docs/guide/engines.md says what works under each)")
+    built.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="the site's mkdocs.yml")
+    built.add_argument("-d", "--site-dir", type=Path, default=None, help="where to write the site (default: site_dir)")
+    built.add_argument("--strict", action="store_true", help="stop on warnings")
     return parser
 
 
@@ -95,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
         return core_cli.main(argv)
     try:
         args = build_parser().parse_args(argv)
-        return {"new": cmd_new, "cache": cmd_cache}[args.command](args)
+        return {"new": cmd_new, "cache": cmd_cache, "build": cmd_build}[args.command](args)
     except (CommandError, OSError) as error:
         print(f"scalecore: error: {error}", file=sys.stderr)
         return USAGE_ERROR

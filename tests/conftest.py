@@ -50,7 +50,8 @@ def built_site(tmp_path_factory):
 BROWSER_FIXTURES = {"chromium", "visit"}
 # Modules whose tests build sites or run Pyodide in Node without a fixture that says so.
 SLOW_MODULES = {"test_new_site", "test_serve", "test_pyodide_node", "test_parity", "test_snapshot", "test_wheel",
-                "test_warm_build", "test_build_reliability", "test_cache_pruning", "test_offline_bundle"}
+                "test_warm_build", "test_build_reliability", "test_cache_pruning", "test_offline_bundle",
+                "test_engines"}
 
 
 def pytest_collection_modifyitems(items):
