@@ -23,7 +23,8 @@ KATEX_CSS = f"{KATEX_SITE}/katex.min.css"
 CSS = (f"{OWN_SITE}/scalecore.css",)
 SCRIPTS = (f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
 ISOLATE = f"{OWN_SITE}/isolate.js"  # registers the site's cross-origin isolation service worker
-# The theme's (scalecore_generator/theme, theme.custom_dir): the module header, the notes and the mentor.
+# The theme's (scalecore_generator/theme, theme.custom_dir): the scripts and styles of the module
+# header, the notes and the mentor (which pages/module_page.py writes into module pages).
 # The plugin adds them, not the theme's templates, so a page built without the plugin does not
 # load them.
 THEME = Path(__file__).resolve().parents[1] / "theme"

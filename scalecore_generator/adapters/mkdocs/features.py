@@ -6,8 +6,9 @@ need is either added when the site leaves it out, or, when the site sets it in a
 feature cannot work with, a build error naming mkdocs.yml's line and the fix. Nothing a feature
 needs is dropped silently. The author's own settings win wherever they work:
 
-- theme overrides: ours (module header, cards, mentor) are added behind the site's own
-  ``custom_dir``, ahead of Material's templates, so a site may still override any of them;
+- theme overrides: ours (the module pages' scripts and styles, the search dialog's name) are
+  added behind the site's own ``custom_dir``, ahead of Material's templates, so a site may still
+  override any of them (the module header itself is written by the build: pages/module_page.py);
 - Markdown extensions: those the blocks, callouts and math need are added with the options they
   need; an extension the site configures differently (arithmatex without ``generic``) is an error;
 - fonts: Material fetches its default fonts from Google, which the site's policy blocks and an

@@ -6,9 +6,9 @@ adapter runs the build around ``zensical build`` instead of inside it (build.py)
 
     1. read the scalecore options from mkdocs.yml, checked as the MkDocs plugin checks them;
     2. the build's configure and prepare: corpora, bake, runtime, manifest (build/site_build.py);
-    3. write a derived configuration for Zensical: our theme overrides, the Markdown extensions
-       the features need, the authors' blocks as an extension (blocks.py), our scripts and
-       stylesheet, a staging folder as the site folder;
+    3. write a derived configuration for Zensical: the Markdown extensions the features need,
+       the authors' blocks as an extension (blocks.py), our scripts and stylesheet, in a
+       project folder of its own inside the cache;
     4. ``zensical build --clean`` in this process, so the blocks' extension reaches the build;
     5. what MkDocs' later hooks do, done on the built files: the baked and runtime files copied
        in, our theme's files minified, each page's math, font preload and policy, the
