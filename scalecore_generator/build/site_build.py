@@ -152,6 +152,7 @@ class SiteBuild:
         self.math_font = math_font.MathFont(self.cache / "math-font") if settings.math == "mathml" else None
         self.minifier = frontend.Minifier(self.cache / "frontend")
         use_template_cache(self.cache / "templates")
+        module_page.use_cache(self.cache / "templates")
         views.use_cache(self.cache / "views.json", self.log)
         self.memos = _memos(self.cache / "memo", self.log)
 

@@ -33,10 +33,24 @@ def relative_url(target: str, from_url: str) -> str:
     return found + "/" if target.endswith("/") and not found.endswith("/") else found
 
 
+_cached = {}  # "folder": where the compiled templates are kept between builds (use_cache)
+
+
+def use_cache(folder: Path) -> None:
+    """Keep the compiled templates in ``folder`` (build/cache.template_cache): compiling the four
+    templates and their macros is most of what writing the module pages costs a warm build."""
+    _cached["folder"] = Path(folder)
+    _environment.cache_clear()
+
+
 @functools.lru_cache(maxsize=1)
 def _environment() -> jinja2.Environment:
+    from scalecore_generator.build.cache import template_cache
+
+    folder = _cached.get("folder")
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
-                                     undefined=jinja2.Undefined, keep_trailing_newline=True)
+                                     undefined=jinja2.Undefined, keep_trailing_newline=True,
+                                     bytecode_cache=template_cache(folder) if folder else None)
 
     @jinja2.pass_context
     def url(context, path):
