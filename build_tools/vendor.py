@@ -36,6 +36,8 @@ PACKAGES = {
     "minisearch": (["package.json", "dist/umd/index.js", "dist/cjs/index.cjs"], "LICENSE.txt"),
     "pdfjs-dist": (["package.json", "build/pdf.min.mjs", "build/pdf.worker.min.mjs"], "LICENSE"),
     "@wllama/wllama": (["package.json", "esm/index.js", "esm/wasm/wllama.wasm"], "LICENCE"),
+    # The full stack's WASI shim (plugin option console_full_stack): its ES modules, as they import each other.
+    "@bjorn3/browser_wasi_shim": (["package.json", "dist/*.js"], "LICENSE-MIT"),
     "esbuild-wasm": (["package.json", "bin/esbuild", "lib/main.js", "esbuild.wasm", "wasm_exec.js", "wasm_exec_node.js"],
                      "LICENSE.md"),
 }

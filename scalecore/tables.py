@@ -12,7 +12,7 @@ def load_table(corpus: str):
     """
     import sys
 
-    if sys.platform == "emscripten":
+    if sys.platform in ("emscripten", "wasi"):  # the site's console: Pyodide, or the full stack
         from scalecore.browser import load_table as from_the_site
 
         return from_the_site(corpus)

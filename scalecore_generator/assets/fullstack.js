@@ -1,0 +1,233 @@
+// The page's side of the console's full scientific stack (worker-fullstack.js), where the site
+// ships it (plugin option console_full_stack). It speaks like live.js's client, so the console
+// runs code the same way on either runtime:
+//
+//   const info = fullStack(manifest);        // null when the site has none; else its download size
+//   const why = await cannotRun();           // null, or the plain reason this browser cannot run it
+//   const client = connectFullStack(manifest, {onProgress});
+//   await client.call("run", {code}, {onStream, onInput});  // -> {outcome, ms}
+//   await client.stop();                     // terminates the worker; the next starts at once
+//
+// Stop always restarts: the runtime runs code synchronously and has no interrupt. The restart
+// costs no download and no compiling: the first worker hands the page its compiled
+// WebAssembly.Module and the checked standard library, and each later one starts from them.
+// Timings for benchmarks go to window.scalecoreTimings.fullStack (ready: worker start to Python
+// ready, with the worker's own split; restartReadyMs after a stop).
+
+import { StoppedError } from "./live.js";
+
+const timings = (globalThis.scalecoreTimings = globalThis.scalecoreTimings || {});
+const INPUT_BYTES = 65536; // the longest answer to input(), in UTF-8 bytes (as live.js)
+let shared = null;
+
+/* The full stack's files in the manifest, with what they cost to download; null without it. */
+export function fullStack(manifest) {
+  const runtime = manifest.data.runtime || {};
+  if (!runtime.fullstack_wasm || !runtime.fullstack_stdlib || !runtime.fullstack_shim_index) return null;
+  const sum = (field) => runtime.fullstack_wasm[field] + runtime.fullstack_stdlib[field];
+  return { bytes: sum("bytes"), brotli: sum("brotli_bytes") || null, gzip: sum("gzip_bytes") || null };
+}
+
+/* What the reader is told the full stack costs: the compressed size a host serving the .br or
+   .gz copies sends, and what it takes unpacked. */
+export function sizeText(info) {
+  const mb = (bytes) => Math.round(bytes / 1e6) + " MB";
+  const wire = info.brotli || info.gzip;
+  return wire ? `a ${mb(wire)} download (${mb(info.bytes)} unpacked), once; the browser keeps it`
+    : `a ${mb(info.bytes)} download, once; the browser keeps it`;
+}
+
+// The smallest module with a try_table block: WebAssembly's exception handling with exnref,
+// which python.wasm uses (browsers without it, and Node 20, cannot compile it).
+const EXCEPTIONS_PROBE = new Uint8Array([0, 97, 115, 109, 1, 0, 0, 0, 1, 4, 1, 96, 0, 0, 3, 2, 1, 0,
+  10, 8, 1, 6, 0, 31, 64, 0, 11, 11]);
+
+/* Why this page cannot run the full stack, in plain words, or null: checked before anything
+   is downloaded. */
+export function cannotRun() {
+  if (typeof WebAssembly !== "object" || !WebAssembly.validate(EXCEPTIONS_PROBE)) {
+    return "This browser cannot run the full scientific stack: its Python needs WebAssembly exception " +
+      "handling (exnref), which recent Chrome, Edge and Firefox have. The console's Pyodide runtime works here.";
+  }
+  return null;
+}
+
+function runtimeConfig(manifest) {
+  const runtime = manifest.data.runtime;
+  const absolute = (entry) => ({ url: new URL(entry.url, manifest.url).href, sha256: entry.sha256, bytes: entry.bytes });
+  const shim = {};
+  for (const key of Object.keys(runtime).sort()) {
+    if (key.startsWith("fullstack_shim_")) shim[key.slice("fullstack_shim_".length)] = absolute(runtime[key]);
+  }
+  const wheels = [absolute(runtime.core_wheel)];
+  const files = {};
+  for (const corpus of manifest.data.corpora) files["api/embeddings/" + corpus.name + ".json"] = absolute(corpus.embeddings);
+  return { wasm: absolute(runtime.fullstack_wasm), stdlib: absolute(runtime.fullstack_stdlib), shim, wheels, files };
+}
+
+class FullStackClient {
+  constructor(config) {
+    this.config = config;
+    this.listeners = new Set();
+    this.restartListeners = new Set();
+    this.pending = new Map();
+    this.nextId = 1;
+    this.restarts = 0;
+    this.compiled = null; // {module, stdlib} from the first worker
+    this.spawn();
+  }
+
+  get isolated() {
+    return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
+  }
+
+  spawn() {
+    const started = performance.now();
+    this.input = this.isolated ? new SharedArrayBuffer(8 + INPUT_BYTES) : null;
+    this.waitingInput = false;
+    const worker = new Worker(new URL("./worker-fullstack.js", import.meta.url), { type: "module", name: "scalecore-full-stack" });
+    this.worker = worker;
+    this.readyPromise = new Promise((resolve, reject) => {
+      this.settleReady = { resolve, reject };
+    });
+    this.readyPromise.catch(() => {});
+    worker.onerror = (event) => {
+      event.preventDefault();
+      this.fail(worker, new Error("the full-stack worker failed" + (event.message ? ": " + event.message : "")));
+    };
+    worker.onmessage = (event) => this.receive(worker, event.data, started);
+    const payload = { ...this.config, input: this.input };
+    if (this.compiled) Object.assign(payload, { module: this.compiled.module, stdlibBytes: this.compiled.stdlib });
+    worker.postMessage({ type: "init", payload });
+    this.emit({ stage: "download", step: 0, text: this.compiled ? "Starting Python again\u2026" : "Starting the full stack\u2026" });
+  }
+
+  receive(worker, message, started) {
+    if (worker !== this.worker || !message) return;
+    if (message.type === "progress") {
+      if (this.progress.stage === "error" || this.progress.stage === "ready") return;
+      this.emit(message);
+      if (message.stage === "error") this.fail(worker, new Error(message.text));
+      return;
+    }
+    if (message.type === "compiled") {
+      this.compiled = { module: message.module, stdlib: message.stdlib };
+      return;
+    }
+    if (message.type === "ready") {
+      const ms = performance.now() - started;
+      timings.fullStack = { ...(timings.fullStack || {}), ...(this.restarts ? { restartReadyMs: ms } : { readyMs: ms, startup: message.timings }) };
+      this.emit({ stage: "ready", step: 4, text: "Python is ready.", done: true });
+      this.settleReady.resolve(this);
+      return;
+    }
+    const call = this.pending.get(message.id);
+    if (!call) return;
+    if (message.type === "stream") {
+      if (call.onStream) call.onStream(message.parts, message.cut || 0);
+      return;
+    }
+    if (message.type === "input") {
+      this.waitingInput = true;
+      if (call.onInput) call.onInput(message.prompt);
+      else this.answer("");
+      return;
+    }
+    this.pending.delete(message.id);
+    if (message.error !== undefined) call.reject(new Error(message.error));
+    else call.resolve(message.result);
+  }
+
+  fail(worker, error) {
+    if (worker !== this.worker) return;
+    this.emit({ stage: "error", step: 0, text: "The full stack could not start: " + error.message });
+    this.settleReady.reject(error);
+    for (const call of this.pending.values()) call.reject(error);
+    this.pending.clear();
+  }
+
+  onProgress(listener) {
+    this.listeners.add(listener);
+    listener(this.progress);
+    return () => this.listeners.delete(listener);
+  }
+
+  onRestart(listener) {
+    this.restartListeners.add(listener);
+    return () => this.restartListeners.delete(listener);
+  }
+
+  emit(progress) {
+    this.progress = progress;
+    for (const listener of [...this.listeners]) {
+      if (listener.node && !listener.node.isConnected) {
+        this.listeners.delete(listener);
+        continue;
+      }
+      listener(progress);
+    }
+  }
+
+  ready() {
+    return this.readyPromise;
+  }
+
+  get busy() {
+    return this.pending.size > 0;
+  }
+
+  /* The reader's answer to the input() the worker waits on (as live.js's). */
+  answer(text) {
+    if (!this.input || !this.waitingInput) return;
+    this.waitingInput = false;
+    const state = new Int32Array(this.input, 0, 2);
+    const bytes = new TextEncoder().encode(String(text));
+    let length = Math.min(bytes.length, INPUT_BYTES);
+    while (length > 0 && length < bytes.length && (bytes[length] & 0xc0) === 0x80) length -= 1;
+    new Uint8Array(this.input, 8).set(bytes.subarray(0, length));
+    Atomics.store(state, 1, length);
+    Atomics.store(state, 0, 1);
+    Atomics.notify(state, 0);
+  }
+
+  async call(type, payload, { onStream, onInput } = {}) {
+    const worker = this.worker;
+    await this.readyPromise;
+    if (worker !== this.worker) throw new StoppedError("stopped: Python was restarted", this.restartReason);
+    const id = this.nextId++;
+    return new Promise((resolve, reject) => {
+      this.pending.set(id, { resolve, reject, onStream, onInput });
+      worker.postMessage({ id, type, payload });
+    });
+  }
+
+  /* Stop: the worker is terminated at once (a busy loop cannot be interrupted) and a new one
+     started from the compiled module; variables are gone. */
+  stop() {
+    if (!this.busy && this.progress.stage === "ready") return Promise.resolve({ mode: "idle" });
+    const reason = this.progress.stage === "ready" ? "full stack" : "starting";
+    this.restart(reason);
+    return Promise.resolve({ mode: "restarted", reason });
+  }
+
+  restart(reason) {
+    const old = this.worker;
+    this.restartReason = reason;
+    this.worker = null;
+    old.terminate();
+    const error = new StoppedError("stopped: Python was restarted", reason);
+    this.settleReady.reject(error);
+    for (const call of this.pending.values()) call.reject(error);
+    this.pending.clear();
+    this.restarts += 1;
+    this.spawn();
+    for (const listener of [...this.restartListeners]) listener();
+  }
+}
+
+/* The one full-stack client of this visit; starts its worker on first use. */
+export function connectFullStack(manifest, { onProgress } = {}) {
+  if (!shared) shared = new FullStackClient(runtimeConfig(manifest));
+  if (onProgress) shared.onProgress(onProgress);
+  return shared;
+}
