@@ -24,6 +24,7 @@ BENCHMARKS = (
     ("lighthouse", "Lighthouse (mobile) on the module pages against plain mkdocs-material"),
     ("math", "Math: MathML (Temml, the cut STIX Two Math) against KaTeX's HTML, on the same pages"),
     ("console", "The console: Stop to the next output, import sympy offline, a flood of output"),
+    ("full_stack", "The console's full stack: bytes, time to first output against Pyodide, first imports, Stop"),
     ("mentor", "The mentor: retrieval scored on the question set, answer time, bytes"),
 )
 
