@@ -392,6 +392,13 @@ def block_stray_closing_line(folder):
                         "softmax, variance)"]
 
 
+def full_stack_without_the_console(folder):
+    add_option(folder, "console_full_stack: true")
+    return plugin_option(folder, "console_full_stack", (
+        f"{yml(folder, 'console_full_stack:')}: console_full_stack needs the console, which live: false leaves out. "
+        "Fix: set live: true, or leave console_full_stack out."))
+
+
 @dataclass(frozen=True)
 class Case:
     breaks: Callable[[Path], list[str]]
@@ -411,6 +418,7 @@ CASES = [Case(f) for f in (
     front_matter_bad_audience, front_matter_next_names_no_page, quote_unknown_path, block_stray_closing_line, corpus_nul_byte,
     block_all_corpora_with_others, corpus_named_all, self_check_question_twice, self_check_link_to_no_page,
     nav_entry_to_a_missing_page, nav_entry_far_from_any_page, audience_code_as_callout_type, callout_type_as_audience, generated_table_unknown,
+    full_stack_without_the_console,
 )]
 
 

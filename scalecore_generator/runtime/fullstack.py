@@ -80,10 +80,6 @@ TRIM_VERSION = "1"  # bump when the rules above change: the cached zip is made a
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # every member's date: the zip does not change with the clock
 
 
-class FullStackError(Exception):
-    """The full stack cannot be served: the message says why and the fix."""
-
-
 class FullStackError(ScalecoreError):
     """The full stack cannot be served: the message says why and the fix."""
 

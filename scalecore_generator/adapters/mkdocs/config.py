@@ -140,6 +140,9 @@ class ScalecoreConfig(base.Config):
                 yield key, f"{listed} listed more than once.", "list each value once."
         if not self.seeds:
             yield "seeds", "no seed to bake.", "list at least one, e.g. seeds: [0, 1, 2]."
+        if self.console_full_stack and not self.live:
+            yield ("console_full_stack", "console_full_stack needs the console, which live: false leaves out.",
+                   "set live: true, or leave console_full_stack out.")
         if not tokenise(self.sentence):
             yield ("sentence", f"the sentence {self.sentence!r} has no words.",
                    f'write the sentence every corpus shares, e.g. sentence: "{SHARED_SENTENCE}".')
