@@ -110,11 +110,11 @@ def test_input_is_answered_or_refused_in_plain_words(stack):
 
 def test_plt_show_sends_a_png_and_the_site_core_is_there(stack):
     runs = run_snippets(stack, [
-        "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2]); plt.title('three points'); plt.show()",
+        "import matplotlib.pyplot as plt\nplt.plot([1, 3, 2]); plt.title(r'three points, $\\alpha_i$'); plt.show()",
         "plt.plot([1, 2])",  # a figure left open is shown when the snippet ends
         "import scalecore; callable(load_table), scalecore.__name__",
     ])["runs"]
     assert [len(run["figures"]) for run in runs] == [1, 1, 0]
     assert all(figure["head"] == "89504e470d0a1a0a" for run in runs for figure in run["figures"])  # PNG
-    assert runs[0]["stderr"] == ""  # matplotlib's cache-folder warnings are left out
+    assert runs[0]["stderr"] == ""  # no cache-folder warning, no font missing for mathtext
     assert runs[2]["stdout"] == "(True, 'scalecore')\n"

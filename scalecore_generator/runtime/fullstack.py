@@ -12,7 +12,7 @@ which the worker checks before anything runs, as it does Pyodide's):
   statsmodels, networkx, reportlab, ...), every member *stored*, so the whole file compresses
   well on the wire and the worker can hand out matplotlib's data files as slices of it. The
   wheel keeps matplotlib's data in an inner archive that its own runner extracts; here its
-  needed files (matplotlibrc, the style sheets, the DejaVu fonts) are members of the zip under
+  needed files (matplotlibrc, the style sheets, its fonts) are members of the zip under
   ``matplotlib/mpl-data/``, which the worker mounts at the path matplotlib computes.
 - ``.br`` and ``.gz`` copies beside both, for hosts that serve pre-compressed files
   (``Content-Encoding``; the browser decodes before the worker checks the bytes). The gzip
@@ -71,12 +71,11 @@ DROP_STDLIB = ("test/", "idlelib/", "turtledemo/", "tkinter/", "turtle.pyc", "en
                "profiling/", "__phello__/")
 MPL_DATA_MEMBER = "matplotlib/mpl-data.zip"
 MPL_DATA = "matplotlib/mpl-data/"
-# matplotlib's data the console needs: its rc file, the style sheets and the default fonts
-# (DejaVu; mathtext's default set is DejaVu too). Not the sample data, the GUI icons, or the
-# AFM/PDF core fonts of the PostScript and PDF backends.
-MPL_KEEP = ("matplotlibrc", "stylelib/", "fonts/ttf/DejaVuSans", "fonts/ttf/DejaVuSerif", "fonts/ttf/LICENSE_DEJAVU",
-            "fonts/ttf/LastResortHE")
-TRIM_VERSION = "1"  # bump when the rules above change: the cached zip is made again
+# matplotlib's data the console needs: its rc file, the style sheets and its fonts (mathtext's
+# default DejaVu set falls back on STIX, and the cm set uses the Computer Modern fonts). Not the
+# sample data, the GUI icons, or the AFM/PDF core fonts of the PostScript and PDF backends.
+MPL_KEEP = ("matplotlibrc", "stylelib/", "fonts/ttf/")
+TRIM_VERSION = "2"  # bump when the rules above change: the cached zip is made again
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # every member's date: the zip does not change with the clock
 
 
