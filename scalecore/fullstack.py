@@ -94,6 +94,13 @@ def run(path: str) -> None:
     except browser.InputUnavailable as error:
         print(error, file=sys.stderr)
         outcome = "error"
+    except ModuleNotFoundError as error:
+        line = pyodide_only(error.name) if error.name else None
+        if line is None:
+            browser._print_own_traceback(error)
+        else:
+            print(line, file=sys.stderr)
+        outcome = "error"
     except BaseException as error:  # the reader's error, shown as a traceback: the console goes on
         browser._print_own_traceback(error)
         outcome = "error"
@@ -102,6 +109,20 @@ def run(path: str) -> None:
         sys.stdout.flush()
         sys.stderr.flush()
     _door("done", outcome.encode("ascii"))
+
+
+def pyodide_only(name: str) -> str | None:
+    """One plain line for an import the site's Pyodide serves offline (sympy, ...) but the full
+    stack does not have; None for any other."""
+    top = name.partition(".")[0]
+    try:
+        offline = json.loads(sitedata.read(browser.PACKAGES)).get("offline", [])
+    except (OSError, ValueError):
+        return None
+    if top.lower() not in {package.lower() for package in offline}:
+        return None
+    return (f"ModuleNotFoundError: {top} is in this site's Pyodide runtime, not in the full stack: choose "
+            "Pyodide in the console's Runtime menu to use it.")
 
 
 # ------------------------------------------------------------------ matplotlib's backend

@@ -8,7 +8,10 @@ the numbers live in benchmarks/ (python -m benchmarks full_stack).
 
 from __future__ import annotations
 
+import functools
+import threading
 import time
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from playwright.sync_api import expect
@@ -21,6 +24,40 @@ FULL_STACK_TIMEOUT_MS = 300_000  # a cold start downloads ~36 MB and imports sci
 FIT = ("import numpy as np, pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
        "X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = [0, 0, 1, 1]\n"
        "model = LogisticRegression().fit(X, y)\nmodel.predict([[0.2], [2.8]]).tolist()")
+
+
+class IsolatingServer:
+    """The site on a free 127.0.0.1 port with COOP/COEP headers: its pages are cross-origin
+    isolated from the start, so input() can wait for the reader."""
+
+    def __init__(self, directory):
+        class Handler(SimpleHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def end_headers(self):
+                self.send_header("Cross-Origin-Opener-Policy", "same-origin")
+                self.send_header("Cross-Origin-Embedder-Policy", "require-corp")
+                super().end_headers()
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Handler, directory=str(directory)))
+        self.server.daemon_threads = True
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def isolating(built_site, visit):
+    server = IsolatingServer(built_site)
+    yield server
+    try:
+        visit.close_all()  # the pages go before their server
+    finally:
+        server.close()
 
 
 @pytest.fixture(scope="module")
@@ -171,3 +208,18 @@ def test_from_disk_the_console_says_how_to_serve_the_site(visit, built_site, les
     expect(panel).to_contain_text("allow that only for pages served over http")
     expect(panel.locator(".scalecore-note--http")).to_contain_text("python3 -m http.server")
     expect(panel.locator("select.scalecore-console__runtime")).to_have_count(0)  # nothing to choose from disk
+
+
+def test_input_waits_for_the_readers_answer_on_an_isolated_page(visit, isolating, lesson):
+    page, _ = visit(isolating.url + lesson)
+    assert page.evaluate("crossOriginIsolated")
+    panel, editor, output = console(page)
+    panel.locator("select.scalecore-console__runtime").select_option("full")
+    run(page, editor, "name = input('Your name? ')\nprint('Hello, ' + name)", wait=False)
+    answer = output.get_by_role("textbox", name="Answer to Python's input(): Your name?")
+    expect(answer).to_be_focused(timeout=FULL_STACK_TIMEOUT_MS)
+    answer.fill("Ada")
+    answer.press("Enter")
+    page.wait_for_function(RUNNING, timeout=FULL_STACK_TIMEOUT_MS)
+    assert last_run(output) == "Your name? Ada\nHello, Ada\n"
+

@@ -118,3 +118,14 @@ def test_plt_show_sends_a_png_and_the_site_core_is_there(stack):
     assert all(figure["head"] == "89504e470d0a1a0a" for run in runs for figure in run["figures"])  # PNG
     assert runs[0]["stderr"] == ""  # no cache-folder warning, no font missing for mathtext
     assert runs[2]["stdout"] == "(True, 'scalecore')\n"
+
+
+def test_an_import_only_the_sites_pyodide_has_says_to_switch(stack, tmp_path):
+    packages = tmp_path / "packages.json"
+    packages.write_text('{"offline": ["mpmath", "networkx", "sympy"], "mirror": null, "elsewhere": {}}', encoding="utf-8")
+    runs = run_snippets(stack, ["import sympy", "import not_a_module"],
+                        files={"assets/pyodide/packages.json": str(packages)})["runs"]
+    assert runs[0]["stderr"] == ("ModuleNotFoundError: sympy is in this site's Pyodide runtime, not in the full "
+                                 "stack: choose Pyodide in the console's Runtime menu to use it.\n")
+    assert "No module named 'not_a_module'" in runs[1]["stderr"] and "Traceback" in runs[1]["stderr"]
+

@@ -62,6 +62,8 @@ function runtimeConfig(manifest) {
   const wheels = [absolute(runtime.core_wheel)];
   const files = {};
   for (const corpus of manifest.data.corpora) files["api/embeddings/" + corpus.name + ".json"] = absolute(corpus.embeddings);
+  // What the site's Pyodide has offline: an import of it here says to switch (scalecore/fullstack.py).
+  if (runtime.packages) files["assets/pyodide/packages.json"] = absolute(runtime.packages);
   return { wasm: absolute(runtime.fullstack_wasm), stdlib: absolute(runtime.fullstack_stdlib), shim, wheels, files };
 }
 

