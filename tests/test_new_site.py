@@ -112,6 +112,9 @@ def test_a_new_site_builds_strictly_outside_the_repository_without_node(new_site
     assert not (site / "corpora").exists()
     # The console's full stack is opt-in (console_full_stack): a new site ships none of its files.
     assert not (site / "site" / "assets" / "fullstack").exists()
+    assert not any((site / "site" / "assets" / "scalecore" / name).exists()
+                   for name in ("worker-fullstack.js", "fullstack-python.js"))
+    assert (site / "site" / "assets" / "scalecore" / "fullstack.js").is_file()  # console.js's import: says "none here"
     assert not any(key.startswith("fullstack_") for key in
                    json.loads((site / "site" / "api" / "index.json").read_text(encoding="utf-8"))["runtime"])
     assert not list((site / ".cache" / "scalecore").glob("**/embeddings*")), "a site with no corpus kind learned tables"

