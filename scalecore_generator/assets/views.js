@@ -77,10 +77,20 @@
 
   var CELL = 34;
 
+  /* Where a cell's number switches from the ink of an empty cell to the ink of a full one, on the
+     0-1 scale of shade()'s input. The two palettes of scalecore.css cross over at different
+     places: on light cells black ink holds at least 4.6:1 up to 0.58 and white ink beyond; on the
+     dark scheme's cells white ink holds it up to 0.24 and black ink beyond (the WCAG contrast of
+     the ink with the cell's blended colour, computed for every hundredth of the scale; a single
+     switch point at 0.55 left 1.7:1 on dark mid cells). Each cell carries both marks, and each
+     scheme's style sheet uses its own. */
+  var STRONG = 0.58;
+  var BRIGHT = 0.24;
+
   /* What one cell shows: the one definition both heatmap() and repaintHeatmap() use. */
   function cell(w, query, key) {
-    return { opacity: shade(w).toFixed(4), text: w.toFixed(2).replace(/^0\./, "."), strong: w > 0.55,
-      title: query + " \u2192 " + key + ": " + w.toPrecision(3) };
+    return { opacity: shade(w).toFixed(4), text: w.toFixed(2).replace(/^0\./, "."), strong: w > STRONG,
+      bright: w > BRIGHT, title: query + " \u2192 " + key + ": " + w.toPrecision(3) };
   }
 
   /* The matrix a heatmap draws, from either form of its spec:
@@ -113,12 +123,18 @@
     var v = m.values[i][j];
     if (m.attention) return cell(v, m.rows[i], m.columns[j]);
     var t = m.diverging ? Math.abs(v) / m.high : (v - m.low) / ((m.high - m.low) || 1);
-    return { opacity: shade(t).toFixed(4), text: format(v, m.digits), strong: t > 0.55, negative: m.diverging && v < 0,
+    return { opacity: shade(t).toFixed(4), text: format(v, m.digits), strong: t > STRONG, bright: t > BRIGHT,
+      negative: m.diverging && v < 0,
       title: m.rows[i] + ", " + m.columns[j] + ": " + format(v, 3) };
   }
 
   function fillClass(shown) {
     return "scalecore-cell__fill" + (shown.negative ? " scalecore-cell__fill--negative" : "");
+  }
+
+  function textClass(shown) {
+    return "scalecore-cell__text" + (shown.strong ? " scalecore-cell__text--strong" : "") +
+      (shown.bright ? " scalecore-cell__text--bright" : "");
   }
 
   function heatmap(spec) {
@@ -151,8 +167,8 @@
         var shown = cellOf(m, i, j);
         parts.push(tag("rect", { x: x, y: y, width: CELL, height: CELL, class: fillClass(shown),
           "fill-opacity": shown.opacity }, [tag("title", {}, [escape(shown.title)])]));
-        parts.push(text({ x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle",
-          class: "scalecore-cell__text" + (shown.strong ? " scalecore-cell__text--strong" : "") }, shown.text));
+        parts.push(text({ x: x + CELL / 2, y: y + CELL / 2 + 4, "text-anchor": "middle", class: textClass(shown) },
+          shown.text));
       });
     });
     parts.push(tag("rect", { x: left, y: top, width: C * CELL, height: R * CELL, class: "scalecore-heatmap__frame" }));
@@ -162,8 +178,10 @@
       height += 40;
       width = Math.max(width, left + 40 + 220);
     }
+    // --scalecore-natural: its size at one pixel a unit, which a phone keeps (scrolling sideways)
+    // rather than shrinking the labels below the page's small text (scalecore.css).
     return tag("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-heatmap__svg", role: "img",
-      style: "max-width:" + Math.round(width * 1.25) + "px" }, parts);
+      style: "max-width:" + Math.round(width * 1.25) + "px;--scalecore-natural:" + width + "px" }, parts);
   }
 
   /* The same heatmap on an SVG that heatmap() drew for the same rows and columns: only what a
@@ -186,6 +204,7 @@
         setText(fill.firstChild, shown.title);
         setText(number, shown.text);
         number.classList.toggle("scalecore-cell__text--strong", shown.strong); // a no-op when it holds
+        number.classList.toggle("scalecore-cell__text--bright", shown.bright);
       }
     }
   }
@@ -427,13 +446,16 @@
   }
 
   /* The light palette of scalecore.css, inlined: a view saved as a file is shown through <img>,
-     which page styles do not reach. */
+     which page styles do not reach. Its text is sized for a phone, where the file is shown at one
+     pixel a unit (a heatmap, scrolling sideways) or at 0.88 (a 360-wide chart in a 390 px
+     screen's panel): every label at least the page's small text (12.8 px). */
   var FILE_STYLE = [
     "svg{background:#fff;font-family:system-ui,-apple-system,'Segoe UI',Roboto,sans-serif}",
     ".scalecore-cell__bg{fill:#eceff8}.scalecore-cell__fill,.scalecore-bar{fill:#3949ab}",
-    ".scalecore-cell__text{fill:#1f1f1f;font-size:10px}.scalecore-cell__text--strong{fill:#fff}",
+    ".scalecore-cell__text{fill:#000;font-size:13px}.scalecore-cell__text--strong{fill:#fff}",
     ".scalecore-heatmap__frame{fill:none;stroke:#d6d6d6}.scalecore-axis-label,.scalecore-tick{fill:#1f1f1f}",
-    ".scalecore-tick{font-size:12px}.scalecore-axis-title{fill:#5f5f5f;font-size:11px}",
+    ".scalecore-axis-label{font-size:14px}.scalecore-tick{font-size:15px}",
+    ".scalecore-axis-title{fill:#5f5f5f;font-size:15px}.scalecore-heatmap__svg .scalecore-axis-title{font-size:13px}",
     ".scalecore-axis{stroke:#5f5f5f;stroke-width:1}",
   ].join("");
 

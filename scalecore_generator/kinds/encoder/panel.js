@@ -94,7 +94,7 @@
     if (this.show.stream) this.parts.stream = this.view.appendChild(el("figure", { class: "scalecore-figure encoder-stream" }));
     if (this.show.attention) this.parts.attention = this.view.appendChild(el("div", { class: "encoder-attention" }));
     if (this.show.maps) {
-      this.parts.maps = this.view.appendChild(el("div", { class: "encoder-maps" }));
+      this.parts.maps = this.view.appendChild(el("div", { class: "encoder-maps scalecore-scroll-x" }));
       var legend = this.view.appendChild(el("div", { class: "scalecore-legend__box" },
         [el("span", { class: "scalecore-legend__label" }, "weight")]));
       legend.insertAdjacentHTML("beforeend", V.legend());

@@ -107,7 +107,7 @@
     this.caption = el("p", { class: "multihead-summary" });
     this.view.appendChild(this.caption);
     if (this.show.maps) {
-      this.maps = el("div", { class: "multihead-maps" });
+      this.maps = el("div", { class: "multihead-maps scalecore-scroll-x" });
       this.view.appendChild(this.maps);
       this.view.appendChild(el("div", { class: "scalecore-legend__box" }, [
         el("span", { class: "scalecore-legend__label" }, "weight")]));

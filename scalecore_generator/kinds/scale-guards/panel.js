@@ -73,9 +73,9 @@
       V.repaintHeatmap(this.svg, spec); // the same tokens: only the cells change
       return;
     }
-    this.node.innerHTML = V.heatmap(spec) +
+    this.node.innerHTML = '<div class="scalecore-scroll-x">' + V.heatmap(spec) + "</div>" +
       '<div class="scalecore-legend__box"><span class="scalecore-legend__label">weight</span>' + V.legend() + "</div>";
-    this.svg = this.node.firstChild;
+    this.svg = this.node.firstChild.firstChild;
     this.key = key;
   };
 
