@@ -143,7 +143,9 @@
     var R = m.rows.length;
     var C = m.columns.length;
     var longest = m.rows.concat(m.columns).reduce(function (n, t) { return Math.max(n, String(t).length); }, 4);
-    var left = Math.round(longest * font * 0.62 + 30);
+    // Room for the axis title too, which ends under the first column's word: at the 13 px a phone
+    // and a figure file draw it (at most 7.5 px a character), short words left it under that word.
+    var left = Math.max(Math.round(longest * font * 0.62 + 30), Math.round(String(m.axis).length * 7.5 - CELL / 2 + 8));
     var top = Math.round(longest * font * 0.45 + 30);
     var width = left + C * CELL + 6;
     var height = top + R * CELL + 6;
