@@ -205,8 +205,8 @@
         if (!m.attention) fill.classList.toggle("scalecore-cell__fill--negative", !!shown.negative);
         setText(fill.firstChild, shown.title);
         setText(number, shown.text);
-        number.classList.toggle("scalecore-cell__text--strong", shown.strong); // a no-op when it holds
-        number.classList.toggle("scalecore-cell__text--bright", shown.bright);
+        var ink = textClass(shown); // set only when it differs, in heatmap()'s order
+        if (number.getAttribute("class") !== ink) number.setAttribute("class", ink);
       }
     }
   }
