@@ -4,10 +4,13 @@
 
 Builds the site once (into a temporary folder), then:
 
-- scores retrieval on the question set tests/data/mentor-questions.json (the module's own
-  self-check questions, verbatim, and questions of ours, with the facts an answer must contain,
-  the claims the module contradicts, numbers that must be the baked value, and questions the
-  module does not answer), with the page's own mentor-core.js run in Node;
+- scores retrieval on the question set tests/data/mentor-questions.json, asked on each of the three
+  module pages (the softmax module's own self-check questions, verbatim, and questions in the
+  forms learners ask: why, how, what happens if, what is the difference, with the facts an answer
+  must contain, the claims the module contradicts, numbers that must be the baked value,
+  questions the module does not answer and questions in other languages, where a refusal is due),
+  with the page's own mentor-core.js run in Node; and checks that every link each answer renders
+  names a page and an element of the built site;
 - times an answer in Node and, in Chromium, from Ctrl+Enter to the answer on screen: the first
   question (which loads MiniSearch and the module's data) and the next ones;
 - weighs what the mentor adds to a module page: nothing until the reader comes to the box, then
@@ -38,8 +41,10 @@ def build(target: Path) -> None:
 
 
 def answer_text(answer: dict) -> str:
-    """Everything the reader is shown, as text: numbers, the self-check, the passages."""
+    """Everything the reader is shown, as text: the lead, numbers, the self-check, the passages."""
     parts = []
+    if answer.get("lead"):
+        parts.append(answer["lead"]["text"])
     for fact in answer["numbers"]:
         parts.append(f"{fact['path']} = {fact['value']}")
     if answer["check"]:
@@ -48,20 +53,72 @@ def answer_text(answer: dict) -> str:
     return "\n".join(parts)
 
 
-def score(entry: dict, answer: dict, baked) -> tuple[bool, bool]:
-    """(holds the key fact, states something the module contradicts)."""
+def lead_text(answer: dict) -> str:
+    """What the answer leads with: its lead sentence, or the self-check's answer and explanation."""
+    if answer["check"]:
+        return answer["check"]["answer"] + "\n" + answer["check"]["explanation"]
+    return answer["lead"]["text"] if answer.get("lead") else ""
+
+
+def links(answer: dict, module: str) -> list[str]:
+    """The site paths (page#anchor) of every link the page renders for this answer."""
+    out = [fact["panel"] for fact in answer["numbers"] if fact.get("panel")]
+    for part in ([answer["check"]] if answer["check"] else []) + ([answer["lead"]] if answer.get("lead") else []) + \
+            [p for p in answer["passages"] if p.get("page")] + answer.get("closest", []):
+        out.append(part["page"] + (f"#{part['anchor']}" if part.get("anchor") else ""))
+    if not answer["found"]:
+        out += [f"{module}#{section['anchor']}" for section in answer["outline"]]
+    return out
+
+
+class Targets:
+    """Whether a site path and its fragment name a page and an element of the built site."""
+
+    def __init__(self, site: Path):
+        self.site, self.ids = site, {}
+
+    def resolves(self, href: str) -> bool:
+        import re
+
+        page, _, fragment = href.partition("#")
+        if page not in self.ids:
+            file = self.site / page
+            self.ids[page] = set(re.findall(r'\sid="([^"]+)"', file.read_text(encoding="utf-8"))) if file.is_file() else None
+        return self.ids[page] is not None and (not fragment or fragment in self.ids[page])
+
+
+def score(entry: dict, answer: dict, baked, targets: Targets) -> dict:
+    """One question's marks: whether the key fact is there (and in the lead), whether the answer
+    states something the module contradicts, whether a due refusal was given, and its links."""
     text = answer_text(answer).lower()
-    wrong = any(phrase.lower() in text for phrase in entry.get("wrong", []))
-    if entry.get("unanswerable"):
-        return (not answer["found"]), bool(answer["passages"] or answer["numbers"])
+    hrefs = links(answer, entry["page"])
+    marks = {"links": len(hrefs), "broken": [h for h in hrefs if not targets.resolves(h)],
+             "wrong": [w for w in entry.get("wrong", []) if w.lower() in text], "due": False, "refused": not answer["found"]}
+    if entry.get("unanswerable") or entry.get("language"):
+        marks["due"] = True
+        quiet = not (answer["passages"] or answer["numbers"] or answer.get("lead") or answer["check"])
+        ok = marks["refused"] and quiet
+        if entry.get("language"):
+            ok = ok and answer.get("language") == entry["language"]
+        if entry.get("closest"):
+            ok = ok and any(c["page"] == entry["closest"] for c in answer.get("closest", []))
+        marks["key"] = marks["lead"] = ok
+        if not quiet:
+            marks["wrong"].append("quoted an answer to a question the module does not answer")
+        return marks
     if entry.get("number"):
         numbers = answer["numbers"]
         expected = baked.value(entry["number"])
         ok = bool(numbers) and numbers[0]["path"] == entry["number"] and \
             abs(numbers[0]["value"] - expected) <= 1e-6 * max(1.0, abs(expected))
-        return ok, bool(numbers) and not ok
-    ok = all(any(phrase.lower() in text for phrase in item) for item in entry["key"])
-    return ok, wrong
+        marks["key"] = marks["lead"] = ok
+        if numbers and not ok:
+            marks["wrong"].append("a wrong number")
+        return marks
+    marks["key"] = all(any(phrase.lower() in text for phrase in item) for item in entry["key"])
+    lead = lead_text(answer).lower()
+    marks["lead"] = all(any(phrase.lower() in lead for phrase in item) for item in entry["key"])
+    return marks
 
 
 def in_node(site: Path, page: str, questions: list[dict]) -> dict:
@@ -69,6 +126,56 @@ def in_node(site: Path, page: str, questions: list[dict]) -> dict:
         json.dump([{"question": q["question"]} for q in questions], file)
     done = subprocess.run(["node", str(ANSWER), str(site), page, file.name], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
+
+
+def evaluate(site: Path, questions: list[dict]) -> list[tuple[dict, dict, dict, float]]:
+    """Every question asked on its page with the page's own core: (entry, answer, marks, ms)."""
+    from test_module_page import Baked
+
+    baked, targets = Baked(site), Targets(site)
+    rows = []
+    for page in dict.fromkeys(q["page"] for q in questions):
+        asked = [q for q in questions if q["page"] == page]
+        node = in_node(site, page, asked)
+        rows += [(q, a["answer"], score(q, a["answer"], baked, targets), a["ms"]) for q, a in zip(asked, node["answers"])]
+    return rows
+
+
+def report(rows) -> None:
+    def line(name, group):
+        answerable = [m for _, _, m, _ in group if not m["due"]]
+        due = [m for _, _, m, _ in group if m["due"]]
+        key = sum(m["key"] for m in answerable)
+        lead = sum(m["lead"] for m in answerable)
+        wrong = sum(bool(m["wrong"]) for _, _, m, _ in group)
+        hrefs = sum(m["links"] for _, _, m, _ in group)
+        broken = sum(len(m["broken"]) for _, _, m, _ in group)
+        cells = [f"{name:28}", f"{len(group):3d} q"]
+        cells.append(f"key fact {key:2d}/{len(answerable):<2d} ({100 * key / len(answerable):3.0f}%)" if answerable else " " * 23)
+        cells.append(f"in the lead {lead:2d}/{len(answerable):<2d}" if answerable else " " * 17)
+        cells.append(f"refusals where due {sum(m['key'] for m in due)}/{len(due)}" if due else " " * 22)
+        cells.append(f"contradictions {wrong}")
+        cells.append(f"links resolving {hrefs - broken}/{hrefs}")
+        print("  " + "  ".join(cells))
+
+    for page in dict.fromkeys(q["page"] for q, *_ in rows):
+        line(page.split("/")[-1].removesuffix(".html"), [r for r in rows if r[0]["page"] == page])
+    forms = {"self-check (verbatim)": lambda q: q.get("self_check"), "number": lambda q: q.get("number")}
+    for form in ("why", "how", "what-if", "difference", "what", "language"):
+        forms[form] = lambda q, form=form: q.get("form") == form
+    forms["earlier, ours (what, how)"] = lambda q: not (q.get("self_check") or q.get("number") or q.get("form"))
+    for name, test in forms.items():
+        group = [r for r in rows if test(r[0])]
+        if group:
+            line(name, group)
+    line("all", rows)
+    for q, answer, m, _ in rows:
+        if not m["key"]:
+            print(f"    {'refusal missing' if m['due'] else 'missed'} ({q['page'].split('/')[-1]}): {q['question']}")
+        if m["wrong"]:
+            print(f"    contradicts ({', '.join(m['wrong'])}): {q['question']}")
+        for href in m["broken"]:
+            print(f"    broken link {href}: {q['question']}")
 
 
 def in_chromium(site: Path, page: str, questions: list[str]) -> list[float]:
@@ -108,41 +215,22 @@ def weight(path: Path) -> str:
 
 
 def main() -> None:
-    from test_module_page import Baked
-
     spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    questions, page = spec["questions"], spec["page"]
+    questions = spec["questions"]
     with tempfile.TemporaryDirectory() as folder:
         site = Path(folder) / "site"
         build(site)
-        baked = Baked(site)
-        node = in_node(site, page, questions)
-        results = [score(q, a["answer"], baked) for q, a in zip(questions, node["answers"])]
-        groups = {
-            "the module's self-checks": [r for q, r in zip(questions, results) if q.get("self_check")],
-            "our questions on the text": [r for q, r in zip(questions, results)
-                                          if not (q.get("self_check") or q.get("number") or q.get("unanswerable"))],
-            "numbers questions": [r for q, r in zip(questions, results) if q.get("number")],
-            "questions the module does not answer": [r for q, r in zip(questions, results) if q.get("unanswerable")],
-        }
-        print(f"Question set: {len(questions)} questions ({QUESTIONS.relative_to(REPO)}), page {page}")
-        print("Retrieval alone (no language model):")
-        for name, rows in groups.items():
-            print(f"  {name:40} {sum(ok for ok, _ in rows):3d}/{len(rows)} hold the key fact, "
-                  f"{sum(bad for _, bad in rows)} state something the module contradicts")
-        total_ok = sum(ok for ok, _ in results)
-        total_bad = sum(bad for _, bad in results)
-        print(f"  {'all':40} {total_ok:3d}/{len(results)} ({100 * total_ok / len(results):.0f}%) hold the key fact, "
-              f"{total_bad} ({100 * total_bad / len(results):.0f}%) contradict the module")
-        for q, (ok, bad) in zip(questions, results):
-            if not ok:
-                print(f"    missed: {q['question']}")
-            if bad:
-                print(f"    contradicts ({', '.join(w for w in q.get('wrong', []) if w.lower() in answer_text(node['answers'][questions.index(q)]['answer']).lower()) or 'a wrong number'}): {q['question']}")
-        ms = [a["ms"] for a in node["answers"]]
-        print(f"Node: index of {node['passages']} passages built in {node['indexMs']:.0f} ms; "
-              f"an answer takes {statistics.median(ms):.1f} ms (median), {max(ms):.1f} ms (slowest)")
-        times = in_chromium(site, page, [q["question"] for q in questions[:8]])
+        rows = evaluate(site, questions)
+        pages = sorted({q["page"] for q in questions})
+        print(f"Question set: {len(questions)} questions on {len(pages)} module pages ({QUESTIONS.relative_to(REPO)})")
+        print("Retrieval alone (no language model); 'key fact' counts the questions the module answers, 'in the lead'"
+              " those whose lead sentence (or self-check answer) holds it; links are the page#anchor of every link"
+              " the answer renders, found in the built site:")
+        report(rows)
+        ms = [row[3] for row in rows]
+        print(f"Node: an answer takes {statistics.median(ms):.1f} ms (median), {max(ms):.1f} ms (slowest)")
+        softmax = [q for q in questions if q["page"] == "modules/softmax-range.html"]
+        times = in_chromium(site, "modules/softmax-range.html", [q["question"] for q in softmax[:8]])
         print(f"Chromium: focus on the box to mentor ready (MiniSearch, core and data loaded, index built) {times[0]:.0f} ms;"
               f" Ctrl+Enter to the answer in the page: first {times[1]:.0f} ms, then {statistics.median(times[2:]):.0f} ms"
               f" (median of {len(times) - 2})")

@@ -15,6 +15,15 @@ What counts as a passage is decided by the page's markup, not by any kind:
   into one passage per panel (a self-check marks its question, answer and explanation); the rest
   of a panel (controls, figures, tables of numbers) is left to the facts.
 
+Each passage also gets a role, read from the authoring conventions of docs/guide/authoring.md,
+never from a lesson's words: a concept box (``!!! abstract``), a "Why it matters:" line, a
+self-check, another callout (an aside for one audience), the learning goals ("You will be
+able to:"), a pointer to other pages ("Where next:", "On this site:") or a reference (a list item
+citing an outside source). The browser leads an explanation with the first kinds and never
+answers with the last three. A passage is kept as sentences, each a list of text and formulas;
+a formula is typeset at build as the page's own (MathML) and shipped as a tree of elements the
+browser builds, so an answer shows the page's maths and no markup string is ever parsed there.
+
 Written on the standard library's HTML parser, as MkDocs' own search plugin is: the pages are our
 own, well-formed output, and a full HTML library would be a dependency for a few dozen lines.
 """
@@ -38,12 +47,22 @@ HEADINGS = {"h2", "h3", "h4"}
 SKIPPED = {"script", "style", "svg", "button", "select", "textarea", "noscript", "form"}
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 MATH = re.compile(r"\\\((.+?)\\\)|\\\[(.+?)\\\]", re.S)
+LEAD_IN = re.compile(r"^([A-Z][A-Za-z' ]{2,30}):\s")  # "Why it matters: ..." (authoring.md's conventions)
+LEAD_ROLES = {"why it matters": "why", "you will be able to": "goals", "where next": "navigation",
+              "on this site": "navigation", "see also": "navigation", "next": "navigation"}
+CONCEPT_CALLOUT = "abstract"  # authoring.md: a step's one idea, stated exactly, is an '!!! abstract' box
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9(\u201c\"'])")
+ABBREVIATIONS = ("al.", "e.g.", "i.e.", "etc.", "cf.", "vs.", "Fig.", "Eq.", "no.")
+MATHML = {"math", "mrow", "mi", "mn", "mo", "ms", "mtext", "mspace", "msub", "msup", "msubsup", "mfrac", "msqrt",
+          "mroot", "mstyle", "mpadded", "mphantom", "munder", "mover", "munderover", "mtable", "mtr", "mtd",
+          "menclose", "merror", "mmultiscripts", "mprescripts", "none", "semantics", "annotation"}
 NESTED = (  # the TeX constructs with a braced argument, rewritten from the inside out
     (r"\\(?:operatorname|text|mathrm|texttt|mathbf|mathit|mathbb)\s*\{([^{}]*)\}", r"\1"),
     (r"\\underbrace\s*\{([^{}]*)\}_\{([^{}]*)\}", r"\1 [\2]"),
-    (r"\\sqrt\s*\{([^{}]*)\}", r"√\1"),
+    (r"\\sqrt\s*\{([\w\\]*)\}", r"√\1"), (r"\\sqrt\s*\{([^{}]*)\}", r"√(\1)"),
     (r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)"),
-    (r"_\{([^{}\\]*)\}", r"_\1"), (r"\^\{([^{}\\]*)\}", r"^\1"),
+    (r"_\{(\w*)\}", r"_\1"), (r"\^\{(-?\w*)\}", r"^\1"),
+    (r"_\{([^{}\\]*)\}", r"_(\1)"), (r"\^\{([^{}\\]*)\}", r"^(\1)"),
 )
 SYMBOLS = (
     (r"\\(left|right|big|Big|,|;|!|quad|qquad)", " "),
@@ -77,12 +96,68 @@ def readable(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
+def segments(raw: str) -> list:
+    """A block's text as a list of strings and formulas ({"tex", "display"}), white space collapsed."""
+    out: list = []
+    at = 0
+    for match in MATH.finditer(raw):
+        out.append(raw[at:match.start()])
+        out.append({"tex": (match.group(1) or match.group(2)).strip(), "display": match.group(2) is not None})
+        at = match.end()
+    out.append(raw[at:])
+    cleaned = [re.sub(r"\s+", " ", part) if isinstance(part, str) else part for part in out]
+    if cleaned and isinstance(cleaned[0], str):
+        cleaned[0] = cleaned[0].lstrip()
+    if cleaned and isinstance(cleaned[-1], str):
+        cleaned[-1] = cleaned[-1].rstrip()
+    return [part for part in cleaned if part != ""]
+
+
+def flat(parts: list) -> str:
+    """Segments as the plain text the search indexes and a benchmark reads."""
+    text = "".join(part if isinstance(part, str) else tex_to_text(part["tex"]) for part in parts)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def sentences(parts: list) -> list[list]:
+    """Segments cut into sentences: after . ! or ? and a space before a capital (not after
+    "et al." and the like), and after a displayed formula that the text does not continue."""
+    out: list[list] = [[]]
+    for part in parts:
+        if not isinstance(part, str):
+            out[-1].append(part)
+            continue
+        if out[-1] and not isinstance(out[-1][-1], str) and out[-1][-1]["display"] and re.match(r"\s*[A-Z]", part):
+            out.append([])
+        at = 0
+        for match in SENTENCE_END.finditer(part):
+            before = part[:match.start()]
+            if before.endswith(ABBREVIATIONS):
+                continue
+            out[-1].append(part[at:match.start()])
+            out.append([])
+            at = match.end()
+        out[-1].append(part[at:])
+    cleaned = []
+    for sentence in out:
+        sentence = [p for p in sentence if p != ""]
+        if sentence and isinstance(sentence[0], str):
+            sentence[0] = sentence[0].lstrip()
+        if sentence and isinstance(sentence[-1], str):
+            sentence[-1] = sentence[-1].rstrip()
+        sentence = [p for p in sentence if p != ""]
+        if sentence:
+            cleaned.append(sentence)
+    return cleaned
+
+
 @dataclass
 class _Open:
     tag: str
     kind: str = ""  # "panel", "callout", "part", "skip", "heading", "block"
     label: str = ""
     anchor: str = ""
+    role: str = ""
 
 
 @dataclass
@@ -109,6 +184,7 @@ class _Passages(HTMLParser):
         self.callout: list[str] | None = None  # the callout's title, while it is read
         self.parts: dict[str, list[str]] | None = None  # the marked parts of the panel being read
         self.part: str | None = None
+        self.links: list[str] = []  # the hrefs of the block being read
 
     # -- where we are -------------------------------------------------------------------------
     def _inside(self, kind: str) -> _Open | None:
@@ -136,12 +212,16 @@ class _Passages(HTMLParser):
             self.heading = []
         elif tag == "div" and "admonition" in classes:
             opened.kind = "callout"
+            opened.role = "concept" if CONCEPT_CALLOUT in classes else "aside"
         elif tag == "p" and "admonition-title" in classes and self._inside("callout"):
             opened.kind = "title"
             self.callout = []
         elif self.text is None and (tag in BLOCKS or (tag == "div" and "arithmatex" in classes)):
             opened.kind = "block"  # a paragraph, a list item, or a displayed formula
             self.text = []
+            self.links = []
+        elif tag == "a" and self.text is not None and a.get("href"):
+            self.links.append(a["href"])
         self.stack.append(opened)
 
     def handle_endtag(self, tag):
@@ -166,29 +246,59 @@ class _Passages(HTMLParser):
                 callout.label = readable("".join(self.callout))
             self.callout = None
         elif opened.kind == "block" and self.text is not None:
-            text = readable("".join(self.text))
+            raw = "".join(self.text)
+            text = readable(raw)
             self.text = None
             callout = self._inside("callout")
             label = callout.label if callout else ""
             last = self.page.passages[-1] if self.page.passages else None
             if opened.tag == "div" and last and (last["anchor"], last["label"]) == (self.section["anchor"], label) \
                     and "parts" not in last:
-                last["text"] += " " + text  # a displayed formula belongs to the sentence that leads to it
+                last["raw"] += " " + raw  # a displayed formula belongs to the sentence that leads to it
             elif len(text) >= 20:
-                self._add(text, label, self.section["anchor"])
+                role = self._role(text, opened.tag, callout)
+                self._add(raw, label, self.section["anchor"], role=role,
+                          links=self._pointers() if role == "navigation" else None)
         elif opened.kind == "part":
             self.part = None
         elif opened.kind == "panel" and self.parts is not None:
-            parts = {name: readable("".join(texts)) for name, texts in self.parts.items() if texts}
+            parts = {name: "".join(texts) for name, texts in self.parts.items() if readable("".join(texts))}
             if parts:
-                self._add(" ".join(parts.values()), opened.label or "Panel", opened.anchor, parts)
+                self._add(" ".join(parts.values()), opened.label or "Panel", opened.anchor,
+                          role="check" if "question" in parts else "panel", parts=parts)
             self.parts = None
 
-    def _add(self, text: str, label: str, anchor: str, parts: dict | None = None):
+    def _role(self, text: str, tag: str, callout: _Open | None) -> str:
+        """What a block is for, by the authoring conventions (the module's docstring)."""
+        lead = LEAD_IN.match(text)
+        if lead and lead.group(1).lower() in LEAD_ROLES:
+            return LEAD_ROLES[lead.group(1).lower()]
+        if callout is not None:
+            return callout.role
+        if tag == "li" and any(re.match(r"https?://", href) for href in self.links):
+            return "reference"  # a list item citing an outside source
+        return "text"
+
+    def _pointers(self) -> list[str]:
+        """The site pages a navigation passage points to, as site paths (its other links are not kept)."""
+        base = posixpath.dirname(self.page.url)
+        out = []
+        for href in self.links:
+            if re.match(r"[a-z][a-z0-9+.-]*:|#|/", href):
+                continue
+            path, _, fragment = href.partition("#")
+            target = posixpath.normpath(posixpath.join(base, path))
+            out.append(target + (f"#{fragment}" if fragment else ""))
+        return list(dict.fromkeys(out))
+
+    def _add(self, raw: str, label: str, anchor: str, role: str = "text", parts: dict | None = None,
+             links: list[str] | None = None):
         passage = {"id": f"{self.page.url}#{len(self.page.passages)}", "page": self.page.url,
-                   "section": self.section["title"], "anchor": anchor, "label": label, "text": text}
+                   "section": self.section["title"], "anchor": anchor, "label": label, "raw": raw, "role": role}
         if parts:
             passage["parts"] = parts
+        if links:
+            passage["links"] = links
         self.page.passages.append(passage)
 
     def handle_data(self, data):
@@ -211,7 +321,26 @@ def read_page(html: str, url: str, title: str) -> Page:
     parser = _Passages(page)
     parser.feed(html)
     parser.close()
+    for passage in page.passages:
+        _finish(passage)
     return page
+
+
+def _finish(passage: dict) -> None:
+    """A passage's raw text (formulas as TeX) becomes its sentences and its plain text; a panel's
+    parts keep their plain text and the span of sentences each covers."""
+    raw = passage.pop("raw")
+    if "parts" not in passage:
+        passage["sentences"] = sentences(segments(raw))
+    else:
+        passage["sentences"], spans = [], {}
+        for name, part in passage["parts"].items():
+            cut = sentences(segments(part))
+            spans[name] = [len(passage["sentences"]), len(passage["sentences"]) + len(cut)]
+            passage["sentences"] += cut
+            passage["parts"][name] = flat(segments(part))
+        passage["spans"] = spans
+    passage["text"] = " ".join(flat(sentence) for sentence in passage["sentences"])
 
 
 # --------------------------------------------------------------------------------------------
@@ -247,15 +376,86 @@ def facts(tree: dict, kinds: set[str]) -> dict:
             else prune(shrink(tree[kind])) for kind in sorted(kinds) if kind in tree}
 
 
+class _MathTree(HTMLParser):
+    """Typeset markup as the trees of its <math> elements: [name, {attributes}, child, ...], a
+    child being a tree or a text. Anything outside <math> (KaTeX's HTML copy) is left out, and
+    so is any attribute that could run or fetch something: the browser builds only MathML."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.roots: list = []
+        self.stack: list = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag in VOID:
+            return  # never closed: nothing to push
+        if tag not in MATHML or (not self.stack and tag != "math"):
+            if self.stack:
+                self.stack.append(None)  # an element the browser will not build: skipped with its content
+            return
+        if self.stack and self.stack[-1] is None:
+            self.stack.append(None)
+            return
+        kept = {name: value or "" for name, value in attrs
+                if not name.startswith("on") and name not in ("href", "src", "xlink:href")}
+        node = [tag, kept]
+        if self.stack:
+            self.stack[-1].append(node)
+        else:
+            self.roots.append(node)
+        self.stack.append(node)
+
+    def handle_endtag(self, tag):
+        if self.stack and tag not in VOID:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        if self.stack and self.stack[-1] is not None:
+            self.stack[-1].append(data)
+
+
+def math_trees(markup: str) -> list:
+    parser = _MathTree()
+    parser.feed(markup)
+    parser.close()
+    return parser.roots
+
+
+def _typeset(passages: list[dict], typeset) -> tuple[list[dict], list[dict]]:
+    """Passages whose formulas point into a table of typeset formulas ({"m": index}), and that
+    table: each formula once, with its plain text and its MathML trees (none without a typesetter)."""
+    table: list[dict] = []
+    index: dict[tuple, int] = {}
+
+    def formula(part: dict) -> dict:
+        key = (part["tex"], part["display"])
+        if key not in index:
+            trees = math_trees(typeset(*key)) if typeset else []
+            index[key] = len(table)
+            table.append({"text": tex_to_text(part["tex"]), "display": part["display"], "trees": trees})
+        return {"m": index[key]}
+
+    out = []
+    for passage in passages:
+        copy = dict(passage)
+        copy["sentences"] = [[part if isinstance(part, str) else formula(part) for part in sentence]
+                             for sentence in passage["sentences"]]
+        out.append(copy)
+    return out, table
+
+
 def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict[str, str],
-                code: str) -> str:
+                code: str, typeset=None) -> str:
     """The mentor's data for one module page, as a classic script (readable from file://, like
-    the panels' data). ``panels`` maps a kind to the page#anchor of the panel that shows it."""
+    the panels' data). ``panels`` maps a kind to the page#anchor of the panel that shows it;
+    ``typeset(tex, display)`` gives a formula's markup as the pages have it."""
+    passages, math = _typeset([p for page in sources for p in page.passages], typeset)
     data = {
-        "schema": "scalecore/mentor/1",
+        "schema": "scalecore/mentor/2",
         "module": {"code": code, "title": module.title, "page": module.url},
         "outline": module.outline,
-        "passages": [p for page in sources for p in page.passages],
+        "passages": passages,
+        "math": math,
         "pages": {page.url: page.title for page in sources},
         "facts": fact_tree,
         "panels": panels,
@@ -307,8 +507,9 @@ class Collector:
     def modules(self) -> list[str]:
         return sorted(url for url, meta in self.meta.items() if meta.get("code"))
 
-    def scripts(self, tree: dict) -> dict[str, str]:
-        """Site path -> text of every module page's mentor data script."""
+    def scripts(self, tree: dict, typeset=None) -> dict[str, str]:
+        """Site path -> text of every module page's mentor data script; ``typeset(tex, display)``
+        gives a formula's markup (the build's typesetter, whose cache already holds each one)."""
         from scalecore_generator.pages.module_meta import titles_of
 
         titles = self._by_title()
@@ -323,7 +524,8 @@ class Collector:
                     panels.setdefault(panel["kind"], f"{page.url}#{panel['anchor']}")
             # The numbers of the kinds this page shows: a prerequisite's numbers are its mentor's.
             shown = {panel["kind"] for panel in self.pages[url].panels} | {"corpus", "settings"}
-            out[script_path(url)] = data_script(self.pages[url], sources, facts(tree, shown), panels, str(meta["code"]))
+            out[script_path(url)] = data_script(self.pages[url], sources, facts(tree, shown), panels, str(meta["code"]),
+                                                typeset)
         return out
 
 

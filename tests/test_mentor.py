@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -55,6 +56,29 @@ PAGE = """
 """
 
 
+# A lesson of our own for the answers' composition (nothing here is a real module's text).
+LESSON = """
+<h1 id="buckets">Buckets</h1>
+<p>You will be able to: explain why a bucket overflows and why a hole drains it.</p>
+<h2 id="overflow">1. Why buckets overflow</h2>
+<div class="admonition abstract"><p class="admonition-title">Concept</p>
+<p>A bucket holds a fixed volume \\(V\\). Water arrives at rate \\(r_{\\text{in}}\\) and leaves through the hole.</p>
+<p>When the inflow exceeds the outflow, the level rises by \\(r_{\\text{in}} - r_{\\text{out}}\\) every second,
+so a full bucket overflows.</p></div>
+<p><strong>Why it matters:</strong> the size of the hole decides how much rain a bucket survives.</p>
+<p>The bucket overflows in the demo after ten seconds of rain, as the panel shows.</p>
+<p>The lid changes nothing for the level. It only hides the water, because a lid has no hole.</p>
+<div class="admonition guest"><p class="admonition-title">In plain words</p>
+<p>Pour faster than it drains and the bucket spills over the rim.</p></div>
+<h2 id="holes">2. Holes</h2>
+<p>A wide hole drains the bucket faster than a narrow hole, because the outflow grows with the area of the hole.</p>
+<p>A narrow hole keeps the rain water for longer, and the level climbs sooner.</p>
+<h2 id="go-further">Go further</h2>
+<ul><li>Ada Lovelace et al. (1843), Notes on buckets, the overflow of rain water: <a href="https://example.org/b">b</a>.</li></ul>
+<p><strong>Where next:</strong> <a href="pumps.html">Pumps</a>, where a pump empties the bucket through the hose.</p>
+"""
+
+
 def test_a_page_becomes_passages_under_their_sections():
     page = mentor.read_page(PAGE, "m/p.html", "Title")
     texts = [(p["anchor"], p["label"], p["text"]) for p in page.passages]
@@ -86,6 +110,49 @@ def test_the_data_script_cannot_be_closed_by_a_passage():
     assert "</script" not in script.lower()
     data = json.loads(script.split("]=", 1)[1].rstrip(";\n"))
     assert data["passages"][0]["text"] == "A passage with </script><script>alert(1) in it."
+
+
+def test_passages_are_sentences_with_their_formulas_and_a_role():
+    page = mentor.read_page(LESSON, "m/buckets.html", "Buckets")
+    by_text = {p["text"][:30]: p for p in page.passages}
+    roles = [(p["role"], p["text"][:25]) for p in page.passages]
+    assert ("goals", "You will be able to: expl") in roles
+    assert ("concept", "A bucket holds a fixed vo") in roles
+    assert ("why", "Why it matters: the size ") in roles
+    assert ("aside", "Pour faster than it drain") in roles
+    assert ("reference", "Ada Lovelace et al. (1843") in roles
+    navigation = next(p for p in page.passages if p["role"] == "navigation")
+    assert navigation["links"] == ["m/pumps.html"]  # the site path it points to, not the outside links
+    concept = by_text["A bucket holds a fixed volume "]
+    assert concept["sentences"][0] == ["A bucket holds a fixed volume ", {"tex": "V", "display": False}, "."]
+    assert len(concept["sentences"]) == 2 and concept["text"].startswith("A bucket holds a fixed volume V. Water")
+    cited = next(p for p in page.passages if p["role"] == "reference")
+    assert len(cited["sentences"]) == 1  # "et al." and "(1843)," do not end a sentence
+
+
+def test_formulas_travel_as_mathml_trees_that_can_run_nothing(tmp_path):
+    import logging
+
+    from scalecore_generator.pages import formulas
+
+    hostile = ('<span class="katex"><math><mi onclick="alert(1)" href="x">a</mi><script>alert(2)</script>'
+               '<foreignObject><img src=x></foreignObject><mo>+</mo></math></span><span class="katex-html">a+</span>')
+    assert mentor.math_trees(hostile) == [["math", {}, ["mi", {}, "a"], ["mo", {}, "+"]]]
+    page = mentor.read_page(LESSON, "m/buckets.html", "Buckets")
+    for engine in ("mathml", "html"):  # the page's own output, MathML alone or KaTeX's MathML copy
+        typesetter = formulas.Typesetter(engine, tmp_path / f"{engine}.json", logging.getLogger("test"))
+        try:
+            script = mentor.data_script(page, [page], {}, {}, "B.1",
+                                        lambda tex, display: typesetter.formula(tex, display, "test", str))
+        finally:
+            typesetter.save()
+        data = json.loads(script.split("]=", 1)[1].rstrip(";\n"))
+        formula = next(f for f in data["math"] if f["text"] == "r_in - r_out")
+        assert formula["trees"][0][0] == "math" and "r" in json.dumps(formula["trees"])
+        concept = next(p for p in data["passages"] if p["role"] == "concept")
+        assert {"m": data["math"].index(next(f for f in data["math"] if f["text"] == "V"))} in concept["sentences"][0]
+        names = set(re.findall(r'\["([a-z]+)",', json.dumps(data["math"])))
+        assert names <= mentor.MATHML and "span" not in names
 
 
 def test_facts_keep_the_numbers_and_leave_the_rows():
@@ -127,6 +194,61 @@ def answers(site: Path, questions: list[dict], page: str = MODULE) -> dict:
     file.write_text(json.dumps(questions), encoding="utf-8")
     done = subprocess.run([node, str(ANSWER), str(site), page, str(file)], capture_output=True, text=True, check=True)
     return json.loads(done.stdout)
+
+
+def _lesson_answers(tmp_path, questions: list[str]) -> list[dict]:
+    """The page's own core, in Node, over LESSON's mentor data: the ranking and the answer's
+    composition, with no site built (fast)."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node is not installed")
+    page = mentor.read_page(LESSON, "m/buckets.html", "Buckets")
+    script = mentor.data_script(page, [page], {}, {}, "B.1")
+    data, asked = tmp_path / "data.json", tmp_path / "questions.json"
+    data.write_text(script.split("]=", 1)[1].rstrip(";\n"), encoding="utf-8")
+    asked.write_text(json.dumps([{"question": q} for q in questions]), encoding="utf-8")
+    done = subprocess.run([node, str(ANSWER), "--data", str(data), str(asked)], capture_output=True, text=True, check=True)
+    return [reply["answer"] for reply in json.loads(done.stdout)["answers"]]
+
+
+def test_a_why_question_leads_with_the_sentence_that_gives_the_reason(tmp_path):
+    why, lid = _lesson_answers(tmp_path, ["Why does the bucket overflow?", "Why does the lid change nothing?"])
+    assert why["kind"] == "why" and why["found"]
+    assert why["lead"]["text"].startswith("When the inflow exceeds the outflow")  # not "overflows in the demo"
+    assert why["lead"]["role"] == "concept" and {"m": 2} in why["lead"]["sentence"]  # the formula travels with it
+    first = why["passages"][0]  # the evidence: the whole concept box, the lead marked in it
+    assert first["text"].startswith("A bucket holds") and first["lead"] == [2, 2]
+    # a lead that opens with "It" keeps the sentence it refers to
+    assert lid["lead"]["text"] == "The lid changes nothing for the level. It only hides the water, because a lid has no hole."
+
+
+def test_pointers_goals_and_references_are_never_the_answer(tmp_path):
+    pump, = _lesson_answers(tmp_path, ["How does a pump empty the bucket through the hose?"])
+    assert not pump["found"] and pump["lead"] is None and pump["passages"] == []
+    assert {"page": "m/pumps.html", "anchor": "", "title": "m/pumps.html"} in pump["closest"]
+    goals, cited = _lesson_answers(tmp_path, ["Why does a hole drain it?", "What are the notes on buckets?"])
+    assert all(p["role"] not in ("goals", "reference", "navigation") for p in goals["passages"] + cited["passages"])
+
+
+def test_a_difference_question_is_answered_with_both_sides(tmp_path):
+    reply, = _lesson_answers(tmp_path, ["What is the difference between a wide hole and a narrow hole?"])
+    assert reply["kind"] == "difference"
+    assert reply["lead"]["text"].startswith("A wide hole drains the bucket faster than a narrow hole")
+
+
+@pytest.mark.parametrize("question, language", [
+    ("Pourquoi le seau déborde-t-il quand il pleut ?", "French"),
+    ("Warum läuft der Eimer über, wenn es regnet?", "German"),
+    ("¿Por qué se desborda el cubo cuando llueve?", "Spanish"),
+    ("为什么水桶会溢出？", "a language other than English"),
+    ("Why does the bucket overflow if it rains?", None),
+    ("Why does r_in - r_out matter?", None),
+])
+def test_a_question_in_another_language_is_named_not_silently_missed(tmp_path, question, language):
+    reply, = _lesson_answers(tmp_path, [question])
+    assert reply["language"] == language
+    if language:
+        assert not reply["found"] and reply["lead"] is None and reply["passages"] == []
 
 
 def test_each_self_check_question_finds_its_self_check(built_site):

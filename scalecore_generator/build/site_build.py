@@ -497,11 +497,19 @@ class SiteBuild:
         characters typeset), save the caches, and swap the staged site into place."""
         views.save_cache()
         save_templates()
-        if self.typesetter is not None:
-            self.typesetter.save()
+        typeset = None
+        if self.typesetter is not None:  # the mentor quotes formulas as the pages show them
+            docs = self.engine.docs_dir.name
+
+            def typeset(tex: str, display: bool) -> str:
+                return self.typesetter.formula(tex, display, docs, str)
         try:
-            written = {path: text.encode("utf-8") for path, text in
-                       {**self.figures, **self.mentor.scripts(self.quotes)}.items()}
+            scripts = self.mentor.scripts(self.quotes, typeset)
+        finally:
+            if self.typesetter is not None:
+                self.typesetter.save()
+        try:
+            written = {path: text.encode("utf-8") for path, text in {**self.figures, **scripts}.items()}
             if self.typesetter is not None and self.math_font is not None:
                 written.update(self.math_font.files(self.typesetter.markup()))
             for site_path, data in sorted(written.items()):

@@ -1,5 +1,6 @@
 // Answers questions with the mentor's own core, in Node: node answer.js <site> <page> <questions.json>
 // prints [{question, answer}] as JSON. The same mentor-core.js and MiniSearch the page loads.
+// With <site> given as "--data", <page> is a JSON file of mentor data (a unit test's own module).
 "use strict";
 const fs = require("fs");
 const path = require("path");
@@ -9,9 +10,14 @@ let MiniSearch = require(path.join(repo, "scalecore_generator", "vendor", "node_
 MiniSearch = MiniSearch.default || MiniSearch;
 const core = require(path.join(repo, "scalecore_generator", "theme", "assets", "scalecore-module", "mentor-core.js"));
 globalThis.scalecoreMentor = {};
-const stem = page.replace(/\.html$/, "").replace(/\//g, "--");
-require(path.resolve(site, "assets", "scalecore", "mentor", stem + ".js"));
-const data = globalThis.scalecoreMentor[page];
+let data;
+if (site === "--data") {
+  data = JSON.parse(fs.readFileSync(page, "utf8"));
+} else {
+  const stem = page.replace(/\.html$/, "").replace(/\//g, "--");
+  require(path.resolve(site, "assets", "scalecore", "mentor", stem + ".js"));
+  data = globalThis.scalecoreMentor[page];
+}
 let started = process.hrtime.bigint();
 const mentor = new core.Mentor(data, MiniSearch);
 const indexMs = Number(process.hrtime.bigint() - started) / 1e6;

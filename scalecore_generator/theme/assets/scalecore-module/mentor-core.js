@@ -1,17 +1,26 @@
 /* The mentor's answers: retrieval over a module's own sources, with no server and no model.
  *
- * Given the module's data (scalecore_generator/mentor.py: passages, outline, facts, panels) and a
- * question, answer() returns what the mentor can stand behind:
+ * Given the module's data (scalecore_generator/mentor.py: passages cut into sentences, each
+ * passage with its role, the outline, the typeset formulas, facts, panels) and a question,
+ * answer() returns what the mentor can stand behind:
+ *   - language: set when the question is not in English (the mentor reads English and says so);
+ *   - kind: why, how, what-if, difference or what, read from the question's opening words;
+ *   - lead: the one sentence that answers, the reason first for a why/how/what-if question
+ *     (concept boxes, "Why it matters" lines and self-check answers and explanations are
+ *     preferred), or null when no sentence answers enough of the question;
  *   - numbers: values the site baked, when the question names one (a measure and its setting);
- *   - check:   the self-check whose question is closest, with its explanation;
- *   - passages: the best few passages, each with its section and the terms that matched;
- *   - found: false when nothing relevant is there (the page then offers the outline).
- * Every part carries its source. The same file runs in the page and in Node (the question-set
- * evaluation in benchmarks/mentor.py), so what is measured is what readers get.
+ *   - check: the self-check whose question is closest, with its explanation;
+ *   - passages: the evidence, the lead's passage first, each with its section and matched terms;
+ *   - closest: when nothing answers, the sections nearest the question (never a quote beside
+ *     the point); found: false then, and the page offers those sections and the outline.
+ * Navigation lines, learning goals and references are never quoted as answers: a pointer's
+ * target page is offered as a section instead. Every part carries its source. The same file runs
+ * in the page and in Node (the question-set evaluation in benchmarks/mentor.py), so what is
+ * measured is what readers get.
  *
  * Full-text search is MiniSearch (BM25, prefix and fuzzy matching), self-hosted; what is ours is
- * only the glue: which terms count, when a self-check is "close", and how a question names a
- * number of the quote trees.
+ * the glue: which terms count, how a sentence is scored against the question, when an answer is
+ * too weak to give, and how a question names a number of the quote trees.
  */
 (function (root, factory) {
   if (typeof module === "object" && module.exports) module.exports = factory();
@@ -25,16 +34,31 @@
     "same she should so some such than that the their them then there these they this those through to too under " +
     "until up very was we were what when where which while who whom why will with would you your yours explain " +
     "tell please mean means meant happen happens happened does work works get gets value values number many much " +
-    "measure measures measured").split(" ");
+    "measure measures measured near nearly almost really actually every " +
+    "t s don doesn didn isn aren wasn weren won couldn wouldn shouldn hasn haven").split(" ");
   var STOPWORDS = {};
   STOP.forEach(function (word) { STOPWORDS[word] = true; });
   var MAX_PASSAGES = 3;
 
-  /* A word as the index keeps it: lower case, a plural's s dropped ("heads" finds "head"). */
+  /* A word as the index keeps it: lower case, with the few English endings that split one idea
+     across its forms taken off ("saturates", "saturated", "saturation" -> "saturat"; "heads" ->
+     "head"). Written here rather than taken from a Porter stemmer package: these six rules are
+     all the mentor needs, and they never touch identifiers such as d_k or W_Q. */
   function stem(word) {
-    var w = word.toLowerCase();
-    if (w.length > 4 && /ies$/.test(w)) return w.slice(0, -3) + "y";
-    if (w.length > 3 && /[^s]s$/.test(w)) return w.slice(0, -1);
+    var w = word.toLowerCase().replace(/'s$/, "");
+    if (w === "zero") return "0"; // "near zero" finds "approaches 0"
+    if (/[_\d]/.test(w) || w.length <= 3) return w;
+    if (/ie[sd]$/.test(w) && w.length > 4) w = w.slice(0, -3) + "y"; // "multiplied", "multiplies" -> "multiply"
+    else if (/sses$/.test(w)) w = w.slice(0, -2);
+    else if (/[^su]s$/.test(w)) w = w.slice(0, -1);
+    var before = w;
+    if (/ations?$/.test(w) && w.length > 7) w = w.replace(/ations?$/, "at");
+    else if (/ions?$/.test(w) && w.length > 6) w = w.replace(/ions?$/, "");
+    else if (/ing$/.test(w) && w.length > 5 && /[aeiouy]/.test(w.slice(0, -3))) w = w.slice(0, -3);
+    else if (/ed$/.test(w) && w.length > 4 && /[aeiouy]/.test(w.slice(0, -2))) w = w.slice(0, -2);
+    else if (/ly$/.test(w) && w.length > 5) w = w.slice(0, -2);
+    if (w !== before && w.length >= 5 && /([bdfgklmnprt])\1$/.test(w)) w = w.slice(0, -1); // "scaled" -> "scal", "running" -> "run"
+    if (/[^aeiou]e$/.test(w) && w.length > 4) w = w.slice(0, -1); // "saturate" -> "saturat"
     return w;
   }
 
@@ -68,12 +92,43 @@
 
   /* ------------------------------------------------------------------ the index */
 
+  /* The plain text of a sentence (a list of texts and {m: formula}): what is searched and scored. */
+  function plain(sentence, math) {
+    return sentence.map(function (part) {
+      return typeof part === "string" ? part : (math[part.m] ? math[part.m].text : "");
+    }).join("").replace(/\s+/g, " ").trim();
+  }
+
+  function termSet(text) {
+    var set = {};
+    terms(text).forEach(function (t) { set[t] = true; });
+    return set;
+  }
+
+  /* Roles a passage may answer with, and those that only point elsewhere. */
+  var POINTERS = { navigation: true, goals: true, reference: true };
+  var EXPLAINING = { concept: true, why: true, check: true };
+
   function Mentor(data, MiniSearch) {
+    var math = data.math || [];
     this.data = data;
     this.MiniSearch = MiniSearch;
+    this.byId = {};
+    var self = this;
+    var frequency = {};
+    data.passages.forEach(function (passage) {
+      if (!passage.sentences) passage.sentences = [[passage.text]];
+      passage.plain = passage.sentences.map(function (sentence) { return plain(sentence, math); });
+      passage.termSets = passage.plain.map(termSet);
+      passage.allTerms = termSet(passage.text + " " + (passage.section || "")); // a passage stands in its section
+      Object.keys(passage.allTerms).forEach(function (t) { frequency[t] = (frequency[t] || 0) + 1; });
+      self.byId[passage.id] = passage;
+    });
+    this.frequency = frequency;
+    this.count = data.passages.length;
     this.index = new MiniSearch({
       fields: ["text", "section", "label"],
-      storeFields: ["text", "section", "label", "anchor", "page", "parts", "source"],
+      storeFields: ["text", "section", "label", "anchor", "page", "parts", "source", "role"],
       processTerm: processTerm,
       tokenize: function (text) { return words(text); },
       searchOptions: { boost: { section: 1.5, label: 1.2 }, prefix: function (t) { return t.length > 3; },
@@ -105,8 +160,12 @@
       var own = {};
       terms(check.parts.question).forEach(function (t) { own[t] = true; });
       var shared = asked.filter(function (t) { return own[t]; }).length;
-      var score = shared / asked.length;
-      if (score >= 0.6 && (!best || score > best.score)) best = { check: check, score: score };
+      // Both ways: most of the question is in the self-check's, and most of the self-check's is
+      // in the question (a long self-check that shares three words asks something else).
+      var recall = shared / asked.length;
+      var precision = shared / Math.max(1, Object.keys(own).length);
+      var score = shared ? 2 * recall * precision / (recall + precision) : 0;
+      if (recall >= 0.6 && score >= 0.5 && (!best || score > best.score)) best = { check: check, score: score };
     });
     return best;
   };
@@ -185,33 +244,298 @@
     return terms.map(function (term) { return spelled[term] || term; });
   }
 
+  /* ------------------------------------------------------------------ the question */
+
+  /* Words that mark a language: a question with more of another language's words than of
+     English's is in that language. A word list and a script test, written here, rather than a
+     language-identification library: such a library ships n-gram profiles of hundreds of
+     languages (over 100 kB) and is unreliable on a one-line question, while the mentor only has
+     to know whether a question is English, and to say so in the same words every time. */
+  var LANGUAGES = {
+    English: "the a an is are was what why how when which does do did of to in and not with for this that can would should there",
+    French: "le la les un une des est sont pourquoi comment quoi que qui quel quelle dans avec pour sur du au aux ce cette il elle ne pas se fait faut",
+    German: "der die das ein eine ist sind warum wie was wer welche und nicht mit für zu den dem des wird werden auf ich bei",
+    Spanish: "el los las una es son por qué porque cómo cuál con para del se que en lo al muy también",
+    Italian: "il lo gli una è sono perché come cosa che della delle nel con per non si questo questa",
+    Portuguese: "o os uma é são por porque como que não com para do da dos das em se isso esta",
+    Dutch: "de het een is zijn waarom hoe wat niet met voor van en op dat deze wordt"
+  };
+  var MARKERS = {};
+  Object.keys(LANGUAGES).forEach(function (name) {
+    LANGUAGES[name].split(" ").forEach(function (word) { (MARKERS[word] = MARKERS[word] || []).push(name); });
+  });
+
+  /* The question's language: null for English (or too little to tell), else its name. */
+  function language(question) {
+    var letters = String(question).match(/\p{L}/gu) || [];
+    var latin = letters.filter(function (c) { return /\p{Script=Latin}/u.test(c); }).length;
+    if (letters.length >= 2 && latin < letters.length / 2) return "a language other than English";
+    var counts = {};
+    (String(question).toLowerCase().match(/[\p{L}]+/gu) || []).forEach(function (word) {
+      (MARKERS[word] || []).forEach(function (name) { counts[name] = (counts[name] || 0) + 1; });
+    });
+    var english = counts.English || 0;
+    var best = null;
+    Object.keys(counts).forEach(function (name) {
+      if (name !== "English" && (!best || counts[name] > counts[best])) best = name;
+    });
+    return best && counts[best] >= 2 && counts[best] > english ? best : null;
+  }
+
+  /* What the question asks for, from its opening words. */
+  function kind(question) {
+    var q = String(question).toLowerCase().trim();
+    if (/\b(difference|differ|differs|distinguish)\b|\bversus\b|\bvs\.?\s|\bcompared? (to|with)\b/.test(q)) return "difference";
+    if (/^(why|how come)\b|\bwhy\b/.test(q)) return "why";
+    if (/\bwhat (happens|would happen|will happen|changes)\b|^what if\b|^(if|suppose)\b/.test(q)) return "what-if";
+    if (/^how (much|many|large|big|small|long|often)\b/.test(q)) return "what";
+    if (/^how\b/.test(q)) return "how";
+    return "what";
+  }
+
+  /* The two things a difference question compares, as term lists (null when it names fewer). */
+  function sides(question) {
+    var q = String(question).replace(/[?.!]+\s*$/, "");
+    var match = /between (.+?) and (.+)$/i.exec(q) || /(?:^|\b)(?:how does |how do |does |is )?(.+?) (?:differ from|compare (?:to|with)|versus|vs\.?) (.+)$/i.exec(q);
+    if (!match) return null;
+    var a = terms(match[1]), b = terms(match[2]);
+    return a.length && b.length ? [a, b] : null;
+  }
+
+  /* ------------------------------------------------------------------ the answer */
+
+  var CAUSE = /\b(because|since|so that|so|therefore|thus|hence|that is why|which is why|grows? with|cancels?|unless|only if|as soon as|vanish\w*)\b|:/i;
+  var PRONOUN = /^(it|its|this|these|that|those|they|their|them|both|neither|here|there)\b/i; // a lead needs the sentence it refers to
+  var LEAD_THRESHOLD = 0.5;
+  var DEFINES = /^\s*(:|is\b|are\b|means\b|measures\b)/; // what follows a definition's subject
+  var LEAD_IN = /^[A-Z][A-Za-z' ]{2,30}:\s/; // "Why it matters: " opens a sentence without being its subject // the share of the question's weight the lead must carry to be given
+
+  Mentor.prototype.weight = function (term) {
+    return Math.log(1 + this.count / (1 + (this.frequency[term] || 0)));
+  };
+
+  /* How much of the question's weight a set of terms covers: a term counts in full when the
+     set has it, and as a prefix (a question's "satur" finds "saturat") at three quarters. */
+  Mentor.prototype.cover = function (asked, set) {
+    var self = this;
+    var total = 0;
+    var got = 0;
+    asked.forEach(function (t) {
+      var w = self.weight(t);
+      total += w;
+      if (set[t]) got += w;
+      else if (t.length >= 4 && Object.keys(set).some(function (s) { return s.indexOf(t) === 0 || t.indexOf(s) === 0 && s.length > 4; })) got += 0.75 * w;
+    });
+    return total ? got / total : 0;
+  };
+
+  /* The best sentence of the candidate passages: its own coverage of the question, the
+     coverage of its passage (the context it stands in), and for an explaining question, its
+     role (a concept, a "why it matters" line, a self-check's answer) and whether it gives a
+     reason. A difference question needs both sides named. */
+  Mentor.prototype.lead = function (asked, candidates, how, pair) {
+    var self = this;
+    var best = null;
+    candidates.forEach(function (passage, rank) {
+      var context = pair ? Math.min(self.cover(pair[0], passage.allTerms), self.cover(pair[1], passage.allTerms)) :
+        self.cover(asked, passage.allTerms);
+      var windows = [];
+      passage.plain.forEach(function (text, i) {
+        windows.push([i, i]);
+        // a sentence and the next, when the next goes on from it ("It only ... because ..."):
+        // the first may restate the question and the second give the reason
+        if (i + 1 < passage.plain.length && PRONOUN.test(passage.plain[i + 1])) windows.push([i, i + 1]);
+      });
+      windows.forEach(function (window) {
+        var i = window[0];
+        var text = passage.plain.slice(window[0], window[1] + 1).join(" ");
+        if (/\?\s*$/.test(passage.plain[window[1]]) || text.length < 25) return; // a question or a fragment does not answer
+        if (window[0] === window[1] && i > 0 && PRONOUN.test(text)) { // and never a sentence without the one it refers to
+          return;
+        }
+        var set = window[0] === window[1] ? passage.termSets[i] : merge(passage.termSets[window[0]], passage.termSets[window[1]]);
+        var own = pair ? Math.min(self.cover(pair[0], set), self.cover(pair[1], set)) : self.cover(asked, set);
+        // The sentence is about what the question names when it opens with it ("norm makes ...").
+        var subject = terms(text.replace(LEAD_IN, ""))[0];
+        var about = Boolean(subject && asked.indexOf(subject) >= 0);
+        if (!answers(own, context, about)) return;
+        var score = 0.6 * own + 0.4 * context;
+        var reason = how !== "what" && how !== "difference";
+        if (about && !reason) score *= 1.2;
+        var role = passage.role === "check" ? (inPart(passage, i, "question") ? "question" : "check") : passage.role;
+        if (role === "question") return;
+        if (reason) { // a reason is asked for: a sentence that gives one
+          if (EXPLAINING[role]) score *= 1.25;
+          if (CAUSE.test(text)) score *= 1.3;
+          else if (!EXPLAINING[role]) score *= 0.85;
+        } else {
+          if (role === "concept" || role === "check") score *= 1.1;
+          if (about && DEFINES.test(text.replace(LEAD_IN, "").replace(/^\W*[\w+\-]+(\s+guard)?/, ""))) score *= 1.15;
+        }
+        if (role === "aside") score *= 0.9;
+        score *= 1 - 0.02 * rank; // ties go to the passage the search ranked higher
+        if (self.trace) self.trace.push([score.toFixed(3), own.toFixed(2), context.toFixed(2), role, text.slice(0, 120)]);
+        if (!best || score > best.score + 1e-9) {
+          best = { passage: passage, from: window[0], to: window[1], score: score, own: own, context: context };
+        }
+      });
+    });
+    return best;
+  };
+
+  /* Whether a sentence answers enough of the question to be given: half of the question's
+     weight in the sentence itself, or less in a passage that holds most of it (less still when
+     the sentence opens with what the question names). */
+  function answers(own, context, about) {
+    return own >= LEAD_THRESHOLD || (own >= 0.3 && context >= 0.7) || (about && own >= 0.25 && context >= 0.5);
+  }
+
+  function merge(a, b) {
+    var out = {};
+    Object.keys(a).concat(Object.keys(b)).forEach(function (t) { out[t] = true; });
+    return out;
+  }
+
+  function inPart(passage, i, name) {
+    var span = passage.spans && passage.spans[name];
+    return Boolean(span && i >= span[0] && i < span[1]);
+  }
+
+  /* The passage with the rest of its box: a callout's paragraphs are one idea (a concept box
+     states a formula in one paragraph and what it implies in the next). */
+  Mentor.prototype.box = function (passage) {
+    var list = this.data.passages;
+    var at = list.indexOf(passage);
+    if (at < 0 || !passage.label || passage.role === "check") return { passage: passage, offset: 0 };
+    var same = function (other) {
+      return other && other.page === passage.page && other.anchor === passage.anchor && other.label === passage.label &&
+        other.role === passage.role;
+    };
+    var start = at;
+    var end = at;
+    while (same(list[start - 1])) start -= 1;
+    while (same(list[end + 1])) end += 1;
+    if (start === end) return { passage: passage, offset: 0 };
+    var parts = list.slice(start, end + 1);
+    var merged = {};
+    Object.keys(passage).forEach(function (key) { merged[key] = passage[key]; });
+    merged.sentences = [].concat.apply([], parts.map(function (p) { return p.sentences; }));
+    merged.text = parts.map(function (p) { return p.text; }).join(" ");
+    var offset = 0;
+    for (var i = start; i < at; i++) offset += list[i].sentences.length;
+    return { passage: merged, offset: offset };
+  };
+
+  function shown(unit, terms, question, leadIndex) {
+    var passage = unit.passage;
+    var marked = leadIndex ? [leadIndex[0] + unit.offset, leadIndex[1] + unit.offset] : null;
+    return { id: passage.id, text: passage.text, sentences: passage.sentences, section: passage.section,
+      label: passage.label, anchor: passage.anchor, page: passage.page, role: passage.role || "text",
+      source: passage.source || null, parts: passage.parts || null, spans: passage.spans || null,
+      terms: asWritten(terms, question), lead: marked };
+  }
+
+  /* The sections nearest a question the module does not answer: where its best matches are, and
+     the pages its pointers ("Where next: ...") name, each once. */
+  Mentor.prototype.closest = function (results) {
+    var titles = this.data.pages || {};
+    var out = [];
+    var seen = {};
+    var add = function (page, anchor, title) {
+      var key = page + "#" + anchor;
+      if (seen[key] || !page) return;
+      seen[key] = true;
+      out.push({ page: page, anchor: anchor, title: title });
+    };
+    var self = this;
+    results.slice(0, 6).forEach(function (r) {
+      var passage = self.byId[r.id];
+      if (!passage) return;
+      if (passage.links && passage.role === "navigation") {
+        passage.links.forEach(function (href) {
+          var at = href.split("#");
+          add(at[0], at[1] || "", (self.data.linkTitles || {})[at[0]] || titles[at[0]] || at[0]);
+        });
+      } else if (passage.role !== "reference" && passage.role !== "goals") {
+        add(passage.page, passage.anchor, (passage.page !== self.data.module.page && titles[passage.page] ?
+          titles[passage.page] + " › " : "") + passage.section);
+      }
+    });
+    return out.slice(0, 4);
+  };
+
   Mentor.prototype.answer = function (question, extra) {
+    var self = this;
     var asked = terms(question);
-    var results = asked.length ? this.search(question, extra) : [];
+    var foreign = language(question);
+    var how = kind(question);
+    var pair = how === "difference" ? sides(question) : null;
+    var added = (extra || []).filter(function (p) { return p && p.text; });
+    added.forEach(function (p) {
+      if (!p.sentences) p.sentences = [[p.text]];
+      p.plain = p.sentences.map(function (sentence) { return plain(sentence, []); });
+      p.termSets = p.plain.map(termSet);
+      p.allTerms = termSet(p.text);
+      self.byId[p.id] = p;
+    });
+    var results = asked.length ? this.search(question, added) : [];
     // A passage counts when it matches at least half of the question's content terms (at least
     // one): one shared common word is not an answer.
     var needed = Math.max(1, Math.ceil(asked.length / 2));
-    var relevant = results.filter(function (r) { return matchedTerms(r).length >= needed; });
-    var close = this.closestCheck(question);
-    var numbers = this.numbers(question);
-    var titles = this.data.pages || {};
-    var passages = relevant.slice(0, MAX_PASSAGES).map(function (r) {
-      return { text: r.text, section: r.section, label: r.label, anchor: r.anchor, page: r.page,
-        pageTitle: titles[r.page] || "",
-        source: r.source || null, terms: asWritten(matchedTerms(r), question), score: r.score, parts: r.parts || null };
+    var relevant = results.filter(function (r) {
+      var passage = self.byId[r.id];
+      return matchedTerms(r).length >= needed && passage && !POINTERS[passage.role];
     });
-    if (close) { // the self-check first, and not again among the passages
-      passages = passages.filter(function (p) { return p.anchor !== close.check.anchor || p.page !== close.check.page; });
+    var close = foreign ? null : this.closestCheck(question);
+    var numbers = foreign || how !== "what" ? [] : this.numbers(question); // a reason is not a number
+    var candidates = relevant.slice(0, 12).map(function (r) { return self.byId[r.id]; });
+    var best = foreign || numbers.length ? null : this.lead(asked, candidates, how, pair);
+    var lead = null;
+    var evidence = [];
+    if (close) {
+      var check = this.byId[close.check.id];
+      var from = check.spans && check.spans.answer ? check.spans.answer[0] : 0;
+      lead = { sentence: check.sentences[from], text: check.plain[from], page: check.page, anchor: check.anchor,
+        section: check.section, role: "check" };
+    } else if (best) {
+      lead = { sentence: [].concat.apply([], best.passage.sentences.slice(best.from, best.to + 1).map(function (sentence, i) {
+        return i ? [" "].concat(sentence) : sentence;
+      })), text: best.passage.plain.slice(best.from, best.to + 1).join(" "),
+        page: best.passage.page, anchor: best.passage.anchor, section: best.passage.section,
+        role: best.passage.role || "text", source: best.passage.source || null };
+      evidence.push(best.passage);
     }
+    var answered = Boolean(close || numbers.length || lead);
+    if (answered && !foreign) {
+      relevant.forEach(function (r) {
+        var passage = self.byId[r.id];
+        if (evidence.length >= (close ? 2 : 3) || evidence.indexOf(passage) >= 0) return;
+        if (passage.role === "check") return; // another self-check answers another question: it can lead, not support
+        if (pair || self.cover(asked, passage.allTerms) >= (close ? 0.75 : 0.5)) evidence.push(passage);
+      });
+    }
+    var byResult = {};
+    results.forEach(function (r) { byResult[r.id] = r; });
+    var passages = evidence.map(function (passage) {
+      var r = byResult[passage.id];
+      var leading = best && best.passage === passage && lead && !close;
+      return shown(leading ? self.box(passage) : { passage: passage, offset: 0 }, r ? matchedTerms(r) : [], question,
+        leading ? [best.from, best.to] : null);
+    });
+    added.forEach(function (p) { delete self.byId[p.id]; });
     return {
       question: String(question),
       terms: asked,
+      kind: how,
+      language: foreign,
+      lead: lead,
       numbers: numbers,
       check: close ? { question: close.check.parts.question, answer: close.check.parts.answer || "",
         explanation: close.check.parts.explanation || "", anchor: close.check.anchor, page: close.check.page,
-        section: close.check.section } : null,
+        section: close.check.section, sentences: close.check.sentences, spans: close.check.spans || null } : null,
       passages: passages,
-      found: Boolean(close || numbers.length || passages.length),
+      found: answered,
+      closest: answered ? [] : this.closest(results),
       outline: this.data.outline || []
     };
   };
@@ -238,7 +562,8 @@
       });
       if (chunk) chunks.push(chunk);
       chunks.forEach(function (text) {
-        out.push({ id: "file:" + name + ":" + out.length, text: text, section: name,
+        out.push({ id: "file:" + name + ":" + out.length, text: text, section: name, role: "text",
+          sentences: text.split(/(?<=[.!?])\s+(?=[A-Z0-9])/).map(function (sentence) { return [sentence]; }),
           label: "Your file, page " + (i + 1), anchor: "", page: "", source: { file: name, page: i + 1 } });
       });
     });
@@ -268,5 +593,6 @@
     return [{ role: "system", content: SYSTEM }, { role: "user", content: user }];
   }
 
-  return { Mentor: Mentor, terms: terms, filePassages: filePassages, stem: stem, prompt: prompt };
+  return { Mentor: Mentor, terms: terms, filePassages: filePassages, stem: stem, prompt: prompt, language: language,
+    kind: kind, plain: plain };
 });

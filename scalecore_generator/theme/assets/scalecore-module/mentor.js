@@ -4,7 +4,9 @@
  * (a classic script written at build, so it works from file:// too), loaded with MiniSearch the
  * first time the reader comes to the question box: until then the mentor costs this file only.
  * Every text that comes from the reader (a question, a file) or from the data is put in the page
- * with textContent, never as HTML.
+ * with textContent, never as HTML. Formulas are MathML elements built one by one from the trees
+ * the build typeset (only MathML element names, no attribute that runs or fetches anything): no
+ * markup string is parsed here.
  *
  * Kept in this browser, for this module: the questions asked (with time and the sections they led
  * to: a learning signal, not a grade), and, only when the reader turns the switch on, copies of
@@ -27,6 +29,57 @@
       else node.setAttribute(name, attributes[name]);
     });
     (children || []).forEach(function (child) { if (child) node.appendChild(child); });
+    return node;
+  }
+
+  var MATHML_NS = "http://www.w3.org/1998/Math/MathML";
+  var MATHML = ("math mrow mi mn mo ms mtext mspace msub msup msubsup mfrac msqrt mroot mstyle mpadded mphantom " +
+    "munder mover munderover mtable mtr mtd menclose merror mmultiscripts mprescripts none semantics annotation").split(" ");
+
+  /* One typeset formula's tree ([name, {attributes}, child, ...]) as MathML elements. */
+  function mathNode(tree) {
+    if (typeof tree === "string") return document.createTextNode(tree);
+    if (!Array.isArray(tree) || MATHML.indexOf(tree[0]) < 0) return document.createTextNode("");
+    var node = document.createElementNS(MATHML_NS, tree[0]);
+    var attributes = tree[1] || {};
+    Object.keys(attributes).forEach(function (name) {
+      if (!/^on/i.test(name) && !/href|src/i.test(name)) node.setAttribute(name, attributes[name]);
+    });
+    tree.slice(2).forEach(function (child) { node.appendChild(mathNode(child)); });
+    return node;
+  }
+
+  /* A sentence (texts and {m: formula}) as nodes: texts as text, formulas as the page shows them
+     (their plain text when the site was built without typeset math). */
+  function sentenceNodes(sentence, math) {
+    var out = document.createDocumentFragment();
+    (sentence || []).forEach(function (part) {
+      if (typeof part === "string") {
+        out.appendChild(document.createTextNode(part));
+        return;
+      }
+      var formula = (math || [])[part.m];
+      if (!formula) return;
+      if (formula.trees && formula.trees.length) formula.trees.forEach(function (tree) { out.appendChild(mathNode(tree)); });
+      else out.appendChild(document.createTextNode(formula.text));
+    });
+    return out;
+  }
+
+  /* Sentences joined by spaces; those ``marked`` ([first, last]: the lead, in its passage) in a <mark>. */
+  function sentencesNode(tag, sentences, math, marked, attributes) {
+    var node = el(tag, attributes || {});
+    (sentences || []).forEach(function (sentence, i) {
+      if (i) node.appendChild(document.createTextNode(" "));
+      var nodes = sentenceNodes(sentence, math);
+      if (marked && i >= marked[0] && i <= marked[1]) {
+        var mark = el("mark", { class: "scalecore-mentor__lead-mark" });
+        mark.appendChild(nodes);
+        node.appendChild(mark);
+      } else {
+        node.appendChild(nodes);
+      }
+    });
     return node;
   }
 
@@ -231,6 +284,8 @@
       var data = (window.scalecoreMentor || {})[self.page];
       if (!data) throw new Error("this module's mentor data is missing from the site");
       var mentor = new window.scalecoreMentorCore.Mentor(data, window.MiniSearch);
+      self.math = data.math || [];
+      self.pageTitles = data.pages || {};
       s.setAttribute("data-scalecore-mentor-load-ms", String(Math.round(performance.now() - started)));
       return mentor;
     });
@@ -365,7 +420,8 @@
         self.record(answer);
         var ms = Math.round(performance.now() - started);
         self.section.setAttribute("data-scalecore-mentor-ms", String(ms));
-        self.say(answer.found ? "Answered from this module's sources." : "Nothing in this module answers that yet.");
+        self.say(answer.found ? "Answered from this module's sources." : answer.language ?
+          "The mentor reads English only: nothing in this module answers that yet." : "Nothing in this module answers that yet.");
       });
     }).catch(function (error) {
       self.say("The mentor could not answer: " + (error && error.message || error) + ".");
@@ -379,6 +435,7 @@
   Mentor.prototype.render = function (answer, files) {
     var self = this;
     var out = this.answerRegion;
+    var math = this.math || [];
     out.textContent = "";
     out.appendChild(el("p", { class: "scalecore-mentor__asked" }, [el("strong", { text: "You asked: " }),
       el("span", { text: answer.question })]));
@@ -389,6 +446,20 @@
       out.appendChild(el("figure", {}, [img, el("figcaption", { text: item.name + ": the mentor cannot read images " +
         "offline. Describe what it shows in your question, or attach its text." })]));
     });
+    if (answer.language) {
+      out.appendChild(el("p", { class: "scalecore-mentor__refusal", text: "The mentor reads English only, and your " +
+        "question looks like it is in " + answer.language + ". Ask it in English and it will answer from this module " +
+        "and the ones before it." }));
+    }
+    if (answer.lead) {
+      var lead = answer.lead;
+      out.appendChild(el("h3", { text: answer.kind === "what" || answer.kind === "difference" ? "In short" : "The reason, in short" }));
+      var leadNode = el("p", { class: "scalecore-mentor__lead" }, [sentenceNodes(lead.sentence, math)]);
+      out.appendChild(leadNode);
+      out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "From " }),
+        lead.source ? el("span", { text: "your file " + lead.source.file }) :
+          this.link(lead.page, lead.anchor, this.sectionTitle(lead.page, lead.section, ""))]));
+    }
     if (answer.numbers.length) {
       var list = el("ul", { class: "scalecore-mentor__numbers" });
       answer.numbers.forEach(function (fact) {
@@ -409,34 +480,56 @@
     }
     if (answer.check) {
       var c = answer.check;
-      out.appendChild(el("h3", { text: "The self-check closest to your question" }));
+      var part = function (name) {
+        var span = c.spans && c.spans[name];
+        return span ? c.sentences.slice(span[0], span[1]) : [[c[name] || ""]];
+      };
+      out.appendChild(el("h3", { text: answer.lead ? "The self-check it comes from" : "The self-check closest to your question" }));
+      var answerLine = sentencesNode("p", part("answer"), math);
+      answerLine.insertBefore(el("strong", { text: "Answer: " }), answerLine.firstChild);
       out.appendChild(el("blockquote", { class: "scalecore-mentor__quote" }, [
-        el("p", { text: c.question }), el("p", {}, [el("strong", { text: "Answer: " }), el("span", { text: c.answer })]),
-        el("p", { text: c.explanation })]));
+        sentencesNode("p", part("question"), math), answerLine, sentencesNode("p", part("explanation"), math)]));
       out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "Source: " }),
         this.link(c.page, c.anchor, "the self-check in " + c.section)]));
     }
     if (answer.passages.length) {
-      out.appendChild(el("h3", { text: answer.check || answer.numbers.length ? "More from the module" : "From the module" }));
+      out.appendChild(el("h3", { text: answer.lead || answer.check ? "The evidence, from the module" :
+        answer.numbers.length ? "More from the module" : "From the module" }));
       answer.passages.forEach(function (p) {
         var source = p.source ? el("span", { text: "Your file " + p.source.file + ", page " + p.source.page }) :
-          self.link(p.page, p.anchor, (p.page !== self.page && p.pageTitle ? p.pageTitle + " › " : "") + p.section +
-            (p.label ? " (" + p.label + ")" : ""));
-        out.appendChild(el("blockquote", { class: "scalecore-mentor__quote" }, [el("p", { text: p.text })]));
+          self.link(p.page, p.anchor, self.sectionTitle(p.page, p.section, p.label));
+        out.appendChild(el("blockquote", { class: "scalecore-mentor__quote" }, [sentencesNode("p", p.sentences, math, p.lead)]));
         out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "Source: " }), source,
           el("span", { class: "scalecore-mentor__why", text: " · picked because it matches " + p.terms.join(", ") })]));
       });
     }
     if (answer.found && this.section.hasAttribute("data-scalecore-mentor-model")) this.offerModel(answer, out);
     if (!answer.found) {
-      out.appendChild(el("p", { text: "I found nothing in this module or its prerequisites that answers this, and I " +
-        "answer only from sources. The module covers:" }));
+      if (!answer.language) {
+        out.appendChild(el("p", { class: "scalecore-mentor__refusal", text: "Nothing in this module or its " +
+          "prerequisites answers this directly, and I answer only from sources." }));
+      }
+      if (answer.closest.length) {
+        out.appendChild(el("p", { text: "The closest sections:" }));
+        var closest = el("ul", { class: "scalecore-mentor__closest" });
+        answer.closest.forEach(function (section) {
+          closest.appendChild(el("li", {}, [self.link(section.page, section.anchor, section.title)]));
+        });
+        out.appendChild(closest);
+      }
+      out.appendChild(el("p", { text: "The module covers:" }));
       var outline = el("ul", {});
       answer.outline.forEach(function (section) {
         outline.appendChild(el("li", {}, [self.link(self.page, section.anchor, section.title)]));
       });
       out.appendChild(outline);
     }
+  };
+
+  /* A section's name as a link text: its page's title first when it is another page. */
+  Mentor.prototype.sectionTitle = function (page, section, label) {
+    var other = page !== this.page && this.pageTitles[page];
+    return (other ? this.pageTitles[page] + " › " : "") + section + (label ? " (" + label + ")" : "");
   };
 
   /* A written reply from the local model, on request: it is given only the sources above and
@@ -501,9 +594,12 @@
     answer.numbers.slice(0, 1).forEach(function (fact) {
       if (fact.panel) sections.push({ title: "the panel for " + fact.path, href: fact.panel });
     });
+    if (answer.lead && !answer.check && !answer.lead.source) {
+      sections.push({ title: answer.lead.section, href: answer.lead.page + (answer.lead.anchor ? "#" + answer.lead.anchor : "") });
+    }
     if (answer.check) sections.push({ title: answer.check.section, href: answer.check.page + "#" + answer.check.anchor });
     answer.passages.forEach(function (p) {
-      if (p.page && !sections.some(function (s) { return s.title === p.section; })) {
+      if (p.page && !p.source && !sections.some(function (s) { return s.title === p.section; })) {
         sections.push({ title: p.section, href: p.page + (p.anchor ? "#" + p.anchor : "") });
       }
     });
