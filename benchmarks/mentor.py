@@ -199,7 +199,7 @@ def in_chromium(site: Path, page: str, questions: list[str]) -> list[float]:
                 tab.evaluate("document.querySelector('[data-scalecore-mentor-status]').textContent = ''")
                 box.fill(question)
                 box.press("Control+Enter")
-                tab.wait_for_function("() => /Answered|Nothing in this module/.test("
+                tab.wait_for_function("() => /Answered|Nothing in this module|reads English only/.test("
                                       "document.querySelector('[data-scalecore-mentor-status]').textContent)")
                 # measured by the page itself, from the send to the answer in the DOM
                 times.append(float(tab.get_attribute("[data-scalecore-mentor]", "data-scalecore-mentor-ms")))

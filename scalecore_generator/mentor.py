@@ -184,7 +184,7 @@ class _Passages(HTMLParser):
         self.callout: list[str] | None = None  # the callout's title, while it is read
         self.parts: dict[str, list[str]] | None = None  # the marked parts of the panel being read
         self.part: str | None = None
-        self.links: list[str] = []  # the hrefs of the block being read
+        self.links: list[list] = []  # the links of the block being read: [href, its text]
 
     # -- where we are -------------------------------------------------------------------------
     def _inside(self, kind: str) -> _Open | None:
@@ -221,7 +221,8 @@ class _Passages(HTMLParser):
             self.text = []
             self.links = []
         elif tag == "a" and self.text is not None and a.get("href"):
-            self.links.append(a["href"])
+            opened.kind = "link"
+            self.links.append([a["href"], len("".join(self.text))])
         self.stack.append(opened)
 
     def handle_endtag(self, tag):
@@ -259,6 +260,10 @@ class _Passages(HTMLParser):
                 role = self._role(text, opened.tag, callout)
                 self._add(raw, label, self.section["anchor"], role=role,
                           links=self._pointers() if role == "navigation" else None)
+        elif opened.kind == "link" and self.text is not None and self.links:
+            href, start = self.links[-1]
+            if isinstance(start, int):
+                self.links[-1] = [href, readable("".join(self.text)[start:])]
         elif opened.kind == "part":
             self.part = None
         elif opened.kind == "panel" and self.parts is not None:
@@ -275,21 +280,22 @@ class _Passages(HTMLParser):
             return LEAD_ROLES[lead.group(1).lower()]
         if callout is not None:
             return callout.role
-        if tag == "li" and any(re.match(r"https?://", href) for href in self.links):
+        if tag == "li" and any(re.match(r"https?://", href) for href, _ in self.links):
             return "reference"  # a list item citing an outside source
         return "text"
 
-    def _pointers(self) -> list[str]:
-        """The site pages a navigation passage points to, as site paths (its other links are not kept)."""
+    def _pointers(self) -> list[dict]:
+        """The site pages a navigation passage points to ({"page": site path, "title": the link's
+        text}); its links to other hosts are not kept."""
         base = posixpath.dirname(self.page.url)
-        out = []
-        for href in self.links:
+        out: dict[str, dict] = {}
+        for href, text in self.links:
             if re.match(r"[a-z][a-z0-9+.-]*:|#|/", href):
                 continue
             path, _, fragment = href.partition("#")
-            target = posixpath.normpath(posixpath.join(base, path))
-            out.append(target + (f"#{fragment}" if fragment else ""))
-        return list(dict.fromkeys(out))
+            target = posixpath.normpath(posixpath.join(base, path)) + (f"#{fragment}" if fragment else "")
+            out.setdefault(target, {"page": target, "title": text if isinstance(text, str) and text else target})
+        return list(out.values())
 
     def _add(self, raw: str, label: str, anchor: str, role: str = "text", parts: dict | None = None,
              links: list[str] | None = None):

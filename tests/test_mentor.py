@@ -18,6 +18,7 @@ import re
 import shutil
 import subprocess
 from pathlib import Path
+from urllib.parse import unquote
 
 import pytest
 
@@ -122,7 +123,7 @@ def test_passages_are_sentences_with_their_formulas_and_a_role():
     assert ("aside", "Pour faster than it drain") in roles
     assert ("reference", "Ada Lovelace et al. (1843") in roles
     navigation = next(p for p in page.passages if p["role"] == "navigation")
-    assert navigation["links"] == ["m/pumps.html"]  # the site path it points to, not the outside links
+    assert navigation["links"] == [{"page": "m/pumps.html", "title": "Pumps"}]  # where it points, not the outside links
     concept = by_text["A bucket holds a fixed volume "]
     assert concept["sentences"][0] == ["A bucket holds a fixed volume ", {"tex": "V", "display": False}, "."]
     assert len(concept["sentences"]) == 2 and concept["text"].startswith("A bucket holds a fixed volume V. Water")
@@ -225,7 +226,7 @@ def test_a_why_question_leads_with_the_sentence_that_gives_the_reason(tmp_path):
 def test_pointers_goals_and_references_are_never_the_answer(tmp_path):
     pump, = _lesson_answers(tmp_path, ["How does a pump empty the bucket through the hose?"])
     assert not pump["found"] and pump["lead"] is None and pump["passages"] == []
-    assert {"page": "m/pumps.html", "anchor": "", "title": "m/pumps.html"} in pump["closest"]
+    assert {"page": "m/pumps.html", "anchor": "", "title": "Pumps"} in pump["closest"]
     goals, cited = _lesson_answers(tmp_path, ["Why does a hole drain it?", "What are the notes on buckets?"])
     assert all(p["role"] not in ("goals", "reference", "navigation") for p in goals["passages"] + cited["passages"])
 
@@ -299,7 +300,7 @@ def _ask(page, question: str):
     box = page.get_by_role("textbox", name="Your question")
     box.fill(question)
     box.press("Control+Enter")
-    page.wait_for_function("() => /Answered|Nothing in this module/.test("
+    page.wait_for_function("() => /Answered|Nothing in this module|reads English only/.test("
                            "document.querySelector('[data-scalecore-mentor-status]').textContent)")
     region = page.get_by_role("region", name="The mentor's answer")
     return region
@@ -318,7 +319,7 @@ def test_the_mentor_answers_in_the_page_with_its_sources(visit, site_server, bui
     assert before == []  # nothing of the mentor's is fetched before the reader comes to the box
     region = _ask(page, "Why divide by the square root of d_k and not by d_k?")
     assert [p for p in site_server.paths[mark:] if "minisearch" in p]  # and then it is
-    assert "The self-check closest to your question" in region.inner_text()
+    assert "The self-check it comes from" in region.inner_text()
     link = region.get_by_role("link", name="the self-check in 2. Why scores grow")
     assert link.get_attribute("href").startswith("#scalecore-selfcheck-") or "#scalecore-selfcheck-" in link.get_attribute("href")
     _reset_status(page)
@@ -328,7 +329,7 @@ def test_the_mentor_answers_in_the_page_with_its_sources(visit, site_server, bui
     assert region.get_by_role("link", name="See it in the panel").count() == 1
     _reset_status(page)
     region = _ask(page, "What is the capital of France?")
-    assert "I found nothing in this module" in region.inner_text()
+    assert "Nothing in this module or its prerequisites answers this directly" in region.inner_text()
     assert region.get_by_role("link", name="2. Why scores grow").is_visible()
     history = page.locator("[data-scalecore-mentor-asked] li")
     assert history.count() == 3 and "capital of France" in history.first.inner_text()
@@ -438,63 +439,155 @@ def test_the_mentor_s_script_loads_when_its_box_nears_and_a_question_sent_at_onc
 
 
 MODULES = ("modules/multi-head-attention.html", "modules/softmax-range.html", "modules/encoder-block.html")
-# Questions that bring every kind of link: the self-check, sources in this module and in a
-# prerequisite, the panel with a baked value, and the outline given with a refusal.
-LINKING = ("Why divide by the square root of d_k and not by d_k?",
-           "What is the mean row-max on kjv with norm+init+scale?",
-           "What does LayerNorm do to the input?",
-           "What is the capital of France?")
+QUESTION_SET = json.loads((REPO / "tests" / "data" / "mentor-questions.json").read_text(encoding="utf-8"))["questions"]
 
 
-def _rendered_links(page) -> list[str]:
-    """Every link of the answers and of the question history, as the browser resolves it."""
-    links = []
-    for question in LINKING:
+def _asked_on(module: str) -> list[str]:
+    """The question set's questions for a module page (every kind of answer, and so of link:
+    the lead's and the evidence's sources, the self-check, a baked number's panel, a
+    prerequisite's section, the closest sections and the outline of a refusal)."""
+    return [q["question"] for q in QUESTION_SET if q["page"] == module]
+
+
+def _lands(page, href: str, opened=None) -> None:
+    """The page a click on ``href`` opened (or this one, for a link into it) holds a page and
+    the element its fragment names; served, it came with HTTP 200."""
+    target = opened or page
+    target.wait_for_load_state()
+    status = target.evaluate("(performance.getEntriesByType('navigation')[0] || {}).responseStatus || 0")
+    assert not href.startswith("http") or status == 200, f"{href}: HTTP {status}"
+    heading = target.locator("h1").first.text_content() if target.locator("h1").count() else ""
+    assert heading and not heading.startswith("404"), f"{href}: no page there ({heading!r})"
+    fragment = unquote(href.partition("#")[2])
+    if fragment:
+        assert target.locator(f'[id="{fragment}"]').count() == 1, f"{href}: no element with id {fragment!r}"
+        if opened is None:  # a link into this page: the click took the reader there
+            assert target.evaluate("decodeURIComponent(location.hash.slice(1))") == fragment, href
+            target.wait_for_function("id => { const el = document.getElementById(id), r = el.getBoundingClientRect();"
+                                     " return r.bottom > 0 && r.top < innerHeight || !el.offsetParent; }", arg=fragment)
+
+
+def _click_every_link(page, module: str, root: str) -> int:
+    """Ask every question of the set on ``module`` and click the links of every answer and of
+    the question history: a link into the page is clicked in place, a link to another page with
+    Ctrl (it opens in a new tab, and the answer stays). A link whose href was clicked already on
+    this page is only compared with it: the same href goes to the same place. Returns how many
+    links the answers rendered."""
+    clicked: set[str] = set()
+    rendered = 0
+
+    def follow(links):
+        nonlocal rendered
+        hrefs = links.evaluate_all("links => links.map(a => a.href)")
+        rendered += len(hrefs)
+        for i, href in enumerate(hrefs):
+            assert href.startswith(root), f"{href} leaves {root}"
+            if href in clicked:
+                continue
+            clicked.add(href)
+            here = page.url.partition("#")[0]
+            if href.partition("#")[0] == here:
+                links.nth(i).click()
+                _lands(page, href)
+            else:
+                with page.context.expect_page() as new_tab:
+                    links.nth(i).click(modifiers=["Control"])
+                opened = new_tab.value
+                try:
+                    assert opened.url == href, (opened.url, href)
+                    _lands(page, href, opened)
+                finally:
+                    opened.close()
+
+    for question in _asked_on(module):
         _reset_status(page)
-        region = _ask(page, question)
-        links += region.locator("a[href]").evaluate_all("links => links.map(a => a.href)")
-    links += page.locator("[data-scalecore-mentor-asked] a[href]").evaluate_all("links => links.map(a => a.href)")
-    return list(dict.fromkeys(links))
-
-
-def _lands(chromium, href: str) -> None:
-    """Open ``href`` as a click would, and find the page and the element its fragment names."""
-    context = chromium.new_context(service_workers="block")
-    try:
-        target = context.new_page()
-        answer = target.goto(href)
-        assert answer is None or answer.ok, f"{href}: HTTP {answer.status}"
-        assert target.locator("h1").count() >= 1, f"{href}: no page there"
-        fragment = href.partition("#")[2]
-        if fragment:
-            assert target.locator(f'[id="{fragment}"]').count() == 1, f"{href}: no element with id {fragment!r}"
-    finally:
-        context.close()
+        follow(_ask(page, question).locator("a[href]"))
+    follow(page.locator("[data-scalecore-mentor-asked] a[href]"))
+    assert len(clicked) >= 10, clicked
+    return rendered
 
 
 @pytest.mark.parametrize("module", MODULES)
-def test_every_link_the_mentor_renders_lands(visit, chromium, site_server, module):
+def test_every_link_of_every_answer_to_the_question_set_lands(visit, site_server, module):
     page, watch = visit(site_server.url + page_url(module))
-    links = _rendered_links(page)
-    assert len(links) >= 4, links
-    for href in links:
-        assert href.startswith(site_server.url), href
-        _lands(chromium, href)
+    assert _click_every_link(page, module, site_server.url) >= 3 * len(_asked_on(module))
     watch.check()
 
 
-def test_the_mentors_links_land_under_a_subpath_and_from_disk(visit, chromium, subpath_server, built_site, tmp_path):
-    page, watch = visit(subpath_server.url + page_url(MODULES[1]))
-    for href in _rendered_links(page):
-        assert href.startswith(subpath_server.url), href
-        _lands(chromium, href)
+@pytest.mark.parametrize("module", MODULES)
+def test_every_link_of_every_answer_lands_under_a_subpath(visit, subpath_server, module):
+    page, watch = visit(subpath_server.url + page_url(module))
+    _click_every_link(page, module, subpath_server.url)
     watch.check()
-    site = tmp_path / "site"
+
+
+@pytest.fixture(scope="module")
+def bundle(built_site, tmp_path_factory):
+    """The offline bundle as a reader unpacks it: the built site in a folder of its own."""
+    site = tmp_path_factory.mktemp("bundle") / "site"
     shutil.copytree(built_site, site)
-    page, watch = visit((site / MODULES[2]).as_uri())
-    for href in _rendered_links(page):
-        assert href.startswith(site.as_uri()), href
-        _lands(chromium, href)
+    return site
+
+
+@pytest.mark.parametrize("module", MODULES)
+def test_every_link_of_every_answer_lands_from_disk(visit, bundle, module):
+    page, watch = visit((bundle / module).as_uri())
+    _click_every_link(page, module, bundle.as_uri())
+    watch.check()
+
+
+def test_a_why_answer_leads_with_the_reason_and_shows_the_pages_maths(visit, site_server):
+    page, watch = visit(site_server.url + page_url(MODULE))
+    region = _ask(page, "Why is the gradient near zero when softmax saturates?")
+    headings = region.get_by_role("heading").all_inner_texts()
+    assert headings[0] == "The reason, in short"  # the reason first, then the evidence
+    lead = region.locator(".scalecore-mentor__lead")
+    assert "every entry of" in lead.inner_text() and "approaches 0" in lead.inner_text()
+    evidence = region.locator("blockquote").first
+    assert evidence.locator("mark").inner_text().startswith("When one weight approaches 1")
+    assert evidence.locator("math msub").count() >= 1  # J_ij = p_i (δ_ij - p_j), as the page sets it
+    # Maths is MathML drawn by the browser (with the site's math font), not flattened text
+    box = lead.locator("math").first.evaluate(
+        "m => ({ns: m.namespaceURI, w: m.getBoundingClientRect().width, font: getComputedStyle(m).fontFamily})")
+    assert box["ns"] == "http://www.w3.org/1998/Math/MathML" and box["w"] > 0, box
+    # following the lead's source into the page keeps the answer (the theme draws the page again
+    # on the first link into it): the reader can come back to it
+    region.locator(".scalecore-mentor__lead + .scalecore-mentor__source a").click()
+    assert page.evaluate("location.hash") == "#3-why-large-scores-stop-learning"
+    page.wait_for_function("() => /The reason, in short/.test(document.querySelector('[data-scalecore-mentor-answer]').textContent)")
+    _reset_status(page)
+    region = _ask(page, "Why divide by √d_k and not by d_k?")
+    assert region.locator("blockquote msqrt").count() >= 1
+    quoted = " ".join(region.locator("blockquote, .scalecore-mentor__lead").all_inner_texts())
+    assert "d" in quoted and "√d_k" not in quoted and "√(d_k)" not in quoted  # not the flattened text
+    watch.check()
+
+
+def test_a_question_the_module_does_not_answer_offers_the_closest_sections(visit, site_server):
+    page, watch = visit(site_server.url + page_url(MODULE))
+    region = _ask(page, "Why does the residual connection help?")
+    text = region.inner_text()
+    assert "answers this directly" in text and "The closest sections:" in text
+    assert region.locator("blockquote").count() == 0  # nothing beside the point is quoted
+    assert "Where next" not in text
+    link = region.locator(".scalecore-mentor__closest").get_by_role("link", name="Encoder Block")
+    link.click()
+    page.wait_for_url("**/modules/encoder-block.html")
+    assert page.locator("h1").inner_text().startswith("Encoder Block")
+    watch.check()
+
+
+@pytest.mark.parametrize("question, language", [
+    ("Pourquoi divise-t-on les scores par la racine de d_k ?", "French"),
+    ("为什么要使用多头注意力？", "a language other than English"),
+])
+def test_a_question_in_another_language_is_told_the_mentor_reads_english(visit, site_server, question, language):
+    page, watch = visit(site_server.url + page_url(MODULE))
+    region = _ask(page, question)
+    assert f"The mentor reads English only, and your question looks like it is in {language}." in region.inner_text()
+    assert region.locator("blockquote").count() == 0
+    assert "reads English only" in page.locator("[data-scalecore-mentor-status]").inner_text()
+    watch.check()
 
 
 def test_the_mentor_answers_from_disk(visit, built_site, tmp_path):
@@ -502,7 +595,7 @@ def test_the_mentor_answers_from_disk(visit, built_site, tmp_path):
     shutil.copytree(built_site, site)
     page, watch = visit((site / MODULE).as_uri())
     region = _ask(page, "Why divide by the square root of d_k and not by d_k?")
-    assert "The self-check closest to your question" in region.inner_text()
+    assert "The self-check it comes from" in region.inner_text()
     watch.check()
 
 
@@ -545,7 +638,7 @@ def test_the_local_model_writes_a_labelled_reply_beside_its_sources(visit, model
         page.wait_for_selector(".scalecore-mentor__written", timeout=600_000)
         assert region.get_by_role("heading", name="Written by a small local model").is_visible()
         assert "wrote this from the sources above and nothing else. It can be wrong" in region.inner_text()
-        assert "The self-check closest to your question" in region.inner_text()  # the sources stay beside it
+        assert "The self-check it comes from" in region.inner_text()  # the sources stay beside it
         assert page.locator(".scalecore-mentor__written").inner_text().strip()
         assert [p for p in server.paths if p.endswith(".gguf")]  # fetched from the site itself
         watch.check()

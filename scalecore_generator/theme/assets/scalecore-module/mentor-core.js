@@ -452,9 +452,9 @@
       var passage = self.byId[r.id];
       if (!passage) return;
       if (passage.links && passage.role === "navigation") {
-        passage.links.forEach(function (href) {
-          var at = href.split("#");
-          add(at[0], at[1] || "", (self.data.linkTitles || {})[at[0]] || titles[at[0]] || at[0]);
+        passage.links.forEach(function (link) {
+          var at = link.page.split("#");
+          add(at[0], at[1] || "", link.title);
         });
       } else if (passage.role !== "reference" && passage.role !== "goals") {
         add(passage.page, passage.anchor, (passage.page !== self.data.module.page && titles[passage.page] ?

@@ -18,6 +18,10 @@
   var LIMITS = { files: 5, textBytes: 2 * 1024 * 1024, pdfBytes: 20 * 1024 * 1024, pdfPages: 100,
     imageBytes: 10 * 1024 * 1024, questions: 200, questionLength: 2000 };
   var KEEP_KEY = "scalecore:mentor:keep";
+  /* The last answer on each module, for this tab: the theme's instant navigation draws the page
+     again (on the first click of a link into the page, and on Back), and the reader who followed
+     a link of an answer comes back to the answer, not to an empty box. */
+  var LAST = {};
   var DB_NAME = "scalecore-mentor";
 
   function questionsKey(code) { return "scalecore:mentor:questions:" + code; }
@@ -256,6 +260,10 @@
     this.renderAsked();
     this.renderKept();
     attachChosen(); // files chosen while this script was still on its way (module.js loads it)
+    var last = LAST[this.code];
+    if (last) {
+      this.load().then(function () { if (!self.answerRegion.firstChild) self.render(last.answer, last.files); });
+    }
     if (section.contains(document.activeElement)) this.load(); // the reader came to the box before this script
     section.hidden = false;
   }
@@ -417,6 +425,7 @@
       return self.readAttached().then(function (files) {
         var answer = mentor.answer(question, files.passages);
         self.render(answer, files);
+        LAST[self.code] = { answer: answer, files: files };
         self.record(answer);
         var ms = Math.round(performance.now() - started);
         self.section.setAttribute("data-scalecore-mentor-ms", String(ms));
@@ -428,8 +437,23 @@
     });
   };
 
+  /* A link to a section. Into this page, it is its fragment, and a plain click goes there itself:
+     the theme's instant navigation draws the page again on the first link into it (and its
+     scroll to the section is lost), which would also take the answer away. */
   Mentor.prototype.link = function (page, anchor, text) {
-    return el("a", { href: this.url(page) + (anchor ? "#" + anchor : ""), text: text });
+    var inPage = page === this.page && anchor;
+    var link = el("a", { href: inPage ? "#" + anchor : this.url(page) + (anchor ? "#" + anchor : ""), text: text });
+    if (inPage) {
+      link.addEventListener("click", function (event) {
+        var target = document.getElementById(anchor);
+        if (!target || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
+        event.preventDefault();
+        event.stopPropagation();
+        if (location.hash !== "#" + anchor) history.pushState(null, "", "#" + anchor);
+        target.scrollIntoView();
+      });
+    }
+    return link;
   };
 
   Mentor.prototype.render = function (answer, files) {
