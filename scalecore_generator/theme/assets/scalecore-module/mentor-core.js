@@ -125,6 +125,7 @@
       self.byId[passage.id] = passage;
     });
     this.frequency = frequency;
+    this.vocabulary = Object.keys(frequency);
     this.count = data.passages.length;
     this.index = new MiniSearch({
       fields: ["text", "section", "label"],
@@ -315,18 +316,31 @@
   };
 
   /* How much of the question's weight a set of terms covers: a term counts in full when the
-     set has it, and as a prefix (a question's "satur" finds "saturat") at three quarters. */
+     set has it, and at three quarters when the set has a word it begins, or that begins it (a
+     question's "grow" finds "growth"): those words are listed once per question (related). */
   Mentor.prototype.cover = function (asked, set) {
     var self = this;
+    var related = this.related || {};
     var total = 0;
     var got = 0;
     asked.forEach(function (t) {
       var w = self.weight(t);
       total += w;
       if (set[t]) got += w;
-      else if (t.length >= 4 && Object.keys(set).some(function (s) { return s.indexOf(t) === 0 || t.indexOf(s) === 0 && s.length > 4; })) got += 0.75 * w;
+      else if ((related[t] || []).some(function (v) { return set[v]; })) got += 0.75 * w;
     });
     return total ? got / total : 0;
+  };
+
+  /* For each term of a question, the words of the module it begins or that begin it. */
+  Mentor.prototype.relate = function (asked) {
+    var vocabulary = this.vocabulary;
+    var out = {};
+    asked.forEach(function (t) {
+      if (t.length < 4) return;
+      out[t] = vocabulary.filter(function (v) { return v !== t && (v.indexOf(t) === 0 || (v.length > 4 && t.indexOf(v) === 0)); });
+    });
+    return out;
   };
 
   /* The best sentence of the candidate passages: its own coverage of the question, the
@@ -335,46 +349,24 @@
      reason. A difference question needs both sides named. */
   Mentor.prototype.lead = function (asked, candidates, how, pair) {
     var self = this;
+    var reason = how !== "what" && how !== "difference";
+    var cover = function (set) {
+      return pair ? Math.min(self.cover(pair[0], set), self.cover(pair[1], set)) : self.cover(asked, set);
+    };
     var best = null;
     candidates.forEach(function (passage, rank) {
-      var context = pair ? Math.min(self.cover(pair[0], passage.allTerms), self.cover(pair[1], passage.allTerms)) :
-        self.cover(asked, passage.allTerms);
-      var windows = [];
-      passage.plain.forEach(function (text, i) {
-        windows.push([i, i]);
-        // a sentence and the next, when the next goes on from it ("It only ... because ..."):
-        // the first may restate the question and the second give the reason
-        if (i + 1 < passage.plain.length && PRONOUN.test(passage.plain[i + 1])) windows.push([i, i + 1]);
-      });
-      windows.forEach(function (window) {
-        var i = window[0];
+      var context = cover(passage.allTerms);
+      windowsOf(passage).forEach(function (window) {
         var text = passage.plain.slice(window[0], window[1] + 1).join(" ");
-        if (/\?\s*$/.test(passage.plain[window[1]]) || text.length < 25) return; // a question or a fragment does not answer
-        if (window[0] === window[1] && i > 0 && PRONOUN.test(text)) { // and never a sentence without the one it refers to
-          return;
-        }
-        var set = window[0] === window[1] ? passage.termSets[i] : merge(passage.termSets[window[0]], passage.termSets[window[1]]);
-        var own = pair ? Math.min(self.cover(pair[0], set), self.cover(pair[1], set)) : self.cover(asked, set);
+        var role = passage.role === "check" && inPart(passage, window[0], "question") ? "question" : passage.role;
+        if (role === "question" || text.length < 25) return; // a question or a fragment does not answer
+        var own = cover(window[0] === window[1] ? passage.termSets[window[0]] :
+          merge(passage.termSets[window[0]], passage.termSets[window[1]]));
         // The sentence is about what the question names when it opens with it ("norm makes ...").
         var subject = terms(text.replace(LEAD_IN, ""))[0];
         var about = Boolean(subject && asked.indexOf(subject) >= 0);
         if (!answers(own, context, about)) return;
-        var score = 0.6 * own + 0.4 * context;
-        var reason = how !== "what" && how !== "difference";
-        if (about && !reason) score *= 1.2;
-        var role = passage.role === "check" ? (inPart(passage, i, "question") ? "question" : "check") : passage.role;
-        if (role === "question") return;
-        if (reason) { // a reason is asked for: a sentence that gives one
-          if (EXPLAINING[role]) score *= 1.25;
-          if (CAUSE.test(text)) score *= 1.3;
-          else if (!EXPLAINING[role]) score *= 0.85;
-        } else {
-          if (role === "concept" || role === "check") score *= 1.1;
-          if (about && DEFINES.test(text.replace(LEAD_IN, "").replace(/^\W*[\w+\-]+(\s+guard)?/, ""))) score *= 1.15;
-        }
-        if (role === "aside") score *= 0.9;
-        score *= 1 - 0.02 * rank; // ties go to the passage the search ranked higher
-        if (self.trace) self.trace.push([score.toFixed(3), own.toFixed(2), context.toFixed(2), role, text.slice(0, 120)]);
+        var score = weigh(0.6 * own + 0.4 * context, role, text, reason, about) * (1 - 0.02 * rank); // ties: the search's order
         if (!best || score > best.score + 1e-9) {
           best = { passage: passage, from: window[0], to: window[1], score: score, own: own, context: context };
         }
@@ -382,6 +374,37 @@
     });
     return best;
   };
+
+  /* The sentences of a passage a lead can be: each on its own, and with the next when the next
+     goes on from it ("It only ... because ..."), where the first may restate the question and the
+     second give the reason; never a sentence without the one it refers to, nor a question. */
+  function windowsOf(passage) {
+    var out = [];
+    passage.plain.forEach(function (text, i) {
+      if (/\?\s*$/.test(text)) return;
+      if (!(i > 0 && PRONOUN.test(text))) out.push([i, i]);
+      if (i + 1 < passage.plain.length && PRONOUN.test(passage.plain[i + 1]) && !/\?\s*$/.test(passage.plain[i + 1])) {
+        out.push([i, i + 1]);
+      }
+    });
+    return out;
+  }
+
+  /* A sentence's score for what it is for: for a reason, the roles that explain and the
+     sentences that give one; for a fact, a concept or a self-check, and a definition of what the
+     question names; an aside a little less. */
+  function weigh(score, role, text, reason, about) {
+    if (reason) {
+      if (EXPLAINING[role]) score *= 1.25;
+      if (CAUSE.test(text)) score *= 1.3;
+      else if (!EXPLAINING[role]) score *= 0.85;
+    } else {
+      if (about) score *= 1.2;
+      if (role === "concept" || role === "check") score *= 1.1;
+      if (about && DEFINES.test(text.replace(LEAD_IN, "").replace(/^\W*[\w+\-]+/, ""))) score *= 1.15;
+    }
+    return role === "aside" ? score * 0.9 : score;
+  }
 
   /* Whether a sentence answers enough of the question to be given: half of the question's
      weight in the sentence itself, or less in a passage that holds most of it (less still when
@@ -479,6 +502,7 @@
       self.byId[p.id] = p;
     });
     var results = asked.length ? this.search(question, added) : [];
+    this.related = this.relate(asked);
     // A passage counts when it matches at least half of the question's content terms (at least
     // one): one shared common word is not an answer.
     var needed = Math.max(1, Math.ceil(asked.length / 2));
@@ -506,13 +530,11 @@
       evidence.push(best.passage);
     }
     var answered = Boolean(close || numbers.length || lead);
-    if (answered && !foreign) {
-      relevant.forEach(function (r) {
-        var passage = self.byId[r.id];
-        if (evidence.length >= (close ? 2 : 3) || evidence.indexOf(passage) >= 0) return;
-        if (passage.role === "check") return; // another self-check answers another question: it can lead, not support
-        if (pair || self.cover(asked, passage.allTerms) >= (close ? 0.75 : 0.5)) evidence.push(passage);
-      });
+    for (var i = 0; answered && !foreign && i < relevant.length && evidence.length < (close ? 2 : 3); i++) {
+      var passage = this.byId[relevant[i].id];
+      // another self-check answers another question: it can lead, not support
+      if (evidence.indexOf(passage) >= 0 || passage.role === "check") continue;
+      if (pair || this.cover(asked, passage.allTerms) >= (close ? 0.75 : 0.5)) evidence.push(passage);
     }
     var byResult = {};
     results.forEach(function (r) { byResult[r.id] = r; });
