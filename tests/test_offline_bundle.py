@@ -10,12 +10,15 @@ Served: live mode runs to a live result, with every request on the reader's own 
 
 from __future__ import annotations
 
+import json
 import math
+import re
 import subprocess
 import sys
 import zipfile
 
 import pytest
+from playwright.sync_api import expect
 
 pytest.register_assert_rewrite("browser")
 from browser import PYODIDE_TIMEOUT_MS, REPO, baked, module_page, python_http_server, site_pages, wait_hydrated  # noqa: E402
@@ -165,3 +168,53 @@ def test_served_with_http_server_live_mode_runs(visit, built_site, bundle):
     finally:
         process.terminate()
         process.wait(timeout=10)
+
+
+def _unique_word(folder, module: str) -> tuple[str, str]:
+    """A word that only one section of the module page holds, found in the site's own search index:
+    (the word, that section's location)."""
+    docs = json.loads((folder / "search" / "search_index.json").read_text(encoding="utf-8"))["docs"]
+    words = lambda doc: set(re.findall(r"[a-z]{9,}", re.sub(r"<[^>]+>", " ", doc["text"]).lower()))  # noqa: E731
+    counts = {}
+    for doc in docs:
+        for word in words(doc):
+            counts[word] = counts.get(word, 0) + 1
+    for doc in docs:
+        if doc["location"].startswith(module + "#"):
+            unique = sorted(word for word in words(doc) if counts[word] == 1)
+            if unique:
+                return unique[0], doc["location"]
+    raise AssertionError(f"no section of {module} has a word of its own")
+
+
+def test_from_disk_search_finds_a_word_of_a_module_page_and_opens_its_section(visit, built_site, bundle):
+    _, folder = bundle
+    module = module_page(built_site)
+    word, location = _unique_word(folder, module)
+    page, watch = visit((folder / "index.html").as_uri())
+    search = page.get_by_role("textbox", name="Search")
+    page.locator('label.md-header__button[for="__search"]').click()
+    expect(search).to_be_visible()
+    search.fill(word)
+    results = page.locator(".md-search-result__item a")
+    expect(results.first).to_be_visible()
+    expect(page.locator(".md-search-result__meta")).to_contain_text("matching document")
+    link = results.filter(has=page.locator("mark", has_text=re.compile(word, re.I))).first
+    assert link.get_attribute("href") == (folder / location.split("#")[0]).as_uri() + "#" + location.split("#")[1]
+    link.click()
+    page.wait_for_url(re.compile(re.escape(location) + "$"))
+    anchor = location.split("#")[1]
+    heading = page.locator(f"[id='{anchor}']")
+    expect(heading).to_be_in_viewport()
+    assert all(url.startswith("file://") for url in watch.requests), watch.requests
+    watch.check()
+
+
+def test_from_disk_the_offline_control_says_the_copy_needs_no_network(visit, bundle):
+    _, folder = bundle
+    page, watch = visit((folder / "index.html").as_uri())
+    page.get_by_role("button", name="Make this site available offline").click()
+    dialog = page.get_by_role("dialog", name="Make this site available offline")
+    expect(dialog).to_contain_text("already opens without a network")
+    assert dialog.get_by_role("button", name="Save for offline").count() == 0
+    watch.check()

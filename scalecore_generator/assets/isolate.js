@@ -102,7 +102,7 @@
     window.document$.subscribe({ next: function () { reached = null; typed = false; } });
   }
 
-  navigator.serviceWorker.register(worker.href).then(function () {
+  navigator.serviceWorker.register(worker.href, { updateViaCache: "none" }).then(function () { // as offline.js does
     state.registered = true;
     return navigator.serviceWorker.ready;
   }).then(function () {

@@ -6,7 +6,14 @@ The zip is byte-reproducible like the site itself: entries sorted, one timestamp
 (SOURCE_DATE_EPOCH, else 1980-01-01), fixed permissions. Unzipped, its pages open from disk
 (file://) with every baked panel working; live mode and the console need it served over http:
 ``python3 -m http.server -d <folder> 8000``.
+
+Search works from disk too: a page opened from disk may not fetch Material's search index nor start
+its search worker, so the bundle adds the same index as a classic script, search/search_index.js
+(``var __index = ...``, the format of Material's own offline plugin), which
+scalecore_generator/assets/disk-search.js searches in the page.
 """
+
+import json
 
 import os
 import sys
@@ -20,6 +27,20 @@ def _stamp() -> tuple[int, int, int, int, int, int]:
     return max(time.gmtime(epoch)[:6], (1980, 1, 1, 0, 0, 0))
 
 
+SEARCH_INDEX = "search/search_index.json"
+SEARCH_SCRIPT = "search/search_index.js"
+
+
+def disk_files(site: Path) -> dict[str, bytes]:
+    """What only a copy read from disk needs: the search index as a classic script."""
+    index = site / SEARCH_INDEX
+    if not index.is_file():
+        return {}
+    data = json.loads(index.read_text(encoding="utf-8"))
+    text = "var __index = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/") + ";\n"
+    return {SEARCH_SCRIPT: text.encode("utf-8")}
+
+
 def make_bundle(site: Path, target: Path) -> Path:
     site, target = Path(site), Path(target)
     if not (site / "index.html").is_file():
@@ -27,12 +48,14 @@ def make_bundle(site: Path, target: Path) -> Path:
     temporary = target.with_name(f".{target.name}.tmp")
     stamp = _stamp()
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
-        for path in sorted(p for p in site.rglob("*") if p.is_file()):
-            info = zipfile.ZipInfo(path.relative_to(site).as_posix(), date_time=stamp)
+        entries = {path.relative_to(site).as_posix(): path for path in site.rglob("*") if path.is_file()}
+        added = disk_files(site)
+        for name in sorted(set(entries) | set(added)):
+            info = zipfile.ZipInfo(name, date_time=stamp)
             info.external_attr = 0o100644 << 16
             info.create_system = 3
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, path.read_bytes(), compresslevel=9)
+            archive.writestr(info, added[name] if name in added else entries[name].read_bytes(), compresslevel=9)
     os.replace(temporary, target)
     return target
 

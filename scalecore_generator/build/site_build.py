@@ -10,7 +10,8 @@ engine needs it:
     expand(page, md)   a page's blocks, quotes and generated tables (blocks/extension.py calls it)
     restore(page, html), read(page, html)   its panels back, its passages for the mentor
     finish_page(page, html)   its math, its font preload and its Content-Security-Policy
-    finish()           the figures and mentor scripts written, caches saved, the site swapped in
+    finish()           the figures and mentor scripts written, the offline listing and service
+                       worker last (build/offline.py), caches saved, the site swapped in
     abandon()          a build that failed leaves the previous site and cache as they were
 
 No engine is imported here: an adapter (adapters/mkdocs, adapters/zensical) describes its
@@ -36,7 +37,7 @@ from scalecore.embeddings import cached_embeddings, table_path
 from scalecore.experiment import sentence_tokens
 from scalecore_generator import mentor, vendor
 from scalecore_generator.blocks.base import use_template_cache
-from scalecore_generator.build import bake, cache, disk
+from scalecore_generator.build import bake, cache, disk, offline
 from scalecore_generator.build.cache import forget_templates, save_templates
 from scalecore_generator.build.corpora import load_for_build
 from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
@@ -68,6 +69,8 @@ class EngineSite:
     markdown_extensions: list = field(default_factory=list)  # names (and instances) the pages run
     markdown_config: dict = field(default_factory=dict)  # extension name -> its options
     theme_dirs: list = field(default_factory=list)  # template folders, first wins
+    site_name: str = ""  # the web manifest's name (build/offline.py)
+    site_description: str = ""
 
     @property
     def uses_math(self) -> bool:
@@ -488,6 +491,9 @@ class SiteBuild:
             html = self.typesetter.page(html, self.where(page), page.source)
         if page is not None and self.math_font is not None and "<math" in html:
             html = math_font.preloaded(html, module_page.relative_url(math_font.FONT_SITE, page.url), offscreen.first_screen(html))
+        if page is not None:  # a browser offers to install the site (build/offline.py)
+            manifest = module_page.relative_url(offline.WEB_MANIFEST, page.url)
+            html = html.replace("</head>", f'<link rel="manifest" href="{manifest}">\n</head>', 1)
         return csp.add(html, csp.origin_of(self.settings.package_mirror), self.serve_nonce)
 
     # -- the end ---------------------------------------------------------------------------------
@@ -512,12 +518,17 @@ class SiteBuild:
             written = {path: text.encode("utf-8") for path, text in {**self.figures, **scripts}.items()}
             if self.typesetter is not None and self.math_font is not None:
                 written.update(self.math_font.files(self.typesetter.markup()))
+            written.update(offline.app_files(self.engine.site_name, self.engine.site_description))
             for site_path, data in sorted(written.items()):
                 target = Path(site_dir) / site_path
                 target.parent.mkdir(parents=True, exist_ok=True)
                 target.write_bytes(data)
         except OSError as error:
             raise BuildError(disk.explain(error, "writing the fallbacks' figures", site_dir)) from None
+        try:  # last: the listing is of the site as published (build/offline.py)
+            offline.write(Path(site_dir))
+        except OSError as error:
+            raise BuildError(disk.explain(error, "writing the offline listing", site_dir)) from None
         for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
             memo.save()
         self.minifier.commit()

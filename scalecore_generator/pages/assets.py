@@ -22,7 +22,9 @@ KATEX_SITE = "assets/katex"
 KATEX_CSS = f"{KATEX_SITE}/katex.min.css"
 CSS = (f"{OWN_SITE}/scalecore.css",)
 SCRIPTS = (f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
-ISOLATE = f"{OWN_SITE}/isolate.js"  # registers the site's cross-origin isolation service worker
+ISOLATE = f"{OWN_SITE}/isolate.js"  # reloads a console's page once to make it cross-origin isolated
+OFFLINE = f"{OWN_SITE}/offline.js"  # registers the site's service worker; "Make this site available offline"
+DISK_SEARCH = f"{OWN_SITE}/disk-search.js"  # search in the offline bundle, from file://
 # The theme's (scalecore_generator/theme, theme.custom_dir): the scripts and styles of the module
 # header, the notes and the mentor (which pages/module_page.py writes into module pages).
 # The plugin adds them, not the theme's templates, so a page built without the plugin does not
@@ -69,9 +71,10 @@ def check_math(uses_math: bool, math: str) -> None:
 def page_scripts(isolation: bool, theme: bool) -> list[str]:
     """The scripts every page loads, in order, each deferred by the adapter: fetched while the
     page parses, run once it is parsed (after the theme's bundle), so none holds up the first
-    paint. With ``isolation`` (live mode), isolate.js registers the service worker that makes
-    pages cross-origin isolated (runtime/pyodide.py serves it at the site root)."""
-    return [*SCRIPTS, *((ISOLATE,) if isolation else ()), *(THEME_SCRIPTS if theme else ())]
+    paint. offline.js registers the site's service worker (build/offline.py writes it at the site
+    root: offline reading, and cross-origin isolation, which with ``isolation`` (live mode)
+    isolate.js uses to reload a console's page once); disk-search.js searches from file://."""
+    return [*SCRIPTS, OFFLINE, DISK_SEARCH, *((ISOLATE,) if isolation else ()), *(THEME_SCRIPTS if theme else ())]
 
 
 def stylesheet(uses_math: bool, uses_theme: bool, math: str, kind_styles: list[str]) -> list[str]:

@@ -12,9 +12,9 @@ when code imports them (``loadPackagesFromImports``), so they cost nothing until
 Pyodide's distribution provides that this site does not serve (so ``import numpy`` can say so in
 one line) and the package mirror a deployer configured (option ``package_mirror``).
 
-coi-serviceworker (npm, MIT) is served at the site's root: registered from the site's own origin
-(assets/scalecore/isolate.js), it makes pages cross-origin isolated on hosts that cannot send
-COOP/COEP headers, so Stop can interrupt Python and input() can wait for the reader.
+The service worker at the site's root (scalecore_generator/build/offline.py) makes pages cross-origin
+isolated on hosts that cannot send COOP/COEP headers, so Stop can interrupt Python and input() can
+wait for the reader.
 """
 
 import json
@@ -34,7 +34,6 @@ PYODIDE_SITE = "assets/pyodide"
 WHEEL_SITE = "assets/scalecore"
 LOCK_SITE = f"{PYODIDE_SITE}/pyodide-lock.json"
 PACKAGES_SITE = f"{PYODIDE_SITE}/packages.json"
-ISOLATION_WORKER = "coi-serviceworker.js"  # at the site root: its scope is the whole site
 WHEELS_LOCK = vendor.WHEELS_LOCK
 WHEELS_DIR = vendor.WHEELS  # pip download --require-hashes fills it (bash build_tools/dev.sh; the release wheel carries it)
 
@@ -67,10 +66,6 @@ class LockedWheel:
 def pyodide_folder(root: Path | None = None) -> Path:
     """Pyodide, from the plugin's own npm packages (whichever site is being built)."""
     return vendor.NODE_MODULES / "pyodide"
-
-
-def isolation_worker() -> Path:
-    return vendor.NODE_MODULES / "coi-serviceworker" / "coi-serviceworker.js"
 
 
 def locked_wheels(lock: Path = WHEELS_LOCK) -> list[LockedWheel]:
@@ -146,8 +141,8 @@ def packages_file(pyodide_lock: dict, wheels: list[LockedWheel], mirror: str | N
 
 def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | None = None,
             wheels_dir: Path = WHEELS_DIR) -> Runtime:
-    """Pyodide's files, the core's wheel, a wheel of each of the site's own packages, the offline
-    wheels with the lock file that lists them, and the isolation service worker."""
+    """Pyodide's files, the core's wheel, a wheel of each of the site's own packages, and the offline
+    wheels with the lock file that lists them."""
     if mirror and not re.match(r"^https?://[^/?#\s]+(/[^?#\s]*)?$", mirror):
         raise ScalecoreError(f"scalecore: package_mirror must be the http(s) URL of a folder holding a "
                           f"pyodide-lock.json, got {mirror!r}. Fix: write e.g. package_mirror: "
@@ -156,16 +151,13 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
         mirror += "/"
     folder = pyodide_folder(root)
     missing = [name for name in PYODIDE_FILES + ("pyodide-lock.json",) if not (folder / name).is_file()]
-    if not isolation_worker().is_file():
-        missing.append("coi-serviceworker")
     if missing:
         raise ScalecoreError(
-            f"scalecore: live mode needs the npm packages pyodide and coi-serviceworker in {folder.parent} "
+            f"scalecore: live mode needs the npm package pyodide in {folder.parent} "
             f"(missing {', '.join(missing)}). "
             "Fix: " + vendor.REINSTALL + ", or set 'live: false' for the scalecore plugin in mkdocs.yml."
         )
     files = {f"{PYODIDE_SITE}/{name}": folder / name for name in PYODIDE_FILES}
-    files[ISOLATION_WORKER] = isolation_worker()
     # Every file loadPyodide reads is listed with its sha256: the worker checks each before use.
     manifest = {"pyodide": f"{PYODIDE_SITE}/pyodide.mjs"}
     manifest.update({"pyodide_" + name.removeprefix("pyodide.").replace(".", "_"): f"{PYODIDE_SITE}/{name}"
@@ -192,5 +184,4 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
         files[site_path] = path
     manifest["package_lock"] = LOCK_SITE
     manifest["packages"] = PACKAGES_SITE
-    manifest["isolation"] = ISOLATION_WORKER
     return Runtime(files=files, manifest=manifest)

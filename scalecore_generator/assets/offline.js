@@ -1,0 +1,251 @@
+/* Offline reading: registers the site's service worker and offers "Make this site available
+ * offline" in the header.
+ *
+ * The worker (scalecore_generator/build/service-worker.js, served at the site root) keeps what the
+ * reader uses; the dialog states the size of the rest before anything is fetched (the pages, and
+ * separately the live runtime, which is most of the bytes), then shows progress. When a newer build
+ * has been prepared beside the current one, a notice offers to reload into it: nothing of the new
+ * build reaches this page until then.
+ *
+ * A classic, deferred script that does its work when the browser is idle: nothing here holds up
+ * the first paint. From disk (file://) there is nothing to install: the dialog says why, in words.
+ */
+(function () {
+  "use strict";
+
+  var script = document.currentScript;
+  if (!script) return;
+  var ROOT = new URL("../../", script.src); // assets/scalecore/offline.js -> the site root
+  var WORKER = new URL("coi-serviceworker.js", ROOT).href;
+  var served = /^https?:$/.test(location.protocol);
+  var usable = served && window.isSecureContext && "serviceWorker" in navigator;
+  var registration = null;
+  var status = null; // the worker's last {sizes, saved}
+  var saving = false;
+
+  function idle(work) {
+    if ("requestIdleCallback" in window) window.requestIdleCallback(work, { timeout: 4000 });
+    else setTimeout(work, 200);
+  }
+
+  function megabytes(bytes) {
+    return (bytes / 1e6).toFixed(bytes < 1e7 ? 1 : 0) + " MB";
+  }
+
+  function element(tag, attributes, text) {
+    var node = document.createElement(tag);
+    Object.keys(attributes || {}).forEach(function (name) { node.setAttribute(name, attributes[name]); });
+    if (text) node.textContent = text;
+    return node;
+  }
+
+  /* ---- the worker ---------------------------------------------------------------------------- */
+
+  function ask(message) {
+    var target = navigator.serviceWorker.controller || (registration && registration.active);
+    if (target) target.postMessage(message);
+    return !!target;
+  }
+
+  function register() {
+    navigator.serviceWorker.addEventListener("message", heard);
+    navigator.serviceWorker.startMessages();
+    navigator.serviceWorker.register(WORKER, { updateViaCache: "none" }).then(function (found) {
+      registration = found;
+      watchUpdates();
+      return navigator.serviceWorker.ready;
+    }).then(function (ready) {
+      registration = ready;
+      // What this page loaded before the worker controlled it (the first visit) is kept too.
+      var used = [location.href].concat(performance.getEntriesByType("resource").map(function (entry) {
+        return entry.name;
+      }));
+      ready.active.postMessage({ type: "keep", urls: used });
+      ready.update().catch(function () { /* offline: the worker keeps serving its build */ });
+    }).catch(function () { /* refused (private mode, a setting): the site works as before, online */ });
+  }
+
+  function heard(event) {
+    var data = event.data || {};
+    if (data.type === "status") showStatus(data);
+    else if (data.type === "progress") showProgress(data);
+    else if (data.type === "saved") finished(data);
+    else if (data.type === "failed") failed(data);
+    else if (data.type === "newer-build" && registration) registration.update().catch(function () {});
+  }
+
+  /* ---- updates ------------------------------------------------------------------------------- */
+
+  var reloadOnSwitch = false;
+
+  function watchUpdates() {
+    if (registration.waiting && navigator.serviceWorker.controller) offerUpdate();
+    registration.addEventListener("updatefound", function () {
+      var next = registration.installing;
+      if (!next) return;
+      next.addEventListener("statechange", function () {
+        if (next.state === "installed" && navigator.serviceWorker.controller) offerUpdate();
+      });
+    });
+    navigator.serviceWorker.addEventListener("controllerchange", function () {
+      if (reloadOnSwitch) location.reload();
+      else if (navigator.serviceWorker.controller && document.querySelector(".scalecore-update")) offerUpdate(true);
+    });
+  }
+
+  function offerUpdate(switched) {
+    var notice = document.querySelector(".scalecore-update");
+    if (!notice) {
+      notice = element("div", { class: "scalecore-update", role: "status" });
+      notice.appendChild(element("p", { class: "scalecore-update__text" }));
+      var button = element("button", { type: "button", class: "md-button md-button--primary scalecore-update__reload" },
+        "Reload to update");
+      button.addEventListener("click", function () {
+        reloadOnSwitch = true;
+        if (registration && registration.waiting) registration.waiting.postMessage({ type: "skip-waiting" });
+        else location.reload();
+      });
+      notice.appendChild(button);
+      document.body.appendChild(notice);
+    }
+    notice.querySelector("p").textContent = switched
+      ? "A newer version of this site took over in another tab. Reload this page to read it."
+      : "A newer version of this site is ready. This page stays as it is until you reload.";
+  }
+
+  /* ---- the control and its dialog ------------------------------------------------------------- */
+
+  var ICON = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24" aria-hidden="true" focusable="false">' +
+    '<path d="M5 20h14v-2H5v2zM19 9h-4V3H9v6H5l7 7 7-7z"/></svg>';
+
+  function dialog() {
+    var found = document.getElementById("scalecore-offline");
+    if (found) return found;
+    var id = "scalecore-offline-title";
+    var box = element("dialog", { id: "scalecore-offline", class: "scalecore-offline", "aria-labelledby": id });
+    box.appendChild(element("h2", { id: id }, "Make this site available offline"));
+    var intro = box.appendChild(element("p", { class: "scalecore-offline__intro" }));
+    if (!served) {
+      intro.textContent = "You are reading a copy of this site from your disk: every page already opens without a " +
+        "network. Saving the site in the browser and being told of new versions work when the site is served over http.";
+    } else if (!usable) {
+      intro.textContent = "This browser does not let the site keep its pages (service workers are off, as in some " +
+        "private windows), so pages need the network here.";
+    } else {
+      intro.textContent = "Pages you have read are kept on this device already. Save the rest to read every page " +
+        "without a network; you will be told when a newer version is ready.";
+      var choices = box.appendChild(element("fieldset", { class: "scalecore-offline__choices" }));
+      choices.appendChild(element("legend", {}, "What to save"));
+      [["site", "Pages, styles, fonts and data"], ["runtime", "All of that and the live runtime (Python in the page, the console)"]]
+        .forEach(function (choice) {
+          var label = choices.appendChild(element("label", { class: "scalecore-offline__choice", "data-choice": choice[0] }));
+          var input = label.appendChild(element("input", { type: "radio", name: "scalecore-offline-what", value: choice[0] }));
+          if (choice[0] === "site") input.checked = true;
+          label.appendChild(element("span", {}, choice[1]));
+          label.appendChild(element("span", { class: "scalecore-offline__size", "data-size": choice[0] }, "size: asking…"));
+        });
+      var progress = box.appendChild(element("progress", { class: "scalecore-offline__progress", max: "1", value: "0",
+        "aria-label": "Saved so far" }));
+      progress.hidden = true;
+    }
+    box.appendChild(element("p", { class: "scalecore-offline__status", role: "status", "aria-live": "polite" }));
+    var actions = box.appendChild(element("div", { class: "scalecore-offline__actions" }));
+    if (usable) {
+      var save = actions.appendChild(element("button", { type: "button", class: "md-button md-button--primary",
+        "data-action": "save" }, "Save for offline"));
+      save.disabled = true;
+      save.addEventListener("click", startSaving);
+    }
+    actions.appendChild(element("button", { type: "button", class: "md-button", "data-action": "close" }, "Close"))
+      .addEventListener("click", function () { box.close(); });
+    document.body.appendChild(box);
+    return box;
+  }
+
+  function open() {
+    var box = dialog();
+    if (!box.open) box.showModal();
+    if (usable && !saving && !ask({ type: "status" })) {
+      say("The site's worker is still starting: try again in a moment.");
+    }
+  }
+
+  function say(text) {
+    var line = document.querySelector(".scalecore-offline__status");
+    if (line) line.textContent = text;
+  }
+
+  function showStatus(data) {
+    if (data.error || !data.sizes) { say("The sizes could not be read: " + (data.error || "no answer") + "."); return; }
+    status = data;
+    var sizes = data.sizes;
+    var site = sizes.site - sizes.keptSite;
+    var all = site + sizes.runtime - sizes.keptRuntime;
+    var box = dialog();
+    box.querySelector('[data-size="site"]').textContent = site
+      ? megabytes(site) + " to download (" + megabytes(sizes.site) + " in all)" : "saved (" + megabytes(sizes.site) + ")";
+    var runtime = box.querySelector('[data-choice="runtime"]');
+    runtime.hidden = sizes.runtime === 0; // a site built without live mode has no runtime
+    box.querySelector('[data-size="runtime"]').textContent = all
+      ? megabytes(all) + " to download (" + megabytes(sizes.site + sizes.runtime) + " in all)"
+      : "saved (" + megabytes(sizes.site + sizes.runtime) + ")";
+    box.querySelector('[data-action="save"]').disabled = saving;
+    if (data.saved) say(data.saved.runtime ? "This site and its live runtime are saved on this device."
+      : "This site is saved on this device (without the live runtime).");
+  }
+
+  function startSaving() {
+    var box = dialog();
+    var runtime = box.querySelector('input[value="runtime"]').checked;
+    saving = true;
+    box.querySelector('[data-action="save"]').disabled = true;
+    box.querySelector(".scalecore-offline__progress").hidden = false;
+    if (!ask({ type: "save", runtime: runtime })) { saving = false; say("The site's worker is not running yet."); }
+  }
+
+  function showProgress(data) {
+    var bar = document.querySelector(".scalecore-offline__progress");
+    if (bar) { bar.max = Math.max(data.totalBytes, 1); bar.value = data.bytes; }
+    say("Saving: " + data.files + " of " + data.totalFiles + " files, " + megabytes(data.bytes) + " of " +
+      megabytes(data.totalBytes) + ".");
+  }
+
+  function finished(data) {
+    saving = false;
+    say(data.runtime ? "Done: this site and its live runtime open without a network now."
+      : "Done: every page of this site opens without a network now.");
+    ask({ type: "status" });
+    var line = document.querySelector(".scalecore-offline__status");
+    if (line) line.setAttribute("data-done", "");
+  }
+
+  function failed(data) {
+    saving = false;
+    say(data.newer ? "A newer version of this site was published meanwhile: reload to update, then save again."
+      : "Saving stopped: " + data.reason + ". What was saved is kept; try again when the network is back.");
+    var save = document.querySelector('#scalecore-offline [data-action="save"]');
+    if (save) save.disabled = false;
+  }
+
+  /* The button sits in Material's header, before the search button (on every page: instant
+     navigation may swap the header's parts, so it is put back when missing). */
+  function placeButton() {
+    var header = document.querySelector(".md-header__inner");
+    if (!header || header.querySelector(".scalecore-offline__button")) return;
+    var button = element("button", { type: "button", class: "md-header__button md-icon scalecore-offline__button",
+      title: "Make this site available offline", "aria-label": "Make this site available offline",
+      "aria-haspopup": "dialog" });
+    button.innerHTML = ICON;
+    button.addEventListener("click", open);
+    var before = header.querySelector('label.md-header__button[for="__search"]') || header.querySelector(".md-search");
+    header.insertBefore(button, before && before.parentNode === header ? before : null);
+  }
+
+  idle(function () {
+    placeButton();
+    if (window.document$ && typeof window.document$.subscribe === "function") {
+      window.document$.subscribe({ next: placeButton });
+    }
+    if (usable) register();
+  });
+})();
