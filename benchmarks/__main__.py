@@ -26,6 +26,7 @@ BENCHMARKS = (
     ("console", "The console: Stop to the next output, import sympy offline, a flood of output"),
     ("full_stack", "The console's full stack: bytes, time to first output against Pyodide, first imports, Stop"),
     ("mentor", "The mentor: retrieval scored on the question set, answer time, bytes"),
+    ("offline", "Offline reading: the bytes the cache takes with and without the runtime, reloading offline"),
 )
 
 
