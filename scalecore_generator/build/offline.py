@@ -30,7 +30,9 @@ VERSION_SLOT = '"__SCALECORE_BUILD__"'
 # The live runtime and the optional models: downloaded for offline use only when asked.
 RUNTIME_PREFIXES = ("assets/pyodide/", "assets/scalecore/models/", "assets/scalecore/vendor/wllama/",
                     "assets/scalecore/vendor/pdfjs/")
-NOT_LISTED = (".map",)  # source maps: only a browser's developer tools ask for them
+# Source maps (only a browser's developer tools ask for them) and the sitemaps (for crawlers; they
+# hold the deployed site's absolute URLs, which a host may write for itself): never cached.
+NOT_LISTED = (".map", "sitemap.xml", "sitemap.xml.gz")
 INDIGO, WHITE = (0x3F, 0x51, 0xB5), (0xFF, 0xFF, 0xFF)  # Material's "indigo", the site's primary colour
 
 

@@ -104,15 +104,20 @@ async function cachedCopy(cache, path, entry, own = true) {
 
 class NewerBuild extends Error {}
 
-/* The network's bytes of a path, checked against the listing, then stored. */
+/* The network's bytes of a path, checked against the listing, then stored. The browser's HTTP
+   cache is asked first (the first visit's files are there already, and the digest tells whether
+   its copy is this build's), then the server. */
 async function networkCopy(cache, path, entry) {
-  const response = await fetch(keyOf(path), { cache: "no-cache" });
-  if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
-  const body = await response.arrayBuffer();
-  if ((await sha256(body)) !== entry.sha256) throw new NewerBuild(path);
-  const type = response.headers.get("Content-Type") || "";
-  await cache.put(keyOf(path), new Response(body, { headers: { "Content-Type": type } }));
-  return { body, type };
+  for (const mode of ["force-cache", "no-cache"]) {
+    const response = await fetch(keyOf(path), { cache: mode });
+    if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+    const body = await response.arrayBuffer();
+    if ((await sha256(body)) !== entry.sha256) continue;
+    const type = response.headers.get("Content-Type") || "";
+    await cache.put(keyOf(path), new Response(body, { headers: { "Content-Type": type } }));
+    return { body, type };
+  }
+  throw new NewerBuild(path);
 }
 
 async function copyOf(path, entry) {
