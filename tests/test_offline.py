@@ -220,3 +220,18 @@ def test_an_altered_cached_file_is_refused(reader, site_server, built_site):
     context.set_offline(True)
     page.reload()
     expect(page.locator("h1").first).to_contain_text("Write your own interactive")  # and kept again
+
+
+def test_under_a_subpath_the_worker_keeps_to_it_and_reads_offline(reader, subpath_server, built_site):
+    context, page = reader(subpath_server)
+    controlled(page, subpath_server.url + page_url(module_page(built_site)))
+    assert page.evaluate("navigator.serviceWorker.getRegistration().then(r => r.scope)") == subpath_server.url
+    wait_saved(page)
+    kept = [url for urls in page.evaluate(CACHE_KEYS).values() for url in urls]
+    assert kept and all(url.startswith(subpath_server.url) for url in kept)
+    context.set_offline(True)
+    asked = len(subpath_server.paths)
+    page.goto(subpath_server.url + THIRD)
+    expect(page.locator("h1").first).to_contain_text("Write your own interactive")
+    assert network(subpath_server, asked) == [] and subpath_server.outside_since(0) == []
+    assert context.refused == []
