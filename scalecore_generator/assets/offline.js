@@ -20,6 +20,8 @@
   var served = /^https?:$/.test(location.protocol);
   var usable = served && window.isSecureContext && "serviceWorker" in navigator;
   var registration = null;
+  // A page the worker did not serve (the first visit, a hard reload) hands it the files it loaded.
+  var uncontrolled = usable && !navigator.serviceWorker.controller;
   var status = null; // the worker's last {sizes, saved}
   var saving = false;
 
@@ -57,10 +59,12 @@
     }).then(function (ready) {
       registration = ready;
       // What this page loaded before the worker controlled it (the first visit) is kept too.
-      var used = [location.href].concat(performance.getEntriesByType("resource").map(function (entry) {
-        return entry.name;
-      }));
-      ready.active.postMessage({ type: "keep", urls: used });
+      if (uncontrolled) {
+        var used = [location.href].concat(performance.getEntriesByType("resource").map(function (entry) {
+          return entry.name;
+        }));
+        ready.active.postMessage({ type: "keep", urls: used });
+      }
       ready.update().catch(function () { /* offline: the worker keeps serving its build */ });
     }).catch(function () { /* refused (private mode, a setting): the site works as before, online */ });
   }
