@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 import pytest
+from playwright.sync_api import expect
 
 pytest.register_assert_rewrite("browser")
 from browser import AXE, docs_pages, module_page, page_url, panel_pages, wait_hydrated
@@ -168,3 +169,21 @@ def test_live_regions_announce_the_changed_readouts(visit, site_server, module):
     gradient = softmax.locator("[data-measure=gradient]").text_content()
     assert f"gradient size {gradient}" in said, said
     assert factor.get_attribute("aria-valuetext") == f"times {softmax.get_attribute('data-scalecore-factor')}"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_the_offline_dialog_passes_axe(visit, site_server, scheme):
+    """'Make this site available offline' (assets/offline.js): reached with the keyboard, named,
+    and clean under axe-core in both schemes, on a phone's width."""
+    tab, _ = visit(site_server.url, color_scheme=scheme, service_workers="allow", viewport={"width": 390, "height": 800})
+    button = tab.get_by_role("button", name="Make this site available offline")
+    button.focus()
+    tab.keyboard.press("Enter")
+    dialog = tab.get_by_role("dialog", name="Make this site available offline")
+    expect(dialog.locator('[data-size="site"]')).to_contain_text("MB")
+    assert tab.evaluate("document.activeElement.closest('dialog') !== null")  # the focus moved into it
+    tab.add_script_tag(path=str(AXE))
+    violations = [v for v in tab.evaluate(AXE_RUN, list(DISABLED_RULES)) if v["impact"] in BLOCKING]
+    assert not violations, _report(violations)
+    tab.keyboard.press("Escape")
+    expect(dialog).to_be_hidden()

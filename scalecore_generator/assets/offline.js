@@ -169,8 +169,9 @@
   function open() {
     var box = dialog();
     if (!box.open) box.showModal();
-    if (usable && !saving && !ask({ type: "status" })) {
-      say("The site's worker is still starting: try again in a moment.");
+    if (usable && !saving) {
+      // The sizes come from the worker, once it runs (at once, but on the first visit).
+      navigator.serviceWorker.ready.then(function () { ask({ type: "status" }); });
     }
   }
 
