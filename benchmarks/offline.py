@@ -2,7 +2,8 @@
 
 - what "Make this site available offline" stores: the bytes of the cached files (each response's
   body, read back from Cache Storage) and what the browser reports for the origin
-  (navigator.storage.estimate), without and with the live runtime, against the sizes the dialog
+  (navigator.storage.estimate), without the live runtime, with it, and with the console's full
+  scientific stack too, against the sizes the dialog
   stated before saving; and how long saving took from a server on this machine;
 - the time to reload the module page offline (the service worker answering from its cache,
   checking each file's sha256) against reloading it online with no service worker (the browser's
@@ -37,18 +38,21 @@ CACHED_BYTES = """async () => {
 LOAD_MS = "() => { const n = performance.getEntriesByType('navigation')[0]; return n.loadEventEnd - n.startTime; }"
 
 
-def save(browser, server, runtime: bool) -> dict:
+LABELS = {"runtime": "All of that and the live runtime", "stack": "All of that and the console's full scientific stack"}
+
+
+def save(browser, server, level: str) -> dict:
     context = browser.new_context(service_workers="allow", viewport={"width": 1280, "height": 900})
     page = context.new_page()
     page.goto(server.url + PAGE)
     page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=30_000)
     page.get_by_role("button", name="Make this site available offline").click()
     dialog = page.get_by_role("dialog", name="Make this site available offline")
-    size = dialog.locator(f'[data-size="{"runtime" if runtime else "site"}"]')
+    size = dialog.locator(f'[data-size="{level}"]')
     size.filter(has_text="MB").wait_for()
     stated = size.text_content()
-    if runtime:
-        dialog.get_by_label("All of that and the live runtime", exact=False).check()
+    if level in LABELS:
+        dialog.get_by_label(LABELS[level], exact=False).check()
     started = time.monotonic()
     dialog.get_by_role("button", name="Save for offline").click()
     dialog.locator(".scalecore-offline__status[data-done]").wait_for(timeout=600_000)
@@ -88,19 +92,21 @@ def main() -> None:
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
-                results = {mode: save(browser, server, mode == "runtime") for mode in ("site", "runtime")}
+                results = {level: save(browser, server, level) for level in ("site", "runtime", "stack")}
                 online = online_reload(browser, server)
                 browser.close()
         finally:
             server.close()
     print(f"module page {PAGE}; one build of this repository's site, served from 127.0.0.1")
-    for mode, label in (("site", "pages, styles, fonts, data"), ("runtime", "with the live runtime")):
+    for mode, label in (("site", "pages, styles, fonts, data"), ("runtime", "with the live runtime"),
+                        ("stack", "with the console's full stack too")):
         found = results[mode]
         print(f"saved ({label}): {found['cached'] / 1e6:.1f} MB in {found['files']} cached files "
               f"(the browser reports {found['usage'] / 1e6:.1f} MB for the origin); the dialog stated "
               f"'{found['stated']}'; saving took {found['seconds']:.1f} s")
-    print(f"the runtime is {results['runtime']['cached'] / results['site']['cached']:.2f}x the bytes of the site alone")
-    for mode in ("site", "runtime"):
+    print(f"with the runtime {results['runtime']['cached'] / results['site']['cached']:.2f}x the bytes of the site alone, "
+          f"with the full stack too {results['stack']['cached'] / results['site']['cached']:.2f}x")
+    for mode in ("site", "runtime", "stack"):
         ms = results[mode]["offline_ms"]
         print(f"reload offline ({mode} saved), navigation to load event, median of {RELOADS}: {ms:.0f} ms; "
               f"online without a service worker (HTTP cache warm): {online:.0f} ms; offline/online {ms / online:.2f}")

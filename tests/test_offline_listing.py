@@ -100,3 +100,15 @@ def test_the_bundle_carries_the_search_index_as_a_classic_script(tmp_path):
     assert "</script>" not in script  # a title cannot end the script early
     data = json.loads(script[len("var __index = "):-2])
     assert data == json.loads((site / bundle.SEARCH_INDEX).read_text(encoding="utf-8"))
+
+
+def test_precompressed_copies_are_not_listed_but_a_gzip_file_of_its_own_is(tmp_path):
+    site = _site(tmp_path)
+    for name in ("assets/fullstack/python.wasm", "assets/fullstack/python.wasm.gz", "assets/fullstack/python.wasm.br",
+                 "assets/pyodide/snapshot.bin.gz"):
+        (site / name).parent.mkdir(parents=True, exist_ok=True)
+        (site / name).write_bytes(b"x")
+    files = offline.listing(site)["files"]
+    assert "assets/fullstack/python.wasm" in files and files["assets/fullstack/python.wasm"]["runtime"] is True
+    assert "assets/fullstack/python.wasm.gz" not in files and "assets/fullstack/python.wasm.br" not in files
+    assert "assets/pyodide/snapshot.bin.gz" in files  # no snapshot.bin beside it: the file itself

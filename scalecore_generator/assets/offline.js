@@ -140,7 +140,8 @@
         "without a network; you will be told when a newer version is ready.";
       var choices = box.appendChild(element("fieldset", { class: "scalecore-offline__choices" }));
       choices.appendChild(element("legend", {}, "What to save"));
-      [["site", "Pages, styles, fonts and data"], ["runtime", "All of that and the live runtime (Python in the page, the console)"]]
+      [["site", "Pages, styles, fonts and data"], ["runtime", "All of that and the live runtime (Python in the page, the console)"],
+        ["stack", "All of that and the console's full scientific stack (numpy, pandas, scikit-learn, matplotlib)"]]
         .forEach(function (choice) {
           var label = choices.appendChild(element("label", { class: "scalecore-offline__choice", "data-choice": choice[0] }));
           var input = label.appendChild(element("input", { type: "radio", name: "scalecore-offline-what", value: choice[0] }));
@@ -184,28 +185,32 @@
     if (data.error || !data.sizes) { say("The sizes could not be read: " + (data.error || "no answer") + "."); return; }
     status = data;
     var sizes = data.sizes;
-    var site = sizes.site - sizes.keptSite;
-    var all = site + sizes.runtime - sizes.keptRuntime;
     var box = dialog();
-    box.querySelector('[data-size="site"]').textContent = site
-      ? megabytes(site) + " to download (" + megabytes(sizes.site) + " in all)" : "saved (" + megabytes(sizes.site) + ")";
-    var runtime = box.querySelector('[data-choice="runtime"]');
-    runtime.hidden = sizes.runtime === 0; // a site built without live mode has no runtime
-    box.querySelector('[data-size="runtime"]').textContent = all
-      ? megabytes(all) + " to download (" + megabytes(sizes.site + sizes.runtime) + " in all)"
-      : "saved (" + megabytes(sizes.site + sizes.runtime) + ")";
+    var missing = 0, total = 0;
+    [["site", "Site"], ["runtime", "Runtime"], ["stack", "Stack"]].forEach(function (level) {
+      missing += sizes[level[0]] - sizes["kept" + level[1]];
+      total += sizes[level[0]];
+      box.querySelector('[data-choice="' + level[0] + '"]').hidden = level[0] !== "site" && sizes[level[0]] === 0;
+      box.querySelector('[data-size="' + level[0] + '"]').textContent = missing
+        ? megabytes(missing) + " to download (" + megabytes(total) + " in all)" : "saved (" + megabytes(total) + ")";
+    });
     box.querySelector('[data-action="save"]').disabled = saving;
-    if (data.saved) say(data.saved.runtime ? "This site and its live runtime are saved on this device."
-      : "This site is saved on this device (without the live runtime).");
+    if (data.saved) say(SAVED[data.saved.level] || "");
   }
+
+  var SAVED = {
+    site: "Every page of this site opens without a network now (not the live runtime).",
+    runtime: "Every page, live mode and the console open without a network now.",
+    stack: "Every page, live mode and the console with its full scientific stack open without a network now.",
+  };
 
   function startSaving() {
     var box = dialog();
-    var runtime = box.querySelector('input[value="runtime"]').checked;
+    var level = box.querySelector('input[name="scalecore-offline-what"]:checked').value;
     saving = true;
     box.querySelector('[data-action="save"]').disabled = true;
     box.querySelector(".scalecore-offline__progress").hidden = false;
-    if (!ask({ type: "save", runtime: runtime })) { saving = false; say("The site's worker is not running yet."); }
+    if (!ask({ type: "save", level: level })) { saving = false; say("The site's worker is not running yet."); }
   }
 
   function showProgress(data) {
@@ -217,8 +222,7 @@
 
   function finished(data) {
     saving = false;
-    say(data.runtime ? "Done: this site and its live runtime open without a network now."
-      : "Done: every page of this site opens without a network now.");
+    say("Done: " + SAVED[data.level].charAt(0).toLowerCase() + SAVED[data.level].slice(1));
     ask({ type: "status" });
     var line = document.querySelector(".scalecore-offline__status");
     if (line) line.setAttribute("data-done", "");

@@ -28,8 +28,10 @@ ICONS = "assets/scalecore/icons"
 WORKER_SOURCE = Path(__file__).with_name("service-worker.js")
 VERSION_SLOT = '"__SCALECORE_BUILD__"'
 # The live runtime and the optional models: downloaded for offline use only when asked.
-RUNTIME_PREFIXES = ("assets/pyodide/", "assets/scalecore/models/", "assets/scalecore/vendor/wllama/",
-                    "assets/scalecore/vendor/pdfjs/")
+RUNTIME_PREFIXES = ("assets/pyodide/", "assets/fullstack/", "assets/scalecore/models/",
+                    "assets/scalecore/vendor/wllama/", "assets/scalecore/vendor/pdfjs/")
+FULL_STACK = "assets/fullstack/"  # scalecore_generator/runtime/fullstack.py
+PRECOMPRESSED = (".gz", ".br")  # a copy beside its file, for hosts that send it as Content-Encoding
 # Source maps (only a browser's developer tools ask for them) and the sitemaps (for crawlers; they
 # hold the deployed site's absolute URLs, which a host may write for itself): never cached.
 NOT_LISTED = (".map", "sitemap.xml", "sitemap.xml.gz")
@@ -48,9 +50,13 @@ def listing(site: Path) -> dict:
         site_path = path.relative_to(site).as_posix()
         if site_path in own or site_path.endswith(NOT_LISTED) or site_path.startswith("."):
             continue
+        if site_path.endswith(PRECOMPRESSED) and path.with_suffix("").is_file():
+            continue  # the browser asks for the file itself (and gets these bytes decoded)
         entry = {"sha256": sha256_hashed(path), "bytes": path.stat().st_size}
         if is_runtime(site_path):
             entry["runtime"] = True
+        if site_path.startswith(FULL_STACK):
+            entry["stack"] = True  # the console's full scientific stack: most of the runtime's bytes, a choice of its own
         files[site_path] = entry
     digest = hashlib.sha256(json.dumps(files, sort_keys=True).encode("utf-8")).hexdigest()
     return {"schema": "scalecore/offline/1", "version": digest[:20], "files": files}

@@ -34,7 +34,7 @@ const PREFIX = "scalecore-";
 const CACHE = PREFIX + BUILD;
 const ROOT = new URL("./", self.location.href); // the site root: this file lives there
 const LISTING = new URL("offline.json", ROOT).href;
-const SAVED = new URL("offline.json?saved", ROOT).href; // {runtime}: the reader asked for everything
+const SAVED = new URL("offline.json?saved", ROOT).href; // {level}: what the reader asked to save
 // (a query, not a fragment: the Cache API ignores fragments)
 const PARALLEL = 4;
 
@@ -193,7 +193,7 @@ async function prepare() {
       if (path && found.files[path] && request.url !== LISTING) wanted.add(path);
     }
   }
-  if (saved) for (const [path, entry] of Object.entries(found.files)) if (saved.runtime || !entry.runtime) wanted.add(path);
+  if (saved) for (const [path, entry] of Object.entries(found.files)) if (chosen(entry, saved.level)) wanted.add(path);
   await inParallel([...wanted], async (path) => {
     const entry = found.files[path];
     for (const name of await otherCaches()) {
@@ -233,13 +233,19 @@ self.addEventListener("activate", (event) => {
 
 /* ---- what pages ask -------------------------------------------------------------------------- */
 
+/* What the reader may save: "site" (pages, styles, fonts, data), "runtime" (and Pyodide with the
+   rest of live mode), "stack" (and the console's full scientific stack). */
+const LEVELS = ["site", "runtime", "stack"];
+const levelOf = (entry) => (entry.stack ? "stack" : entry.runtime ? "runtime" : "site");
+const chosen = (entry, level) => LEVELS.indexOf(levelOf(entry)) <= LEVELS.indexOf(level);
+
 async function status() {
   const { files } = await currentListing();
   const cache = await caches.open(CACHE);
   const kept = new Set((await cache.keys()).map((request) => sitePath(request.url)));
-  const sizes = { site: 0, runtime: 0, keptSite: 0, keptRuntime: 0, files: 0, kept: 0 };
+  const sizes = { site: 0, runtime: 0, stack: 0, keptSite: 0, keptRuntime: 0, keptStack: 0, files: 0, kept: 0 };
   for (const [path, entry] of Object.entries(files)) {
-    const group = entry.runtime ? "Runtime" : "Site";
+    const group = { site: "Site", runtime: "Runtime", stack: "Stack" }[levelOf(entry)];
     sizes[group.toLowerCase()] += entry.bytes;
     sizes.files += 1;
     if (kept.has(path)) { sizes["kept" + group] += entry.bytes; sizes.kept += 1; }
@@ -249,11 +255,11 @@ async function status() {
 }
 
 /* Everything the reader chose, with progress after each file. */
-async function saveAll(runtime, client) {
+async function saveAll(level, client) {
   const { files } = await currentListing();
   const cache = await caches.open(CACHE);
   const kept = new Set((await cache.keys()).map((request) => sitePath(request.url)));
-  const missing = Object.keys(files).filter((path) => (runtime || !files[path].runtime) && !kept.has(path));
+  const missing = Object.keys(files).filter((path) => chosen(files[path], level) && !kept.has(path));
   const total = missing.reduce((sum, path) => sum + files[path].bytes, 0);
   let doneFiles = 0, doneBytes = 0;
   const report = () => client.postMessage({ type: "progress", files: doneFiles, totalFiles: missing.length,
@@ -265,8 +271,9 @@ async function saveAll(runtime, client) {
     report();
   });
   const previous = await cache.match(SAVED);
-  const before = previous ? await previous.json() : { runtime: false };
-  await cache.put(SAVED, new Response(JSON.stringify({ runtime: runtime || before.runtime })));
+  const before = previous ? (await previous.json()).level : "site";
+  const saved = LEVELS[Math.max(LEVELS.indexOf(level), LEVELS.indexOf(before))];
+  await cache.put(SAVED, new Response(JSON.stringify({ level: saved })));
 }
 
 /* The files a page used before this worker controlled it (the first visit): kept like the rest. */
@@ -286,7 +293,7 @@ self.addEventListener("message", (event) => {
   else if (data.type === "keep" && Array.isArray(data.urls)) event.waitUntil(keep(data.urls.map(String)).catch(() => {}));
   else if (data.type === "status") event.waitUntil(status().then((found) => client.postMessage(found),
     (error) => client.postMessage({ type: "status", error: String(error) })));
-  else if (data.type === "save") event.waitUntil(saveAll(!!data.runtime, client).then(
-    () => client.postMessage({ type: "saved", runtime: !!data.runtime }),
+  else if (data.type === "save" && LEVELS.includes(data.level)) event.waitUntil(saveAll(data.level, client).then(
+    () => client.postMessage({ type: "saved", level: data.level }),
     (error) => client.postMessage({ type: "failed", newer: error instanceof NewerBuild, reason: String(error.message || error) })));
 });
