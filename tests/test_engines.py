@@ -209,19 +209,27 @@ def test_the_console_runs_python_under_zensical(visit, zensical_server, built_si
     watch.check()
 
 
-def test_the_module_header_cards_and_mentor_work_under_zensical(visit, chromium, zensical_server, built_site):
-    from test_mentor import _lands, _rendered_links
+def test_the_module_header_cards_and_mentor_work_under_zensical(visit, zensical_server, built_site):
+    """The module header and its cards, and every link of every mentor answer to the question
+    set, clicked (tests/test_mentor.py's click-through), land under Zensical too."""
+    from test_mentor import _click_every_link, _lands
 
-    page, watch = visit(zensical_server.url + page_url(module_page(built_site)))
-    header = page.locator(".scalecore-module")
-    assert header.count() == 1
-    cards = page.locator(".scalecore-card__link").evaluate_all("links => links.map(a => a.href)")
-    assert cards, "no card links"
-    links = _rendered_links(page)
-    assert len(links) >= 4, links
-    for href in dict.fromkeys(cards + links):
+    module = module_page(built_site)
+    page, watch = visit(zensical_server.url + page_url(module))
+    assert page.locator(".scalecore-module").count() == 1
+    cards = page.locator(".scalecore-card__link")
+    assert cards.count(), "no card links"
+    for i in range(cards.count()):
+        href = cards.nth(i).evaluate("a => a.href")
         assert href.startswith(zensical_server.url), href
-        _lands(chromium, href)
+        with page.context.expect_page() as new_tab:
+            cards.nth(i).click(modifiers=["Control"])
+        opened = new_tab.value
+        try:
+            _lands(page, href, opened)
+        finally:
+            opened.close()
+    assert _click_every_link(page, module, zensical_server.url) >= 10
     watch.check()
 
 

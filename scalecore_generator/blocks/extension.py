@@ -34,10 +34,13 @@ SERIALIZED_PRIORITY = -1000
 class BlocksExtension(Extension):
     scalecore_blocks = True  # a block's nested Markdown (its option texts) never runs blocks again
 
-    def __init__(self, build, page_of, on_error=None):
+    def __init__(self, build, page_of, on_error=None, links=None):
         super().__init__()
         self.build = build
         self.page_of = page_of
+        # links(page) -> (resolve_link, pages): how a link to a .md file from this page becomes
+        # the URL of that page, and the site's pages (for the hint of a broken link).
+        self.links = links or (lambda page: (None, ()))
         # An engine that reports an extension's exception with its traceback (Zensical) is told
         # of the build's own mistake first, to show its message alone.
         self.on_error = on_error or (lambda error: None)
@@ -60,7 +63,8 @@ class _Expand(Preprocessor):
         if page is None:  # Markdown converted outside a page (a snippet, a nested render)
             return lines
         try:
-            return self.extension.build.expand(page, "\n".join(lines)).split("\n")
+            resolve_link, pages = self.extension.links(page)
+            return self.extension.build.expand(page, "\n".join(lines), resolve_link, pages).split("\n")
         except ScalecoreError as error:
             self.extension.on_error(error)
             raise
@@ -82,7 +86,7 @@ class _Restore(Postprocessor):
             return text  # a fragment (a heading's text), not the page
         build = self.extension.build
         try:
-            return build.read(page, build.restore(page, text))
+            return build.read(page, build.restore(page, text), self.extension.links(page)[0])
         except ScalecoreError as error:
             self.extension.on_error(error)
             raise

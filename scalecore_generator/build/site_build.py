@@ -456,12 +456,18 @@ class SiteBuild:
         stash = self.stashes.pop(page.src_uri, None)
         return stash.restore(html) if stash is not None else html
 
-    def read(self, page: PageInfo, html: str) -> str:
+    def read(self, page: PageInfo, html: str, resolve_link=None) -> str:
         """The mentor's passages come from the rendered content, panels expanded, before the
         theme wraps it (and before the math is typeset: a passage keeps its formula as readable
         text). Then the runs between headings become boxes the browser skips off screen
-        (pages/offscreen.py)."""
-        self.mentor.read(html, page.dest_uri, page.title, page.meta)
+        (pages/offscreen.py). ``resolve_link``: for an engine that turns links to .md files into
+        pages' URLs only after this step (Zensical), the mentor reads them as they will be."""
+        from scalecore_generator.blocks.base import PAGE_LINK
+
+        read = html
+        if resolve_link is not None:
+            read = PAGE_LINK.sub(lambda m: f'href="{resolve_link(m[1]) or m[1]}{m[2] or ""}"', html)
+        self.mentor.read(read, page.dest_uri, page.title, page.meta)
         return offscreen.wrap(html)
 
     def check_neighbours(self, pages: list[PageInfo]) -> None:

@@ -8,10 +8,13 @@ for the length of one build, and learns the page from Zensical's rendering conte
 
 from __future__ import annotations
 
+import posixpath
 from pathlib import Path
+from urllib.parse import unquote
 
 from scalecore_generator.blocks.extension import BlocksExtension
 from scalecore_generator.build.site_build import PageInfo
+from scalecore_generator.pages.module_page import relative_url
 
 # "build": the SiteBuild running; "pages": site path -> PageInfo of each page rendered; "error": the
 # build's first mistake found while Zensical rendered a page (shown alone, without Zensical's traceback).
@@ -40,5 +43,32 @@ def page_of(md) -> PageInfo | None:
     return info
 
 
+def links(page: PageInfo):
+    """How a link to a .md file from ``page`` becomes the URL Zensical gives that page (it
+    rewrites the page's own links after the Markdown is converted, so the blocks and the
+    mentor, which read it before, resolve them the same way), and the site's pages."""
+    build = ACTIVE["build"]
+    docs = Path(build.engine.docs_dir)
+    pages = ACTIVE.get("sources")
+    if pages is None:
+        pages = ACTIVE["sources"] = tuple(sorted(p.relative_to(docs).as_posix() for p in docs.rglob("*.md")))
+    directory_urls = ACTIVE.get("directory_urls", False)
+
+    def resolve(target: str) -> str | None:
+        path = posixpath.normpath(posixpath.join(posixpath.dirname(page.src_uri), unquote(target)))
+        if path not in pages:
+            return None
+        stem = path[:-len(".md")]
+        if directory_urls:
+            stem = stem[:-len("index")] if stem.endswith("index") else stem + "/"
+            url = stem
+        else:
+            url = stem + ".html"
+        return relative_url(url, page.url) if url else relative_url("", page.url) + "/"
+
+    return resolve, pages
+
+
 def makeExtension(**kwargs):  # noqa: N802 (Python-Markdown's name)
-    return BlocksExtension(ACTIVE["build"], page_of, on_error=lambda error: ACTIVE.setdefault("error", error))
+    return BlocksExtension(ACTIVE["build"], page_of, on_error=lambda error: ACTIVE.setdefault("error", error),
+                           links=links)

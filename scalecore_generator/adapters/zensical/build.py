@@ -70,6 +70,7 @@ def build(config_file: Path, strict: bool = False, site_dir: Path | None = None)
         project = _project(run, derived)
         blocks.ACTIVE.clear()
         blocks.ACTIVE["build"] = run
+        blocks.ACTIVE["directory_urls"] = bool(config.get("use_directory_urls", True))
         try:
             zensical.build(str(project / "mkdocs.yml"), {"clean": True, "strict": strict})
         except (Exception, _Panic) as error:  # Zensical's own error (configuration, a page): its message, no traceback
