@@ -10,6 +10,8 @@
  * globalThis.scalecoreViews.
  *
  *   format(value, digits)      3 significant digits; very large or small as "1.95 × 10⁹"
+ *   measure(value)             a measure's value: format(), but a whole number keeps its digits
+ *                              ("1.00", never "1" beside "0.998": one format per measure)
  *   shade(weight)              the ink of a weight: its square root, so 0.05 and 0.25 differ
  *   heatmap({tokens, weights, title, font})      attention weights, rows = queries
  *   repaintHeatmap(svg, spec)  the same, on an SVG heatmap() drew for the same tokens and font
@@ -50,6 +52,16 @@
     }
     var text = size >= Math.pow(10, digits - 1) ? value.toFixed(0) : value.toPrecision(digits);
     return text.replace("-", "\u2212");
+  }
+
+  /* A measured quantity (a read-out): the same three significant digits whether or not this
+     value happens to be whole, so a share that is exactly 1 at one seed reads "1.00", as 0.999
+     does at another, not "1". Counts are not measures: they keep format(). */
+  function measure(value) {
+    if (typeof value !== "number" || !isFinite(value)) return format(value);
+    var size = Math.abs(value);
+    if (!Number.isInteger(value) || size >= 1e5) return format(value);
+    return (size >= 100 ? value.toFixed(0) : value.toPrecision(3)).replace("-", "\u2212");
   }
 
   function shade(weight) {
@@ -406,7 +418,7 @@
     var low = ranged ? bound(m.range[0], T) : 0;
     var high = ranged ? bound(m.range[1], T) : 1;
     var share = ranged ? Math.max(0, Math.min(1, (m.value - low) / (high - low))) : 0;
-    return { ranged: ranged, value: format(m.value) + (m.unit || ""), width: (share * 100).toFixed(1) + "%" };
+    return { ranged: ranged, value: measure(m.value) + (m.unit || ""), width: (share * 100).toFixed(1) + "%" };
   }
 
   function readouts(spec) {
@@ -470,7 +482,7 @@
       '<svg xmlns="http://www.w3.org/2000/svg" ' + size).replace(/(<svg [^>]*>)/, "$1<style>" + FILE_STYLE + "</style>") + "\n";
   }
 
-  root.scalecoreViews = { format: format, shade: shade, escape: escape, heatmap: heatmap,
+  root.scalecoreViews = { format: format, measure: measure, shade: shade, escape: escape, heatmap: heatmap,
     repaintHeatmap: repaintHeatmap, legend: legend,
     histogram: histogram, bars: bars, line: line, table: table, weights: weights, readouts: readouts,
     repaintReadouts: repaintReadouts, number: number,

@@ -68,20 +68,21 @@
         self.layers = Number(value);
         self.layer = Math.min(self.layer, self.layers);
         self.render(performance.now());
-      }).select;
+      }, "layers").select;
       pickers.appendChild(this.layersSelect.parentNode);
     }
     if (this.show.maps) {
       this.layerSelect = u.labelledSelect("Maps of layer", [], this.layer, function (value) {
         self.layer = Number(value);
         self.render(performance.now());
-      }).select;
+      }, "layer").select;
       pickers.appendChild(this.layerSelect.parentNode);
     }
-    u.corpusSeedPickers({ manifest: this.manifest, corpora: this.o.corpus, corpus: this.corpus, seed: this.seed,
+    u.corpusSeedPickers({ kind: KIND, manifest: this.manifest, corpora: this.o.corpus, corpus: this.corpus, seed: this.seed,
       showCorpus: this.show.corpus, showSeed: this.show.seed,
-      choose: function (corpus, seed) { self.choose(corpus || self.corpus, seed === null ? self.seed : seed); },
-    }).forEach(function (field) { pickers.appendChild(field); });
+      current: function () { return { corpus: self.corpus, seed: self.seed }; },
+      choose: function (corpus, seed) { self.choose(corpus, seed); },
+    }).fields.forEach(function (field) { pickers.appendChild(field); });
     this.status = el("span", { class: "scalecore-status", role: "status" });
     pickers.appendChild(this.status);
     box.appendChild(pickers);
@@ -119,7 +120,7 @@
       });
       group.appendChild(el("label", null, [input, el("span", null, norm.label)]));
     });
-    return el("fieldset", { class: "encoder-norm" }, [el("legend", null, "LayerNorm"), group]);
+    return el("fieldset", { class: "encoder-norm", "data-scalecore-state": "norm" }, [el("legend", null, "LayerNorm"), group]);
   };
 
   Panel.prototype.choose = function (corpus, seed) {

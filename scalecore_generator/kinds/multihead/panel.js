@@ -15,16 +15,9 @@
   var el = u.el;
   var V = globalThis.scalecoreViews;
   var KIND = "multihead";
-  var GUARDS = [
-    { name: "norm", what: "LayerNorm the input" },
-    { name: "init", what: "weights at 1/\u221ad_model" },
-    { name: "scale", what: "each head's scores \u00f7 \u221ad_k" },
-  ];
-
-  function guardSetName(flags) {
-    var on = GUARDS.filter(function (g) { return flags[g.name]; }).map(function (g) { return g.name; });
-    return on.length ? on.join("+") : "none";
-  }
+  // What each guard does here (names, order and guard-set names: the panel base's).
+  var HINTS = { norm: "LayerNorm the input", init: "weights at 1/\u221ad_model", scale: "each head's scores \u00f7 \u221ad_k" };
+  var guardSetName = u.guardSetName;
 
   function Panel(root, options) {
     this.root = root;
@@ -32,8 +25,7 @@
     this.show = {};
     var self = this;
     (options.show || []).forEach(function (name) { self.show[name] = true; });
-    this.flags = {};
-    GUARDS.forEach(function (g) { self.flags[g.name] = String(options.guards).split("+").indexOf(g.name) >= 0; });
+    this.flags = u.parseGuards(options.guards);
     this.corpus = options.corpus[0];
     this.seed = options.seed;
     this.heads = options.heads;
@@ -53,7 +45,6 @@
       self.manifest = manifest;
       var own = manifest && manifest.data.kinds[KIND];
       self.bakedHeads = own ? own.axes.heads : [self.heads];
-      self.seeds = manifest ? manifest.data.seeds : [self.seed];
       return u.panelData(self.root, self.key(self.corpus, self.seed, self.heads));
     }).then(function () {
       self.build();
@@ -69,35 +60,24 @@
     box.replaceChildren();
     var locked = this.o.locked || [];
     if (this.show.switches) {
-      var label = u.nextId("multihead-guards");
-      var switches = el("div", { class: "scalecore-switches", role: "group", "aria-labelledby": label },
-        [el("span", { id: label, class: "scalecore-group-label" }, "Guards")]);
-      GUARDS.forEach(function (guard) {
-        var hint = u.nextId("multihead-hint");
-        var fixed = locked.indexOf(guard.name) >= 0;
-        var button = u.toggle(guard.name, self.flags[guard.name], function (on) {
-          self.flags[guard.name] = on;
-          self.render(performance.now());
-        }, { describedBy: hint });
-        button.setAttribute("data-guard", guard.name);
-        button.disabled = fixed;
-        switches.appendChild(el("div", { class: "scalecore-switch-field" }, [button,
-          el("span", { id: hint, class: "scalecore-switch__hint" }, guard.what + (fixed ? " (fixed here)" : ""))]));
-      });
-      box.appendChild(switches);
+      box.appendChild(u.guardSwitches({ flags: this.flags, hints: HINTS, locked: locked, onChange: function (name, on) {
+        self.flags[name] = on;
+        self.render(performance.now());
+      } }).node);
     }
     var pickers = el("div", { class: "scalecore-pickers" });
     if (this.show.heads && this.bakedHeads.length > 1) pickers.appendChild(this.headsSwitch());
     if (this.show.maps || this.show.measures) {
       this.headSelect = u.labelledSelect("Read head", [], this.head, function (value) {
         self.pick(Number(value));
-      }).select;
+      }, "head").select;
       pickers.appendChild(this.headSelect.parentNode);
     }
-    u.corpusSeedPickers({ manifest: this.manifest, corpora: this.o.corpus, corpus: this.corpus, seed: this.seed,
+    u.corpusSeedPickers({ kind: KIND, manifest: this.manifest, corpora: this.o.corpus, corpus: this.corpus, seed: this.seed,
       showCorpus: this.show.corpus, showSeed: this.show.seed,
-      choose: function (corpus, seed) { self.choose(corpus || self.corpus, seed === null ? self.seed : seed, self.heads); },
-    }).forEach(function (field) { pickers.appendChild(field); });
+      current: function () { return { corpus: self.corpus, seed: self.seed }; },
+      choose: function (corpus, seed) { self.choose(corpus, seed, self.heads); },
+    }).fields.forEach(function (field) { pickers.appendChild(field); });
     this.status = el("span", { class: "scalecore-status", role: "status" });
     pickers.appendChild(this.status);
     box.appendChild(pickers);
@@ -136,7 +116,7 @@
       group.appendChild(el("label", null, [input, el("span", null, heads + " \u00d7 d_k " + (self.dModel() / heads))]));
     });
     this.headsGroup = group;
-    return el("fieldset", { class: "multihead-heads" }, [legend, group]);
+    return el("fieldset", { class: "multihead-heads", "data-scalecore-state": "heads" }, [legend, group]);
   };
 
   Panel.prototype.dModel = function () {

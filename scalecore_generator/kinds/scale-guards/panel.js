@@ -16,29 +16,15 @@
   var fmt = u.fmt;
   var timings = S.timings;
 
-  var GUARDS = [
-    { name: "norm", label: "norm", what: "LayerNorm the input" },
-    { name: "init", label: "init", what: "projections at 1/\u221ad_model" },
-    { name: "scale", label: "scale", what: "scores \u00f7 \u221ad_k" },
-  ];
-  var GUARD_NAMES = GUARDS.map(function (g) { return g.name; });
+  // What each guard does here (the names, their order and the guard sets' names are the panel
+  // base's: u.guardSwitches, u.guardSetName).
+  var HINTS = { norm: "LayerNorm the input", init: "projections at 1/\u221ad_model", scale: "scores \u00f7 \u221ad_k" };
+  var GUARD_NAMES = S.constants.GUARD_NAMES;
   var SHOWABLE = ["heatmap", "measures", "switches", "corpus", "seed", "table", "live"];
-  var MAX_SEED = 4294967295;
-  var BUSY_AFTER_MS = 100;
-
-  function guardSetName(flags) {
-    var active = GUARD_NAMES.filter(function (name) { return flags[name]; });
-    return active.length ? active.join("+") : "none";
-  }
-
-  function parseGuards(text) {
-    var flags = { norm: false, init: false, scale: false };
-    String(text || "none").split("+").forEach(function (name) {
-      name = name.trim();
-      if (name in flags) flags[name] = true;
-    });
-    return flags;
-  }
+  var MAX_SEED = S.constants.MAX_SEED;
+  var BUSY_AFTER_MS = S.constants.BUSY_AFTER_MS;
+  var guardSetName = u.guardSetName;
+  var parseGuards = u.parseGuards;
 
   function listOption(value, all) {
     if (value === true) return all.slice();
@@ -111,7 +97,7 @@
         self.corpora = listOption(o.corpus, all);
         if (!self.corpora.length) self.corpora = all;
         self.corpus = self.corpora[0];
-        self.seed = o.seed !== undefined && o.seed !== null ? Number(o.seed) : m && m.seeds[0];
+        self.seed = o.seed !== undefined && o.seed !== null ? Number(o.seed) : m && u.bakedAxis(manifest, "scale-guards", "seed", m.seeds)[0];
         return u.panelData(self.root, self.key());
       })
       .then(function () {
@@ -138,45 +124,27 @@
     box.replaceChildren();
 
     // The guard switches.
-    var groupLabel = u.nextId("scalecore-guards");
-    this.switches = {};
-    var switches = el("div", { class: "scalecore-switches", role: "group", "aria-labelledby": groupLabel, hidden: !this.show.switches },
-      [el("span", { id: groupLabel, class: "scalecore-group-label" }, "Guards")]);
-    GUARDS.forEach(function (guard) {
-      var locked = self.locked.indexOf(guard.name) >= 0;
-      var hintId = u.nextId("scalecore-hint");
-      var button = u.toggle(guard.label, self.flags[guard.name], function (on) {
-        self.flags[guard.name] = on;
+    var guards = u.guardSwitches({ flags: this.flags, hints: HINTS, locked: this.locked, hidden: !this.show.switches,
+      onChange: function (name, on) {
+        self.flags[name] = on;
         self.render(performance.now());
-      }, { describedBy: hintId });
-      button.setAttribute("data-guard", guard.name);
-      if (locked) {
-        button.disabled = true;
-        button.setAttribute("title", "Fixed on this page");
-      }
-      self.switches[guard.name] = button;
-      switches.appendChild(el("div", { class: "scalecore-switch-field" }, [
-        button,
-        el("span", { id: hintId, class: "scalecore-switch__hint" }, guard.what + (locked ? " (fixed here)" : "")),
-      ]));
-    });
-    box.appendChild(switches);
+      } });
+    this.switches = guards.switches;
+    box.appendChild(guards.node);
 
-    // Corpus and seed.
-    var m = this.manifest && this.manifest.data;
+    // Corpus and seed: the seeds this kind baked (the manifest's axis), not the site's.
     var pickers = el("div", { class: "scalecore-pickers" });
-    if (this.show.corpus && this.corpora.length > 1) {
-      this.corpusSelect = u.labelledSelect("Corpus", this.corpora.map(function (name) {
+    var chosen = u.corpusSeedPickers({ kind: "scale-guards", manifest: this.manifest, corpora: this.corpora,
+      corpus: this.corpus, seed: this.seed, showCorpus: this.show.corpus, showSeed: this.show.seed,
+      corpusLabel: function (name) {
         var c = self.corpusInfo(name);
-        return { value: name, label: c ? c.title + " (" + name + ", " + c.tokens.toLocaleString("en") + " words)" : name };
-      }), this.corpus, function (value) { self.choose(value, self.seed); }).select;
-      pickers.appendChild(this.corpusSelect.parentNode);
-    }
-    if (m && this.show.seed && m.seeds.length > 1) {
-      this.seedSelect = u.labelledSelect("Seed", m.seeds.map(function (s) { return { value: s, label: String(s) }; }),
-        this.seed, function (value) { self.choose(self.corpus, Number(value)); }).select;
-      pickers.appendChild(this.seedSelect.parentNode);
-    }
+        return c ? c.title + " (" + name + ", " + c.tokens.toLocaleString("en") + " words)" : name;
+      },
+      current: function () { return { corpus: self.corpus, seed: self.seed }; },
+      choose: function (corpus, seed) { self.choose(corpus, seed); } });
+    this.corpusSelect = chosen.corpus;
+    this.seedSelect = chosen.seed;
+    chosen.fields.forEach(function (field) { pickers.appendChild(field); });
     this.status = el("span", { class: "scalecore-status", role: "status" });
     pickers.appendChild(this.status);
     box.appendChild(pickers);
@@ -397,15 +365,6 @@
     return form;
   };
 
-  function integer(input, low, high, name) {
-    var text = input.value.trim();
-    var value = Number(text);
-    if (!/^\d+$/.test(text) || value < low || value > high) {
-      throw new Error(name + " must be a whole number from " + low + " to " + high + "; got \u201c" + text + "\u201d.");
-    }
-    return value;
-  }
-
   GuardsPanel.prototype.compute = function () {
     var self = this;
     var started = performance.now();
@@ -414,8 +373,8 @@
       request = {
         corpus: this.corpus,
         sentence: this.liveSentence.value,
-        seed: integer(this.liveSeed, 0, MAX_SEED, "The seed"),
-        d_k: integer(this.liveDk, 1, 256, "d_k"),
+        seed: u.wholeNumber(this.liveSeed, 0, MAX_SEED, "The seed"),
+        d_k: u.wholeNumber(this.liveDk, 1, 256, "d_k"),
       };
     } catch (error) {
       this.liveMessage.textContent = error.message;

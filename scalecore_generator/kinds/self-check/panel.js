@@ -16,7 +16,7 @@
 
   /* The block renders a <details>; remember that the reader revealed the answer. */
   function storageKey(root) {
-    return "scalecore:revealed:" + (root.getAttribute("data-scalecore-id") || root.id || "");
+    return S.constants.REVEALED_PREFIX + (root.getAttribute("data-scalecore-id") || root.id || "");
   }
 
   S.kinds["self-check"] = {
@@ -40,7 +40,7 @@
       var legacy = root.getAttribute("data-scalecore-legacy-id");
       if (store && legacy) {
         try {
-          var old = "scalecore:revealed:" + legacy;
+          var old = S.constants.REVEALED_PREFIX + legacy;
           if (store.getItem(old) === "1") store.setItem(key, "1");
           store.removeItem(old);
         } catch (error) {

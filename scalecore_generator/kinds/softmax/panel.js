@@ -17,6 +17,7 @@
   var fmt = u.fmt;
   var timings = S.timings;
 
+  var V = globalThis.scalecoreViews;
   var FACTOR_MAX = 10;
   var FACTOR_STEP = 0.25;
 
@@ -82,7 +83,7 @@
     var scoresId = u.nextId("scalecore-scores");
     var factorId = u.nextId("scalecore-factor");
     this.scoresInput = el("input", { id: scoresId, type: "text", class: "scalecore-input", value: this.scores.join(", "),
-      spellcheck: "false", autocomplete: "off" });
+      spellcheck: "false", autocomplete: "off", "data-scalecore-state": "scores" });
     this.scoresMessage = el("span", { class: "scalecore-status", role: "status" });
     this.scoresInput.addEventListener("change", function () {
       try {
@@ -95,7 +96,8 @@
         self.scoresInput.setAttribute("aria-invalid", "true");
       }
     });
-    this.slider = el("input", { id: factorId, type: "range", min: 0, max: this.factorMax, step: FACTOR_STEP, value: this.factor, class: "scalecore-range" });
+    this.slider = el("input", { id: factorId, type: "range", min: 0, max: this.factorMax, step: FACTOR_STEP, value: this.factor, class: "scalecore-range",
+      "data-scalecore-state": "factor" });
     this.sliderValue = el("output", { for: factorId, class: "scalecore-range__value" });
     this.slider.addEventListener("input", function () {
       self.factor = Number(self.slider.value);
@@ -142,13 +144,12 @@
     var top = Math.max.apply(null, now.weights);
     this.readout.replaceChildren(
       el("div", { class: "scalecore-readout" }, [el("dt", null, "Gradient size"), el("dd", null, [
-        el("span", { class: "scalecore-readout__value", "data-measure": "gradient" }, fmt(now.gradient)),
+        el("span", { class: "scalecore-readout__value", "data-measure": "gradient" }, V.measure(now.gradient)),
         el("span", { class: "scalecore-readout__hint" }, "How much learning signal reaches the scores. It vanishes as one weight takes everything.")])]),
       el("div", { class: "scalecore-readout" }, [el("dt", null, "Largest weight"), el("dd", null, [
-        el("span", { class: "scalecore-readout__value", "data-measure": "max" }, fmt(top)),
+        el("span", { class: "scalecore-readout__value", "data-measure": "max" }, V.measure(top)),
         el("span", { class: "scalecore-readout__hint" }, "1/n is even attention; 1 is all on one item.")])]));
     // Both tables are the shared table view (views.js), with the fallback's very specs.
-    var V = globalThis.scalecoreViews;
     var J = jacobian(now.weights);
     var factorText = fmt(this.factor);
     this.jacobianTable.innerHTML = V.table({

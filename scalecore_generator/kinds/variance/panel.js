@@ -93,13 +93,19 @@
     return this.scaled ? 4 : 4 * Math.sqrt(dmax);
   };
 
+  /* The slider's positions as the address writes them: the d of each row. */
+  VariancePanel.prototype.dValues = function () {
+    return this.rows.map(function (r) { return String(r.d) + (r.live ? "-live" : ""); }).join(" ");
+  };
+
   VariancePanel.prototype.build = function () {
     var self = this;
     var box = u.controls(this.root);
     box.replaceChildren();
     var sliderId = u.nextId("scalecore-d");
     this.slider = el("input", { id: sliderId, type: "range", min: 0, max: this.rows.length - 1, step: 1,
-      value: this.rows.indexOf(this.chosen), class: "scalecore-range" });
+      value: this.rows.indexOf(this.chosen), class: "scalecore-range", "data-scalecore-state": "d",
+      "data-scalecore-state-values": this.dValues() });
     this.sliderValue = el("output", { for: sliderId, class: "scalecore-range__value" });
     this.slider.addEventListener("input", function () {
       self.chosen = self.rows[Number(self.slider.value)];
@@ -108,7 +114,7 @@
     this.scaleSwitch = u.toggle("divide by \u221ad", this.scaled, function (on) {
       self.scaled = on;
       self.render(performance.now());
-    });
+    }, { state: "scaled" });
     box.appendChild(el("div", { class: "scalecore-pickers" }, [
       el("div", { class: "scalecore-field" }, [el("label", { for: sliderId }, "d, the width of q and k"), this.slider, this.sliderValue]),
       el("div", { class: "scalecore-switch-field" }, this.scaleSwitch),
@@ -162,10 +168,10 @@
     this.sliderValue.textContent = "d = " + row.d + (row.live ? " (live)" : "");
     this.readout.replaceChildren(
       el("div", { class: "scalecore-readout" }, [el("dt", null, "Variance of q\u00b7k"),
-        el("dd", null, [el("span", { class: "scalecore-readout__value", "data-measure": "raw" }, fmt(row.raw.variance)),
+        el("dd", null, [el("span", { class: "scalecore-readout__value", "data-measure": "raw" }, globalThis.scalecoreViews.measure(row.raw.variance)),
           el("span", { class: "scalecore-readout__hint" }, "About d: each of the d products adds variance 1.")])]),
       el("div", { class: "scalecore-readout" }, [el("dt", null, "Variance of q\u00b7k/\u221ad"),
-        el("dd", null, [el("span", { class: "scalecore-readout__value", "data-measure": "scaled" }, fmt(row.scaled.variance)),
+        el("dd", null, [el("span", { class: "scalecore-readout__value", "data-measure": "scaled" }, globalThis.scalecoreViews.measure(row.scaled.variance)),
           el("span", { class: "scalecore-readout__hint" }, "About 1 whatever d: the scale guard's whole job.")])]));
     this.root.setAttribute("data-scalecore-d", String(row.d));
     if (clicked !== null) {
@@ -220,6 +226,7 @@
               .sort(function (a, b) { return a.d - b.d || (a.live ? 1 : -1); });
             self.chosen = row;
             self.slider.max = String(self.rows.length - 1);
+            self.slider.setAttribute("data-scalecore-state-values", self.dValues());
             self.slider.value = String(self.rows.indexOf(row));
             self.render(started);
             timings.lastVarianceMs = performance.now() - started;

@@ -64,12 +64,18 @@
     }
   }
 
-  // Where the self-check panels keep a revealed answer: "scalecore:revealed:<check id>" = "1".
-  var REVEALED = "scalecore:revealed:";
+  // Where the self-check panels keep a revealed answer: "<prefix><check id>" = "1", the prefix
+  // defined once by the panel base (scalecore_generator/assets/panels.js, loaded on every page
+  // before this script). Read when used: this script's own load order does not matter.
+  function revealedKey(id) {
+    var constants = globalThis.scalecore && globalThis.scalecore.constants;
+    if (!constants) throw new Error("the panel base (panels.js) is not loaded");
+    return constants.REVEALED_PREFIX + id;
+  }
 
   function revealed(id) {
     try {
-      return window.localStorage.getItem(REVEALED + id) === "1";
+      return window.localStorage.getItem(revealedKey(id)) === "1";
     } catch (error) {
       return false;
     }
@@ -77,7 +83,7 @@
 
   function markRevealed(id) {
     try {
-      window.localStorage.setItem(REVEALED + id, "1");
+      window.localStorage.setItem(revealedKey(id), "1");
     } catch (error) {
       /* storage refused: the count below still includes it this time */
     }
@@ -85,7 +91,7 @@
 
   function forgetRevealed(id) {
     try {
-      window.localStorage.removeItem(REVEALED + id);
+      window.localStorage.removeItem(revealedKey(id));
     } catch (error) {
       /* storage refused: nothing was kept */
     }
