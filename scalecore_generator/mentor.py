@@ -451,10 +451,12 @@ def _typeset(passages: list[dict], typeset) -> tuple[list[dict], list[dict]]:
 
 
 def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict[str, str],
-                code: str, typeset=None) -> str:
+                code: str, typeset=None, axes: dict[str, list[str]] | None = None) -> str:
     """The mentor's data for one module page, as a classic script (readable from file://, like
     the panels' data). ``panels`` maps a kind to the page#anchor of the panel that shows it;
-    ``typeset(tex, display)`` gives a formula's markup as the pages have it."""
+    ``typeset(tex, display)`` gives a formula's markup as the pages have it; ``axes`` a kind to
+    its grid's axis names, in the order of a fact's path, so a "See it in the panel" link can
+    carry the state the fact was baked in (the panels' address, panels.js)."""
     passages, math = _typeset([p for page in sources for p in page.passages], typeset)
     data = {
         "schema": "scalecore/mentor/2",
@@ -465,6 +467,7 @@ def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict
         "pages": {page.url: page.title for page in sources},
         "facts": fact_tree,
         "panels": panels,
+        "axes": {kind: list(names) for kind, names in sorted((axes or {}).items()) if kind in panels},
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     text = text.replace("</", "<\\/")  # a passage can never close the script it travels in
@@ -513,9 +516,10 @@ class Collector:
     def modules(self) -> list[str]:
         return sorted(url for url, meta in self.meta.items() if meta.get("code"))
 
-    def scripts(self, tree: dict, typeset=None) -> dict[str, str]:
+    def scripts(self, tree: dict, typeset=None, axes: dict[str, list[str]] | None = None) -> dict[str, str]:
         """Site path -> text of every module page's mentor data script; ``typeset(tex, display)``
-        gives a formula's markup (the build's typesetter, whose cache already holds each one)."""
+        gives a formula's markup (the build's typesetter, whose cache already holds each one);
+        ``axes``: each kind's axis names (see data_script)."""
         from scalecore_generator.pages.module_meta import titles_of
 
         titles = self._by_title()
@@ -531,7 +535,7 @@ class Collector:
             # The numbers of the kinds this page shows: a prerequisite's numbers are its mentor's.
             shown = {panel["kind"] for panel in self.pages[url].panels} | {"corpus", "settings"}
             out[script_path(url)] = data_script(self.pages[url], sources, facts(tree, shown), panels, str(meta["code"]),
-                                                typeset)
+                                                typeset, axes)
         return out
 
 

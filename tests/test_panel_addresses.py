@@ -56,8 +56,12 @@ def seen(page, panel_id: str) -> dict:
 
 
 def query(page) -> dict:
-    """The address's query as the panels read it: "+" is a plus (guard sets), not a space."""
-    parts = [part.partition("=") for part in urlsplit(page.url).query.split("&") if part]
+    return query_of(page.url)
+
+
+def query_of(url: str) -> dict:
+    """An address's query as the panels read it: "+" is a plus (guard sets), not a space."""
+    parts = [part.partition("=") for part in urlsplit(url).query.split("&") if part]
     return {unquote(name): unquote(value) for name, _, value in parts}
 
 
@@ -285,3 +289,25 @@ def test_a_heading_anchor_still_lands_and_keeps_the_panels_state(visit, site_ser
     heading = page.locator(f"[id='{target}']").bounding_box()
     assert 0 <= heading["y"] < 300, "the anchor still scrolls to its heading"
     assert re.search(r"\.seed=1", page.url)
+
+
+def test_the_mentors_panel_link_carries_the_state_it_cites(visit, site_server, built_site):
+    """'See it in the panel' lands on the panel, in the corpus and seed of the number it cites."""
+    from test_mentor import _ask
+
+    page, _ = visit(site_server.url + module_page(built_site))
+    region = _ask(page, "What is the mean row-max on kjv at seed 3 with init+scale?")
+    link = region.get_by_role("link", name="See it in the panel").first
+    href = link.get_attribute("href")
+    anchor = href.split("#")[1]
+    key = key_of(anchor)
+    cited = {name: value for name, value in query_of(href).items() if name.startswith(key + ".")}
+    assert cited.get(key + ".corpus") == "kjv", href
+    link.click()
+    hydrate(page, anchor)
+    panel = page.locator(f"#{anchor}")
+    assert panel.locator("select[data-scalecore-state=corpus]").input_value() == "kjv"
+    if key + ".seed" in cited and cited[key + ".seed"].isdigit():
+        assert panel.locator("select[data-scalecore-state=seed]").input_value() == cited[key + ".seed"]
+    box = panel.bounding_box()
+    assert box["y"] < 900 and box["y"] + box["height"] > 0, "the link lands on the panel"

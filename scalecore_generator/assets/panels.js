@@ -823,6 +823,7 @@
   /* The address the page showed last, to tell a panel's Back (only the query moved) from a
      page's or an anchor's (Material's instant navigation handles those). */
   var lastHref = location.href;
+  var loadedSearch = location.search; // the query of the page's links made absolute (see below)
   function rememberAddress() {
     lastHref = location.href;
   }
@@ -844,8 +845,10 @@
   document.addEventListener("click", function () { setTimeout(rememberAddress, 0); }, true);
 
   /* Under Material's instant navigation, links in the page were made absolute when it loaded (the
-     address of then); a link to a place on this same page gets the address of now, so following
-     a heading's anchor keeps the panels' state. Runs before Material's handler (capture). */
+     address of then); a link to a place on this same page that still has the address of then
+     gets the address of now, so following a heading's anchor keeps the panels' state (a link
+     that names a state of its own, such as the mentor's, is followed as written). Runs before
+     Material's handler (capture). */
   document.addEventListener("click", function (event) {
     var link = event.target && event.target.closest ? event.target.closest("a[href]") : null;
     if (!link || !isHttp()) return;
@@ -856,8 +859,7 @@
       return;
     }
     if (url.origin !== location.origin || url.pathname !== location.pathname || url.search === location.search || !url.hash) return;
-    var ours = queryParts(url.search).every(function (part) { return part.name && part.name.indexOf(".") > 0; });
-    if (!ours) return; // a query of its own: not ours to change
+    if (url.search !== loadedSearch) return; // a query of its own: not ours to change
     link.href = location.pathname + location.search + url.hash;
   }, true);
 
@@ -974,6 +976,7 @@
      task too made it one long task, and a reader's tap waits for a whole task. */
   function hydrateSoon() {
     rememberAddress(); // a page swapped in by instant navigation has its own address
+    loadedSearch = location.search;
     setTimeout(function () { hydrateNear(document); }, 0);
   }
   if (window.document$ && typeof window.document$.subscribe === "function") {

@@ -295,6 +295,10 @@ class SiteBuild:
         live.manifest[snapshot.MANIFEST_KEY] = snapshot.SITE_PATH
         live.details[snapshot.MANIFEST_KEY] = {"key": made.key, "imports": list(made.imports), "bytes": made.raw_bytes}
 
+    def axes(self) -> dict[str, list[str]]:
+        """Each baked kind's axis names, in the order of its points' paths (the mentor's links)."""
+        return {name: list(baked.grid.axes) for name, baked in self.baked.items()}
+
     def site(self, name: str | None = None) -> Site:
         """What a kind sees of the site: the corpora, seeds and settings, and its own settings."""
         settings = self.settings
@@ -516,7 +520,7 @@ class SiteBuild:
             def typeset(tex: str, display: bool) -> str:
                 return self.typesetter.formula(tex, display, docs, str)
         try:
-            scripts = self.mentor.scripts(self.quotes, typeset)
+            scripts = self.mentor.scripts(self.quotes, typeset, self.axes())
         finally:
             if self.typesetter is not None:
                 self.typesetter.save()

@@ -222,10 +222,26 @@
       if (score === top && best.length < 3) best.push({ path: fact.path, value: fact.value, order: order });
     });
     var panels = this.data.panels || {};
+    var axes = this.data.axes || {};
     return best.map(function (fact) {
-      return { path: fact.path.join("/"), value: fact.value, panel: panels[fact.path[0]] || null };
+      return { path: fact.path.join("/"), value: fact.value, panel: panelAt(panels[fact.path[0]], fact.path, axes[fact.path[0]]) };
     });
   };
+
+  /* The link to the panel of a fact, carrying the state the fact was baked in (the panels'
+     address: ?<panel key>.<axis>=<value>, see panels.js); the panel takes what it offers and
+     leaves the rest at its defaults. Without the panel base (no page), the bare link. */
+  function panelAt(link, path, names) {
+    if (!link) return null;
+    var base = globalThis.scalecore && globalThis.scalecore.util;
+    var at = link.split("#");
+    if (!names || !base || !base.stateKey || !at[1]) return link;
+    var key = base.stateKey({ id: at[1] });
+    var query = names.slice(0, path.length - 2).map(function (name, i) {
+      return encodeURIComponent(key + "." + name) + "=" + encodeURIComponent(path[i + 1]).replace(/%2B/g, "+");
+    });
+    return at[0] + (query.length ? "?" + query.join("&") : "") + "#" + at[1];
+  }
 
   /* ------------------------------------------------------------------ the answer */
 
