@@ -273,7 +273,7 @@ def test_a_switch_repaints_heatmap_readouts_and_table_from_baked_data(open_page,
     assert abs(float(weight) - baked["weights"][0][1]) <= 5e-3 * baked["weights"][0][1]
     for key in ("input_spread", "score_spread", "mean_row_max", "mean_entropy", "gradient"):
         text = panel.locator(f"[data-measure={key}] .scalecore-readout__value").text_content()
-        assert text.startswith(page.evaluate("v => scalecore.util.fmt(v)", baked["measures"][key]))
+        assert text.startswith(page.evaluate("v => scalecoreViews.measure(v)", baked["measures"][key]))
     panel.get_by_text("The weights as a table").click()
     # The table is drawn on the details' toggle event, which the browser fires after the click returns.
     rows = panel.locator("table.scalecore-weights tbody tr")
@@ -335,7 +335,7 @@ def test_variance_and_softmax_panels_follow_their_controls(open_page, base, buil
     assert variance.get_attribute("data-scalecore-d") == "1000"
     lesson = _point(built_site, "variance", "index")
     raw = next(row for row in lesson["dims"] if row["d"] == 1000)["raw"]["variance"]
-    assert variance.locator("[data-measure=raw]").text_content() == page.evaluate("v => scalecore.util.fmt(v)", raw)
+    assert variance.locator("[data-measure=raw]").text_content() == page.evaluate("v => scalecoreViews.measure(v)", raw)
     assert variance.locator(".scalecore-bar").count() > 0
 
     softmax = page.locator(".scalecore-panel--softmax")

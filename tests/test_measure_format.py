@@ -1,7 +1,7 @@
 """One number format per measure (views.js, measure): a read-out writes every value of a measure
 with the same three significant digits, whether or not the value happens to be whole. The step-1
-panel showed "1.00" at one seed and "1" at another for its row-max, and "0" beside "0.100" for its
-saturated share."""
+panel showed "1.00" at one seed and "1" at another for its row-max, "0" beside "0.100" for its
+saturated share, and "7.9 × 10⁶" beside "7.91 × 10⁶" for its score spread."""
 
 import re
 
@@ -9,7 +9,7 @@ import pytest
 
 from scalecore_generator.pages import views
 
-THREE_DIGITS = re.compile(r"^\u2212?(\d\.\d\d|\d\d\.\d|\d{3,5}|\d(\.\d+)? \u00d7 10[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)")
+THREE_DIGITS = re.compile(r"^\u2212?(\d\.\d\d|\d\d\.\d|\d{3,5}|\d\.\d\d \u00d7 10[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)")
 
 
 def shown(value) -> str:
@@ -18,7 +18,8 @@ def shown(value) -> str:
     return re.search(r'class="scalecore-readout__value">([^<]*)<', markup)[1]
 
 
-@pytest.mark.parametrize("whole, near", [(1, 0.99999), (2, 2.0000001), (12, 11.9999), (-1, -0.99999)])
+@pytest.mark.parametrize("whole, near", [(1, 0.99999), (2, 2.0000001), (12, 11.9999), (-1, -0.99999),
+                                         (7.9e6, 7.9000001e6), (1e-4, 1.0000001e-4)])
 def test_a_whole_value_reads_like_its_neighbours(whole, near):
     assert shown(whole) == shown(near)
     assert THREE_DIGITS.match(shown(whole)), shown(whole)
@@ -26,6 +27,7 @@ def test_a_whole_value_reads_like_its_neighbours(whole, near):
 
 def test_zero_has_the_digits_of_the_other_values():
     assert shown(0) == "0.00" and shown(0.5) == "0.500"
+    assert shown(7.9e6) == "7.90 \u00d7 10\u2076", "a large value keeps its three digits too"
 
 
 def test_counts_and_large_values_keep_the_shared_format():

@@ -61,7 +61,7 @@ def _shows(page, panel, baked: dict) -> None:
     for key, value in baked["measures"].items():
         readout = panel.locator(f"[data-measure={key}] .scalecore-readout__value")
         if readout.count():
-            assert readout.text_content().startswith(page.evaluate("v => scalecore.util.fmt(v)", value)), key
+            assert readout.text_content().startswith(page.evaluate("v => scalecoreViews.measure(v)", value)), key
 
 
 def test_the_bundle_holds_every_page(built_site, bundle):

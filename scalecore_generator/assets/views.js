@@ -45,22 +45,27 @@
     if (value === 0) return "0";
     var size = Math.abs(value);
     if (Number.isInteger(value) && size < 1e5) return String(value).replace("-", "\u2212");
-    if (size >= 1e5 || size < 1e-3) {
-      var parts = value.toExponential(digits - 1).split("e");
-      var exponent = String(Number(parts[1])).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
-      return parts[0].replace(/\.?0+$/, "").replace("-", "\u2212") + " \u00d7 10" + exponent;
-    }
+    if (size >= 1e5 || size < 1e-3) return scientific(value, digits, false);
     var text = size >= Math.pow(10, digits - 1) ? value.toFixed(0) : value.toPrecision(digits);
     return text.replace("-", "\u2212");
   }
 
-  /* A measured quantity (a read-out): the same three significant digits whether or not this
-     value happens to be whole, so a share that is exactly 1 at one seed reads "1.00", as 0.999
-     does at another, not "1". Counts are not measures: they keep format(). */
+  /* "1.95 × 10⁹"; trailing zeros of the mantissa dropped unless `keepZeros` ("7.90 × 10⁶"). */
+  function scientific(value, digits, keepZeros) {
+    var parts = value.toExponential(digits - 1).split("e");
+    var exponent = String(Number(parts[1])).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+    var mantissa = keepZeros ? parts[0] : parts[0].replace(/\.?0+$/, "");
+    return mantissa.replace("-", "\u2212") + " \u00d7 10" + exponent;
+  }
+
+  /* A measured quantity (a read-out): three significant digits every time, so a share that is
+     exactly 1 at one seed reads "1.00", as 0.999 does at another (not "1"), and a spread of
+     7.9 million reads "7.90 × 10⁶" beside "7.91 × 10⁶". Counts are not measures: they keep
+     format(). */
   function measure(value) {
     if (typeof value !== "number" || !isFinite(value)) return format(value);
     var size = Math.abs(value);
-    if (!Number.isInteger(value) || size >= 1e5) return format(value);
+    if (value !== 0 && (size >= 1e5 || size < 1e-3)) return scientific(value, 3, true);
     return (size >= 100 ? value.toFixed(0) : value.toPrecision(3)).replace("-", "\u2212");
   }
 

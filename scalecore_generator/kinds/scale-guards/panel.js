@@ -274,7 +274,7 @@
     var changed = [];
     var shown = this.measures.map(function (measure) {
       var value = combination.measures[measure.key];
-      var text = fmt(value) + (measure.unit || "");
+      var text = V.measure(value) + (measure.unit || ""); // as its read-out writes it
       if (self.texts[measure.key] !== text) changed.push(measure.name.toLowerCase() + " " + text);
       self.texts[measure.key] = text;
       return Object.assign({}, measure, { value: value });

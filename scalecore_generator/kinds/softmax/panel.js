@@ -170,7 +170,7 @@
     if (clicked !== null) {
       timings.lastRepaintMs = performance.now() - clicked;
       this.announce("Factor " + this.factor + ": weights " + now.weights.map(function (w) { return w.toFixed(2); }).join(", ") +
-        "; gradient size " + fmt(now.gradient) + ".");
+        "; gradient size " + V.measure(now.gradient) + ".");
     }
   };
 

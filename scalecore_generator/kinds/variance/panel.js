@@ -147,7 +147,7 @@
     var summary = this.scaled ? row.scaled : row.raw;
     var what = this.scaled ? "q\u00b7k/\u221ad" : "q\u00b7k";
     var label = "Histogram of " + this.data.samples + " samples of " + what + " for d = " + row.d + (row.live ? " (live)" : "") +
-      ": variance " + fmt(summary.variance) + ".";
+      ": variance " + globalThis.scalecoreViews.measure(summary.variance) + ".";
     histogram(this.histogram, summary, this.reach(), label);
     this.histCaption.replaceChildren(
       row.live ? el("span", { class: "scalecore-badge scalecore-badge--live" }, "live") : el("span", { class: "scalecore-badge scalecore-badge--baked" }, "baked"),
@@ -176,7 +176,7 @@
     this.root.setAttribute("data-scalecore-d", String(row.d));
     if (clicked !== null) {
       timings.lastRepaintMs = performance.now() - clicked;
-      this.announce("d = " + row.d + ": variance of " + what + " " + fmt(summary.variance) + ".");
+      this.announce("d = " + row.d + ": variance of " + what + " " + globalThis.scalecoreViews.measure(summary.variance) + ".");
     }
   };
 
