@@ -10,7 +10,8 @@ new core module re-bakes nothing, and a changed corpus re-bakes only its own gro
 
 Before anything is computed the build counts each kind's points; after the first group it
 projects the bytes. Above the budget it stops, naming the block that asked for the kind. Groups
-run in parallel, one process per core; the workers die with the build.
+run in parallel, one process per core; the workers die with the build. With the plugin option
+``bake_scheduler`` the same groups run on a Dask cluster instead (scalecore_generator/build/cluster.py).
 """
 
 import ast
@@ -121,33 +122,42 @@ def code_version(kind: type[Kind], memo: "cache.Memo | None" = None) -> str:
 
 
 def bake_group(job: dict) -> str:
-    """Compute one group's points and write them into a cache entry (runs in a worker)."""
+    """Compute one group's points into its cache entry (runs in a local worker process, which
+    shares this machine's disk: the kind's folder, the site files it reads and the cache)."""
+    inputs = job["inputs"]
+    with cache.writing(Path(job["target"])) as folder:
+        bake_points(folder, Path(job["folder"]), job,
+                    lambda site_path: Path(inputs[site_path]).read_text(encoding="utf-8"))
+    return job["target"]
+
+
+def bake_points(folder: Path, kind_folder: Path, job: dict, read) -> None:
+    """Write the files of one group's points into ``folder``: each point's JSON, its figures and
+    the group's ``data.js``. ``read(site_path)``: the text of a site file the computation reads
+    (where it lives is the caller's business: a local file, or data sent to a cluster's worker)."""
     from scalecore_generator.kinds.registry import compute_function, load_kind
     from scalecore import sitedata
 
-    kind = load_kind(Path(job["folder"]))
+    kind = load_kind(kind_folder)
     function = compute_function(kind)
-    inputs = job["inputs"]
-    sitedata.use(lambda site_path: Path(inputs[site_path]).read_text(encoding="utf-8"))
+    sitedata.use(read)
     validator = _validator(kind)
     instance = kind()
     together, wanted = {}, []  # inner path -> the point's JSON text, encoded once
-    with cache.writing(Path(job["target"])) as folder:
-        for point, params, inner in job["points"]:
-            result, text = _compute(kind, function, point, params)
-            if validator is not None:
-                _check_schema(kind, validator, point, result)
-            together[inner] = text
-            (folder / f"{inner}.json").parent.mkdir(parents=True, exist_ok=True)
-            (folder / f"{inner}.json").write_text(text, encoding="utf-8")
-            beside = Path(inner).parent
-            wanted += [(folder / beside / name, call) for name, call in instance.figures(result, point).items()]
-        for (path, _), data in zip(wanted, views.figures([call for _, call in wanted])):
-            path.write_bytes(data)
-        # dumps({inner: result, ...}) from the texts already encoded: the same bytes
-        body = "{" + ",".join(f"{dumps(inner)}:{text}" for inner, text in together.items()) + "}"
-        (folder / "data.js").write_text(encoded_data_script(job["data_key"], body), encoding="utf-8")
-    return job["target"]
+    for point, params, inner in job["points"]:
+        result, text = _compute(kind, function, point, params)
+        if validator is not None:
+            _check_schema(kind, validator, point, result)
+        together[inner] = text
+        (folder / f"{inner}.json").parent.mkdir(parents=True, exist_ok=True)
+        (folder / f"{inner}.json").write_text(text, encoding="utf-8")
+        beside = Path(inner).parent
+        wanted += [(folder / beside / name, call) for name, call in instance.figures(result, point).items()]
+    for (path, _), data in zip(wanted, views.figures([call for _, call in wanted])):
+        path.write_bytes(data)
+    # dumps({inner: result, ...}) from the texts already encoded: the same bytes
+    body = "{" + ",".join(f"{dumps(inner)}:{text}" for inner, text in together.items()) + "}"
+    (folder / "data.js").write_text(encoded_data_script(job["data_key"], body), encoding="utf-8")
 
 
 def _compute(kind, function, point, params):
@@ -301,6 +311,16 @@ class KindBake:
 
 
 @dataclass(frozen=True)
+class Cluster:
+    """A Dask scheduler that bakes the groups (the plugin option ``bake_scheduler``); see
+    scalecore_generator/build/cluster.py for what its workers are sent."""
+
+    address: str  # e.g. tcp://host:8786
+    packages: tuple[Path, ...] = ()  # the site's own packages (the option ``packages``)
+    where: str = "mkdocs.yml"  # file:line of the option, for messages
+
+
+@dataclass(frozen=True)
 class Budget:
     points: int  # most points one kind may bake
     megabytes: float  # most bytes one kind may bake (projected from its first group)
@@ -308,18 +328,19 @@ class Budget:
 
 def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dict[str, Path],
                cache_dir: Path, workers: int, budget: Budget, used_at: dict[str, str], log,
-               imports: "cache.Memo | None" = None) -> dict[str, KindBake]:
+               imports: "cache.Memo | None" = None, cluster: "Cluster | None" = None) -> dict[str, KindBake]:
     """Every point of every kind that bakes, from the cache or computed now, in parallel.
 
     ``sites``: each kind's view of the site (with its own settings); ``inputs``: the site files a
     computation may read (site path -> file); ``used_at``: kind -> "page:line" of a block that uses
-    it (for the budget's message); ``imports``: the memo of what each module imports.
+    it (for the budget's message); ``imports``: the memo of what each module imports;
+    ``cluster``: the Dask cluster that bakes the groups instead of local processes.
     """
     started = time.monotonic()
     root = Path(cache_dir) / "bake"
     root.mkdir(parents=True, exist_ok=True)
     cache.remove_abandoned(root)
-    baked, jobs = {}, []
+    baked, jobs, kinds_by_name = {}, [], dict(kinds)
     input_hashes = {path: cache.sha256_file(file) for path, file in inputs.items()}
     for name, kind in kinds.items():
         try:
@@ -337,7 +358,7 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
     kinds = f"{len(baked)} kind" + ("s" if len(baked) != 1 else "")
     log.info(f"bake: {total} groups of {sum(b.grid.size for b in baked.values())} points in {kinds}; "
              f"{total - len(jobs)} from the cache, {len(jobs)} to compute")
-    _run(jobs, baked, workers, budget, used_at, started, log)
+    _run(jobs, baked, workers, budget, used_at, started, log, cluster, kinds_by_name)
     for name, bake in baked.items():
         for folder, target in bake.entries.items():
             bake.files.update(_entry_files(target, folder))
@@ -388,7 +409,7 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None) -> tu
         bake.entries[folder] = target
         cache.note_use(target)  # this build uses it, found or baked now (in a worker process)
         if not cache.usable(target, log):
-            jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group),
+            jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group), code=code,
                              inputs={path: str(inputs[path]) for path in reads},
                              points=[(point, p, grid.inner(point)) for point, p in zip(points, params)]))
     return bake, jobs
@@ -401,20 +422,49 @@ def _entry_files(target: Path, folder: str) -> dict[str, Path]:
     return {f"{folder}/{name}": target / name for name in sorted(files)}
 
 
-def _run(jobs, baked, workers, budget, used_at, started, log):
+class LocalProcesses:
+    """The default executor of the bake: one process per worker on this machine, which die with
+    the build. A group's worker writes its cache entry itself (it shares the disk)."""
+
+    def __init__(self, workers: int):
+        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),))
+
+    def submit(self, job: dict) -> Future:
+        return self.pool.submit(bake_group, job)
+
+    def collect(self, job: dict, future: Future) -> None:
+        future.result()  # a worker's BakeError goes on from here
+
+    def shutdown(self) -> None:
+        self.pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _executor(jobs: list, workers: int, cluster, kinds: dict, log):
+    """Where the groups run: a Dask cluster when the site names one, else local processes (none
+    at all, the groups baked in this process, for one worker or one group)."""
+    if cluster is not None:
+        from scalecore_generator.build.cluster import DaskCluster
+
+        return DaskCluster(cluster, {name: kinds[name] for name in dict.fromkeys(name for name, _ in jobs)}, log)
+    if workers == 1 or len(jobs) == 1:
+        return None
+    return LocalProcesses(workers)
+
+
+def _run(jobs, baked, workers, budget, used_at, started, log, cluster=None, kinds=None):
     """Bake every job, in parallel: each kind's first group is sent first, and the bytes budget is
     checked as soon as it is done (a kind over budget stops the build and leaves nothing in the
-    cache), while the other groups go on meanwhile on the other workers."""
+    cache), while the other groups go on meanwhile on the other workers. The groups go through a
+    concurrent.futures-style executor: local processes, or a Dask cluster (``cluster``)."""
     if not jobs:
         return
     firsts = {name: job for name, job in reversed(jobs)}
     ordered = list(firsts.items()) + [(name, job) for name, job in jobs if job is not firsts[name]]
-    if workers == 1 or len(ordered) == 1:
-        pool = None
+    executor = _executor(ordered, workers, cluster, kinds or {}, log)
+    if executor is None:
         outcomes = ((name, job, _done_now(job)) for name, job in ordered)
     else:
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),))
-        futures = {pool.submit(bake_group, job): (name, job) for name, job in ordered}
+        futures = {executor.submit(job): (name, job) for name, job in ordered}
         outcomes = ((*futures[future], future) for future in as_completed(futures))
     done = 0
     pending = [name for name, _ in ordered]
@@ -422,7 +472,10 @@ def _run(jobs, baked, workers, budget, used_at, started, log):
                                    f"computing {_counted(pending)}", log)
     try:
         for name, job, future in outcomes:
-            future.result()  # a worker's BakeError goes on from here
+            if executor is None:
+                future.result()  # a BakeError goes on from here
+            else:
+                executor.collect(job, future)
             done += 1
             pending.remove(name)
             heartbeat.beat()
@@ -430,8 +483,8 @@ def _run(jobs, baked, workers, budget, used_at, started, log):
                 try:
                     _check_bytes(name, baked[name], Path(job["target"]), len(job["points"]), budget, used_at)
                 except BakeError:
-                    if pool is not None:
-                        pool.shutdown(wait=True, cancel_futures=True)
+                    if executor is not None:
+                        executor.shutdown()
                     for other, written in jobs:  # over budget: the cache keeps nothing of this kind
                         if other == name:
                             shutil.rmtree(written["target"], ignore_errors=True)
@@ -439,8 +492,8 @@ def _run(jobs, baked, workers, budget, used_at, started, log):
             log.info(f"bake: {done}/{len(jobs)} groups, {time.monotonic() - started:.1f} s")
     finally:
         heartbeat.stop()
-        if pool is not None:
-            pool.shutdown(cancel_futures=True)
+        if executor is not None:
+            executor.shutdown()
 
 
 def _counted(names: list[str]) -> str:

@@ -247,6 +247,11 @@ class SiteBuild:
             _write_if_changed(path, bake.dumps(table.to_json()))
             self.tables_files[f"{bake.EMBEDDINGS}/{name}.json"] = path
 
+    def _cluster(self) -> "bake.Cluster | None":
+        """The Dask scheduler that bakes the groups (the option bake_scheduler), or None: local processes."""
+        address = self.settings.bake_scheduler
+        return bake.Cluster(address, tuple(self.packages), self.settings.where("bake_scheduler")) if address else None
+
     def workers(self) -> int:
         return self.settings.workers or os.cpu_count() or 1
 
@@ -321,7 +326,7 @@ class SiteBuild:
         budget = bake.Budget(self.settings.bake_budget_points, self.settings.bake_budget_megabytes)
         started = time.monotonic()
         self.baked = bake.bake_kinds(self.used, sites, self.tables_files, self.cache, self.workers(), budget,
-                                     self.used_at, self.log, imports=self.memos["imports"])
+                                     self.used_at, self.log, imports=self.memos["imports"], cluster=self._cluster())
         computed = sum(b.computed for b in self.baked.values())
         self.log.info(f"bake: {sum(b.grid.size for b in self.baked.values())} points ready in "
                       f"{time.monotonic() - started:.1f} s ({computed} groups computed)")

@@ -68,6 +68,13 @@ class ScalecoreConfig(base.Config):
                              "(the mentor guide gives the numbers). The build fetches the model once, pinned by hash in "
                              "`scalecore_generator/vendor/models.lock`, and the site serves it; a reader downloads it only on asking.")
     workers = described(Bounded(0, 64, default=0), "Processes for the bake; 0 means one per core.")
+    bake_scheduler = described(c.Type(str, default=""),
+                               "A Dask scheduler that bakes the groups instead of this machine's processes, e.g. "
+                               "`tcp://host:8786`: the same files, computed by its workers (each with "
+                               "`scalecore[site,dask]` installed, one thread per worker process). The build sends "
+                               "them the kinds' folders and the site's `packages`, and the tables they read. Empty: "
+                               "local processes (`workers`). Needs `pip install 'scalecore[dask]'`.",
+                               "a Dask scheduler address, or empty")
     kinds = described(c.Type(dict, default={}),
                       "Each kind's own settings, by kind name, e.g. `kinds: {variance: {samples: 2000}}`; the "
                       "`Settings` class in a kind's `kind.py` says what it takes, and a wrong one stops the build.",

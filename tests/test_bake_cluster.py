@@ -1,0 +1,124 @@
+"""The bake on a Dask cluster (the plugin option ``bake_scheduler``, scalecore_generator/build/cluster.py):
+the same site as a local bake, the same errors, and a clear word when the cluster is missing.
+
+The cluster is a ``LocalCluster`` of two worker processes on 127.0.0.1 (no dashboard), started
+in the test process: the builds run in subprocesses, so the workers never see the site's folder
+on their path and must use the code the build sends them. The fixture site adds a kind of its
+own (``temperature``, from the scaffold) that computes with the site's package ``mylessons``.
+"""
+
+import shutil
+import socket
+import sys
+
+import pytest
+from distributed import Client, LocalCluster
+
+from scalecore_generator.build.manifest import MANIFEST
+from sites import REPO, build, copy_site, edit, environment, line_of, tree
+
+SCAFFOLD = REPO / "scalecore_generator" / "scaffold"
+
+
+@pytest.fixture(scope="module")
+def cluster():
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+                      host="127.0.0.1") as local:
+        yield local
+
+
+def site_with_own_kind(folder, temperatures="[0.5, 1.0, 2.0]"):
+    """The base fixture site, plus a kind from its own kinds/ folder computing with its own package."""
+    site = copy_site(folder)
+    shutil.copytree(SCAFFOLD / "kinds", site / "kinds")
+    shutil.copytree(SCAFFOLD / "mylessons", site / "mylessons")
+    (site / "docs" / "temperature.md").write_text("# Temperature\n\n/// temperature | Softmax at a temperature\n"
+                                                  "temperature: 1.0\n///\n", encoding="utf-8")
+    edit(site / "mkdocs.yml", "        variance: {dims: [3, 10], samples: 100}",
+         f"        variance: {{dims: [3, 10], samples: 100}}\n        temperature: {{temperatures: {temperatures}}}\n"
+         "      packages: [mylessons]")
+    edit(site / "mkdocs.yml", "  - Lesson: lesson.md", "  - Lesson: lesson.md\n  - Temperature: temperature.md")
+    return site
+
+
+def on_scheduler(site, address):
+    edit(site / "mkdocs.yml", "      live: false", f"      live: false\n      bake_scheduler: {address}")
+
+
+def test_a_bake_on_a_dask_cluster_builds_the_same_site_byte_for_byte(tmp_path, cluster):
+    here = site_with_own_kind(tmp_path / "here")
+    there = site_with_own_kind(tmp_path / "there")
+    on_scheduler(there, cluster.scheduler_address)
+    local, remote = build(here), build(there)
+    assert local.returncode == 0, local.describe()
+    assert remote.returncode == 0, remote.describe()
+    assert any(f"on the Dask cluster at {cluster.scheduler_address} (2 workers)" in line
+               for line in remote.lines("INFO")), remote.describe()
+    assert any("groups computed" in line and "(0 groups computed)" not in line for line in remote.lines("INFO"))
+    baked, ours = tree(here / "site"), tree(there / "site")
+    assert [path for path in ours if path.startswith("api/temperature/")], "the site's own kind baked nothing"
+    assert MANIFEST in ours
+    assert ours == baked, [path for path in set(baked) | set(ours) if baked.get(path) != ours.get(path)]
+    with Client(cluster.scheduler_address, set_as_default=False) as client:  # the workers' package: the sent one
+        where = [path for path in client.run(lambda: getattr(sys.modules.get("mylessons"), "__file__", None)).values()
+                 if path]
+    assert where and all("scalecore-site-" in path for path in where), where
+
+
+def test_a_group_that_fails_on_a_worker_stops_the_build_with_the_same_error_as_a_local_bake(tmp_path, cluster):
+    here = site_with_own_kind(tmp_path / "here", temperatures="[1.0, 0.0]")
+    there = site_with_own_kind(tmp_path / "there", temperatures="[1.0, 0.0]")
+    on_scheduler(there, cluster.scheduler_address)
+    local, remote = build(here), build(there)
+    assert local.returncode != 0 and remote.returncode != 0, remote.describe()
+    message = next(line for line in local.errors if "temperature" in line)
+    assert f"{here / 'mylessons' / 'temperature.py'}:{line_of(here / 'mylessons' / 'temperature.py', 'raise ValueError')}" \
+           in message and "{temperature: 0.0}" in message and "Fix:" in message, message
+    assert [line.replace(str(there), str(here)) for line in remote.errors if "temperature" in line] == [message]
+    assert "Traceback" not in remote.stderr
+    assert not (there / "site").exists()
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def test_a_scheduler_that_cannot_be_reached_stops_the_build_naming_the_option_and_the_fix(tmp_path):
+    site = site_with_own_kind(tmp_path / "site")
+    on_scheduler(site, f"tcp://127.0.0.1:{free_port()}")
+    done = build(site)
+    assert done.returncode != 0
+    where = f"{site / 'mkdocs.yml'}:{line_of(site / 'mkdocs.yml', 'bake_scheduler:')}"
+    assert any(line.startswith(f"scalecore: {where}: cannot reach the Dask scheduler at") and "Fix: start it" in line
+               for line in done.errors), done.describe()
+    assert "Traceback" not in done.stderr
+
+
+def test_without_dask_installed_the_option_says_how_to_install_it(tmp_path, cluster):
+    """A machine without the extra (simulated by a ``distributed`` module that cannot be
+    imported, first on the path) is told the line of the option and the pip command."""
+    site = site_with_own_kind(tmp_path / "site")
+    on_scheduler(site, cluster.scheduler_address)
+    missing = tmp_path / "no-dask"
+    missing.mkdir()
+    (missing / "distributed.py").write_text("raise ImportError(\"No module named 'distributed'\")\n", encoding="utf-8")
+    done = build(site, env=environment(PYTHONPATH=str(missing)))
+    assert done.returncode != 0
+    where = f"{site / 'mkdocs.yml'}:{line_of(site / 'mkdocs.yml', 'bake_scheduler:')}"
+    assert [line for line in done.errors if "dask" in line] == [
+        f"scalecore: {where}: bake_scheduler is set, but dask.distributed is not installed. Fix: pip install "
+        "'scalecore[dask]' (here and on the cluster's workers), or remove bake_scheduler to bake with local "
+        "processes."], done.describe()
+
+
+def test_a_warm_build_with_the_option_set_does_not_need_the_cluster(tmp_path, cluster):
+    """Nothing to compute, nothing sent: a warm rebuild works even when the scheduler is gone."""
+    site = site_with_own_kind(tmp_path / "site")
+    on_scheduler(site, cluster.scheduler_address)
+    assert build(site).returncode == 0
+    edit(site / "mkdocs.yml", f"bake_scheduler: {cluster.scheduler_address}", f"bake_scheduler: tcp://127.0.0.1:{free_port()}")
+    again = build(site)
+    assert again.returncode == 0, again.describe()
+    assert not [line for line in again.lines("INFO") if "Dask" in line]
