@@ -19,6 +19,7 @@ HERE = Path(__file__).resolve().parent
 BENCHMARKS = (
     ("core", "The core: pure Python against numpy; embedding learning"),
     ("build", "The site build: cold and warm against plain mkdocs-material; parallel bake"),
+    ("bake", "The bake: 1 and 2 local workers against a 2-worker Dask LocalCluster"),
     ("new_site", "An author's first site: the wheel, scalecore new's site against plain mkdocs-material"),
     ("browser", "The browser: page weight, baked switch, live mode, live recompute"),
     ("lighthouse", "Lighthouse (mobile) on the module pages against plain mkdocs-material"),
