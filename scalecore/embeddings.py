@@ -233,7 +233,7 @@ def cached_embeddings(
             on_damage(f"the cached embedding table {path.name} is damaged; it will be learned again.")
     table = learn_embeddings(corpus, d_model, recipe, vocabulary_size, window)
     body = json.dumps(table.to_json(), sort_keys=True)
-    write_atomically(path, json.dumps({"sha256": hashlib.sha256(body.encode()).hexdigest(), "table": table.to_json()},
+    _write_atomically(path, json.dumps({"sha256": hashlib.sha256(body.encode()).hexdigest(), "table": table.to_json()},
                                       sort_keys=True))
     return table
 
@@ -249,8 +249,11 @@ def _read_checked(path: Path) -> "EmbeddingTable | None":
         return None
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write to a temporary file beside ``path`` and rename it into place."""
+def _write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file beside ``path`` and rename it into place. The core's own: it
+    keeps its learned tables in a cache of its own (``python -m scalecore --cache``,
+    ``load_table`` in a terminal), and the core imports nothing from the generator; the build's
+    files use scalecore_generator/build/disk.py's ``write_atomically``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -23,6 +23,7 @@ from pathlib import Path
 
 import jinja2
 
+from scalecore_generator.build.disk import write_atomically
 from scalecore_generator.build.processes import process_is_gone
 
 RECORD = ".entry.json"
@@ -178,8 +179,6 @@ def remove_abandoned(folder: Path) -> None:
 
 def write_record(path: Path, data) -> None:
     """A small JSON record that carries the hash of its own content."""
-    from scalecore.embeddings import write_atomically
-
     body = json.dumps(data, sort_keys=True)
     write_atomically(path, json.dumps({"sha256": hashlib.sha256(body.encode()).hexdigest(), "data": data},
                                       sort_keys=True))
@@ -274,8 +273,6 @@ def program_version(program: str, memo: Path) -> str:
         return "unknown"
     version = answer.stdout.strip()
     if identity is not None and answer.returncode == 0 and version:
-        from scalecore.embeddings import write_atomically
-
         try:
             write_atomically(Path(memo), json.dumps({**known, real: [identity, version]}, sort_keys=True, indent=0))
         except OSError:
@@ -474,8 +471,6 @@ def remove_entries(found: list[Path]) -> int:
 
 def finish_build(root: Path, keep_builds: int, use: SharedUse | None, log) -> None:
     """After a successful build: record what it used, then prune what no recent build used."""
-    from scalecore.embeddings import write_atomically
-
     root = Path(root)
     ledger = _ledger(root)
     used = set()

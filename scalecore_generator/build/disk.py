@@ -8,6 +8,7 @@ replaces the old one. So besides the cache, a build needs room for one more copy
 import errno
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 MB = 1024 * 1024
@@ -92,3 +93,17 @@ def clone_or_copy(source: Path, target: Path) -> None:
         except (ImportError, OSError):
             _CLONES["work"] = False
     shutil.copyfile(source, target)
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write to a temporary file beside ``path`` and rename it into place: a killed build never
+    leaves half a file that a later build would read."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            stream.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

@@ -629,6 +629,4 @@ def default_source_date_epoch(root: Path) -> None:
 def _write_if_changed(path: Path, text: str) -> None:
     if path.exists() and path.read_text(encoding="utf-8") == text:
         return
-    from scalecore.embeddings import write_atomically
-
-    write_atomically(path, text)
+    disk.write_atomically(path, text)
