@@ -28,6 +28,27 @@ def make_corpus(tmp_path):
 
 
 @pytest.fixture(scope="session")
+def real_tables(tmp_path_factory):
+    """A cache folder holding the real embedding tables: each shipped corpus's (demo, wordnet,
+    kjv), at the lesson's default settings, as ``cached_embeddings`` and ``python -m scalecore
+    --cache`` look them up. Learning them is about a minute (kjv's eigendecomposition most of
+    it); learned once per session, on every core, and shared by the tests that compute with the
+    real tables. A test that writes into its cache works on a copy (shutil.copytree)."""
+    import os
+
+    from scalecore.corpus import SHIPPED, VOCABULARY_SIZE, load_corpora
+    from scalecore.experiment import Settings
+    from scalecore_generator.build.bake import learn_tables
+
+    cache = tmp_path_factory.mktemp("real-tables")
+    settings = Settings()
+    corpora = load_corpora(SHIPPED)
+    learn_tables([(corpus, settings.d_model, cache, settings.recipe, VOCABULARY_SIZE) for corpus in corpora.values()],
+                 os.cpu_count() or 1)
+    return cache
+
+
+@pytest.fixture(scope="session")
 def built_site(tmp_path_factory):
     """The real site, built once per test session with the repository's cache (fast when warm)."""
     import subprocess

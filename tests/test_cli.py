@@ -1,4 +1,5 @@
 import json
+import shutil
 import subprocess
 import sys
 
@@ -13,8 +14,9 @@ def scalecore(*args, cache):
 
 
 @pytest.fixture(scope="module")
-def cache(tmp_path_factory):
-    return tmp_path_factory.mktemp("cli-cache")
+def cache(tmp_path_factory, real_tables):
+    """The commands' own cache, starting with the real tables (conftest.real_tables)."""
+    return shutil.copytree(real_tables, tmp_path_factory.mktemp("cli") / "cache")
 
 
 def test_table_prints_every_corpus_and_guard_set_aligned(cache):

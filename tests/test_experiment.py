@@ -12,10 +12,9 @@ SEEDS = range(5)
 
 
 @pytest.fixture(scope="module")
-def tables(tmp_path_factory):
-    cache = tmp_path_factory.mktemp("cache")
+def tables(real_tables):
     corpora = load_corpora(SHIPPED, list(CORPORA))
-    return {name: cached_embeddings(corpus, Settings().d_model, cache) for name, corpus in corpora.items()}
+    return {name: cached_embeddings(corpus, Settings().d_model, real_tables) for name, corpus in corpora.items()}
 
 
 def mean_over_seeds(table, guards, measure):
