@@ -138,3 +138,17 @@ def test_no_python_source_lives_in_the_shipped_javascript():
         text = path.read_text(encoding="utf-8")
         for marker in ("runPython(", "runPythonAsync(", "from scalecore", "import scalecore\n", "def "):
             assert marker not in text, f"{path.relative_to(root)} holds Python ({marker!r})"
+
+
+def test_the_kind_contract_imports_nothing_from_the_markdown_blocks():
+    """Blocks depend on kinds, not the reverse: importing the contract and the registry loads no
+    module of scalecore_generator.blocks (a kind written against the old paths, as GOOD above,
+    still loads: blocks.base re-exports PanelOptions and OptionError)."""
+    import subprocess
+
+    done = subprocess.run([sys.executable, "-c", "import sys, scalecore_generator.kinds.kind, "
+                           "scalecore_generator.kinds.registry, scalecore_generator.kinds.options; "
+                           "print(sorted(m for m in sys.modules if m.startswith('scalecore_generator.blocks')))"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"

@@ -15,10 +15,8 @@ from pathlib import Path
 import jinja2
 import markdown
 import markupsafe
-from mkdocs.config import base
-from mkdocs.config import config_options as c
 
-from scalecore_generator.blocks.options import Text
+from scalecore_generator.kinds.options import OptionError, PanelOptions  # noqa: F401 (the blocks' API, as before)
 from scalecore_generator.build.manifest import PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT
 from scalecore_generator.errors import ScalecoreError
 
@@ -35,17 +33,6 @@ class BlockError(ScalecoreError):
     def __init__(self, page: str, line: int, message: str):
         super().__init__(f"{page}:{line}: {message}")
         self.page, self.line, self.message = page, line, message
-
-
-class OptionError(ScalecoreError):
-    """A bad value of one option, raised by ``check``; the expansion adds the page and line.
-
-    ``key`` None means the block as a whole (reported on its opening line).
-    """
-
-    def __init__(self, key: str | None, message: str):
-        super().__init__(message)
-        self.key, self.message = key, message
 
 
 @dataclass
@@ -66,12 +53,6 @@ class PageContext:
     # to this one (as MkDocs writes it), or None when it is no page of the site.
     resolve_link: Callable[[str], str | None] | None = None
     pages: tuple = ()  # the site's pages (src paths), to name the closest to a broken link
-
-
-class PanelOptions(base.Config):
-    """Options every kind has. ``/// kind | Title`` sets ``title`` too."""
-
-    title = c.Optional(Text())
 
 
 def _number(value, spec="") -> str:

@@ -11,7 +11,7 @@ import yaml
 from mkdocs.config import config_options as c
 
 from scalecore_generator.blocks.base import BlockError, OptionError, PageContext, Panel
-from scalecore_generator.blocks.options import describe, in_words, listing, suggestion
+from scalecore_generator.kinds.options import describe, in_words, listing, suggestion
 from scalecore_generator.blocks.scanner import Located, RawBlock, scan
 
 

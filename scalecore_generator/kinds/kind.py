@@ -29,9 +29,8 @@ from typing import ClassVar
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 
-from scalecore_generator.blocks.base import OptionError, PanelOptions
-from scalecore_generator.blocks.options import Integer, ListOf, Text, listing, suggestion
-from scalecore_generator.blocks.options import described  # noqa: F401  (for kinds: a setting with what it changes)
+from scalecore_generator.kinds.options import Integer, ListOf, OptionError, PanelOptions, Text, listing, suggestion
+from scalecore_generator.kinds.options import described  # noqa: F401  (for kinds: a setting with what it changes)
 
 
 @dataclass(frozen=True)

@@ -225,7 +225,7 @@ def _error_line(error: BaseException, path: Path) -> str:
 
 
 def _contract_problems(kind: type[Kind]) -> list[str]:
-    from scalecore_generator.blocks.base import PanelOptions
+    from scalecore_generator.kinds.options import PanelOptions
     from scalecore_generator.kinds.kind import KindSettings
 
     problems = []

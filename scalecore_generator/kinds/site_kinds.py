@@ -9,7 +9,7 @@ import difflib
 import re
 from pathlib import Path
 
-from scalecore_generator.blocks.options import in_words, listing
+from scalecore_generator.kinds.options import in_words, listing
 from scalecore_generator.blocks.scanner import fenced_lines
 from scalecore_generator.kinds.kind import Kind
 

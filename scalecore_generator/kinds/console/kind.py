@@ -12,9 +12,9 @@ from markupsafe import Markup
 
 from mkdocs.config import config_options as c
 
-from scalecore_generator.blocks.base import PanelOptions
+from scalecore_generator.kinds.options import PanelOptions
 from scalecore_generator.kinds.kind import Kind
-from scalecore_generator.blocks.options import Integer, Text
+from scalecore_generator.kinds.options import Integer, Text
 
 
 class Console(Kind):

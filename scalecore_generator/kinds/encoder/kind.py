@@ -10,9 +10,9 @@ shallower stack is the first layers of a deeper one); live mode calls it for any
 
 from mkdocs.config import config_options as c
 
-from scalecore_generator.blocks.base import OptionError, PanelOptions
-from scalecore_generator.blocks.options import Integer, ListOf, OneOf
-from scalecore_generator.blocks.options import Bounded, described
+from scalecore_generator.kinds.options import OptionError, PanelOptions
+from scalecore_generator.kinds.options import Integer, ListOf, OneOf
+from scalecore_generator.kinds.options import Bounded, described
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.encoder import MAX_LAYERS, NORMS
 from scalecore.multihead import head_width

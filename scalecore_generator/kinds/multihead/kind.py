@@ -12,9 +12,9 @@ import json
 
 from mkdocs.config import config_options as c
 
-from scalecore_generator.blocks.base import OptionError, PanelOptions
-from scalecore_generator.blocks.options import Integer, ListOf, OneOf, Text, listing
-from scalecore_generator.blocks.options import described
+from scalecore_generator.kinds.options import OptionError, PanelOptions
+from scalecore_generator.kinds.options import Integer, ListOf, OneOf, Text, listing
+from scalecore_generator.kinds.options import described
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 from scalecore.multihead import head_width

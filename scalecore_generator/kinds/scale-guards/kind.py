@@ -11,8 +11,8 @@ import json
 from mkdocs.config import config_options as c
 from mkdocs.config.base import ValidationError
 
-from scalecore_generator.blocks.base import PanelOptions
-from scalecore_generator.blocks.options import ListOf, OneOf, describe
+from scalecore_generator.kinds.options import PanelOptions
+from scalecore_generator.kinds.options import ListOf, OneOf, describe
 from scalecore_generator.kinds.kind import Grid, Kind, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 

@@ -21,8 +21,8 @@ import re
 from mkdocs.config import config_options as c
 from mkdocs.config.base import ValidationError
 
-from scalecore_generator.blocks.base import OptionError, PanelOptions, slug
-from scalecore_generator.blocks.options import Text, describe
+from scalecore_generator.blocks.base import slug
+from scalecore_generator.kinds.options import OptionError, PanelOptions, Text, describe
 from scalecore_generator.kinds.kind import Kind
 
 TEXTS = ("question", "answer", "explanation")

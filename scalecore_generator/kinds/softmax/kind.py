@@ -6,8 +6,8 @@ examples and the sweep of the slider are one baked point (``scalecore.softmax.sa
 the reference the panel and the prose quote.
 """
 
-from scalecore_generator.blocks.base import PanelOptions
-from scalecore_generator.blocks.options import ListOf, Number, OneOf
+from scalecore_generator.kinds.options import PanelOptions
+from scalecore_generator.kinds.options import ListOf, Number, OneOf
 from scalecore_generator.kinds.kind import Grid, Kind
 from scalecore.softmax import jacobian_norm, softmax, softmax_jacobian
 

@@ -8,9 +8,9 @@ section); live mode calls the same function for any other d.
 
 from mkdocs.config import config_options as c
 
-from scalecore_generator.blocks.base import OptionError, PanelOptions
-from scalecore_generator.blocks.options import Integer, ListOf, OneOf, listing
-from scalecore_generator.blocks.options import Bounded, described
+from scalecore_generator.kinds.options import OptionError, PanelOptions
+from scalecore_generator.kinds.options import Integer, ListOf, OneOf, listing
+from scalecore_generator.kinds.options import Bounded, described
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings
 
 SHOW = ("histogram", "table", "live")

@@ -6,7 +6,7 @@ browser by the very function that baked the others (mylessons.temperature:weight
 
 from mkdocs.config import config_options as c
 
-from scalecore_generator.blocks.base import OptionError, PanelOptions
+from scalecore_generator.kinds.options import OptionError, PanelOptions
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, described
 
 SCORES = [1.0, 2.0, 4.0]
