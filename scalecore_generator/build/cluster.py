@@ -42,6 +42,7 @@ from pathlib import Path
 
 from scalecore_generator.build import cache
 from scalecore_generator.build.bake import BakeError, Cluster, bake_points, code_version
+from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.kinds.kind import Kind
 
 CONNECT_S = 10  # how long to try to reach the scheduler
@@ -81,13 +82,9 @@ class DaskCluster:
     def collect(self, job: dict, future: Future) -> None:
         try:
             files = future.result()
-        except BakeError:
+        except ScalecoreError:  # the group's own mistake, as a local bake says it
             raise
         except Exception as error:  # the cluster's own trouble: a lost worker, a worker without scalecore
-            from scalecore_generator.kinds.registry import KindError
-
-            if isinstance(error, KindError):
-                raise
             raise BakeError(f"{self.cluster.where}: the Dask cluster at {self.cluster.address} could not bake the "
                             f"group {job['data_key']!r}: {type(error).__name__}: {error}. Fix: {FIX_INSTALL}, and "
                             "give its workers the memory a group needs; or remove bake_scheduler to bake on this "
@@ -255,10 +252,9 @@ def _mapped(error: Exception, root: Path, places: dict[str, str]) -> Exception:
     message = str(error)
     for inside, source in sorted(places.items(), key=lambda item: -len(item[0])):
         message = message.replace(str(root / inside), source)
-    if isinstance(error, BakeError):
-        return BakeError(message)
-    from scalecore_generator.kinds.registry import KindError
-
-    if isinstance(error, KindError):
-        return KindError(message)
+    if isinstance(error, ScalecoreError):
+        try:
+            return type(error)(message)
+        except TypeError:  # a subclass with other arguments: the message as a BakeError
+            return BakeError(message)
     return BakeError(f"the Dask worker {_worker_address()}: {type(error).__name__}: {message}. Fix: {FIX_INSTALL}.")
