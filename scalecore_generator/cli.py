@@ -62,7 +62,7 @@ def cmd_cache(args) -> int:
     root = args.dir
     if not root.is_dir():
         raise CommandError(f"no cache at {root} (build the site first, or pass --dir)")
-    found = cache.entries(root)
+    found = cache.every_entry(root)
     stale = cache.stale(root, args.keep_builds)
     total = cache.folder_size(root)
     print(f"cache {root}: {total / 2**20:.1f} MB, {len(found)} entries; "

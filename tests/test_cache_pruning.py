@@ -124,7 +124,7 @@ def test_repeated_builds_with_changing_inputs_keep_the_cache_bounded(tmp_path):
         edit(site / "mkdocs.yml", "seeds: [0]" if not number else f"seeds: [0, {seed - 1}]", f"seeds: [0, {seed}]")
         done = build(site)
         assert done.returncode == 0, done.describe()
-        counts.append(len(cache.entries(site / CACHE)))
+        counts.append(len(cache.every_entry(site / CACHE)))
     assert counts[0] > 0
     assert max(counts) == counts[0], counts  # each build's groups replace the last build's, not add to them
     ledger = json.loads((site / CACHE / cache.LEDGER).read_text(encoding="utf-8"))

@@ -1,9 +1,9 @@
 """The bake: every point of every kind's grid, computed once at build time and cached by content.
 
 A kind's points are baked in *groups*, the points that travel in one ``data.js`` (see
-scalecore_generator/kinds/kind.py): a group is one cache entry (scalecore_generator/build/cache.py) holding each point's JSON,
-its figures and the ``data.js`` (the same data for pages opened from file://, where fetch is
-blocked but a classic script tag still loads). An entry's key hashes only what shapes its files:
+scalecore_generator/kinds/kind.py): a group is one cache entry (scalecore_generator/build/cache/
+entries.py) holding each point's JSON, its figures and the ``data.js`` (the same data for pages
+opened from file://, where fetch is blocked but a classic script tag still loads). An entry's key hashes only what shapes its files:
 the kind's folder, the compute function's module and the modules of its package it imports, the
 group's parameters and the content of the site files it reads (a corpus's embedding table). So a
 new core module re-bakes nothing, and a changed corpus re-bakes only its own groups.

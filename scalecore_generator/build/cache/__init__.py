@@ -1,0 +1,15 @@
+"""The build cache, in three parts: its entries (entries.py: written atomically, checked each
+time they are used), what the build derives and keeps across builds (memo.py: records, the
+memo, programs' versions, compiled templates) and the usage ledger that keeps it bounded
+(ledger.py). The build uses it as one module: ``cache.writing``, ``cache.Memo``,
+``cache.finish_build``.
+"""
+
+from scalecore_generator.build.cache.entries import (  # noqa: F401
+    RECORD, TEMPORARY, _used, content_name, content_named, damage, forget_hashes, in_checked_entry, note_use,
+    remove_abandoned, sha256_file, sha256_hashed, usable, writing)
+from scalecore_generator.build.cache.ledger import (  # noqa: F401
+    LEDGER, LOCK, CacheBusy, SharedUse, every_entry, exclusive, finish_build, folder_size, remove_entries, stale)
+from scalecore_generator.build.cache.memo import (  # noqa: F401
+    Memo, TemplateCache, forget_templates, program_version, read_record, save_templates, template_cache,
+    write_record)
