@@ -122,3 +122,25 @@ def test_a_warm_build_with_the_option_set_does_not_need_the_cluster(tmp_path, cl
     again = build(site)
     assert again.returncode == 0, again.describe()
     assert not [line for line in again.lines("INFO") if "Dask" in line]
+
+
+def test_a_worker_that_runs_other_code_than_the_build_refuses_the_group(cluster):
+    """The build keys a group's cache entry by its own code (bake.code_version); a worker whose
+    scalecore differs would fill that entry with other results, so it says so instead. Here the
+    build's key is made to differ from what the worker computes."""
+    from scalecore_generator.build.bake import BakeError
+    from scalecore_generator.build.cluster import bake_on_worker, site_code
+    from scalecore_generator.kinds.registry import discover
+
+    import hashlib
+
+    kinds = {"variance": discover()["variance"]}
+    bundle, places = site_code(kinds, ())
+    job = dict(folder="kinds/variance", code="0" * 64, data_key="variance", inputs={}, points=[])
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        future = client.submit(bake_on_worker, job, bundle, hashlib.sha256(bundle).hexdigest()[:24], places, pure=False)
+        with pytest.raises(BakeError) as raised:
+            future.result()
+    message = str(raised.value)
+    assert message.startswith("the Dask worker tcp://127.0.0.1:") and "runs other code than this build for the kind " \
+           "'variance'" in message and "Fix: install the same scalecore on the cluster's workers" in message, message
