@@ -6,7 +6,10 @@ build, so each bakes the whole grid again and nothing else: with ``workers: 1``,
 ``workers: 2``, and with ``bake_scheduler`` naming a ``LocalCluster`` of two worker processes
 (one thread each, no dashboard, on 127.0.0.1) started by this benchmark. The time is the
 plugin's own log line for the bake; for the cluster it includes connecting, sending the kinds'
-code and tables, and writing the files sent back. The sites are compared byte for byte.
+code and tables, and writing the files sent back. The sites are compared byte for byte. Beside
+each time: the CPU seconds of the build, its processes and (for the cluster) the cluster's
+worker processes, and the load average when it ended; on a shared machine the wall times move
+with the others' work, the CPU seconds much less.
 ``live: false``: the memory snapshot, made in Chromium while the bake runs, would share the
 cores with it. Prints numbers; asserts nothing.
 """
@@ -17,12 +20,24 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from benchmarks.build import ROOT, build_env, plugin_entry, read_config, seed_bytecode, verbose_build, write_config
+from benchmarks.build import (ROOT, build_env, plugin_entry, read_config, seed_bytecode, verbose_build,
+                              verbose_build_cpu, write_config)
 
 
 def tree(folder: Path) -> dict[str, bytes]:
     return {path.relative_to(folder).as_posix(): path.read_bytes() for path in sorted(folder.rglob("*"))
             if path.is_file()}
+
+
+def cluster_cpu(cluster) -> float:
+    """CPU seconds the cluster's worker processes have used so far (they are not the build's
+    children, so the build's own count leaves them out)."""
+    import psutil
+    from distributed import Client
+
+    with Client(cluster.scheduler_address, set_as_default=False) as client:
+        pids = client.run(os.getpid).values()
+    return sum(sum(psutil.Process(pid).cpu_times()[:2]) for pid in pids)
 
 
 def main() -> None:
@@ -54,18 +69,22 @@ def main() -> None:
                                ("Dask LocalCluster, 2 workers", dict(bake_scheduler=cluster.scheduler_address))):
                 shutil.rmtree(cache / "bake", ignore_errors=True)
                 slug = name.split(",")[0].replace(": ", "-").replace(" ", "-").lower()
-                whole, bake = verbose_build(variant(slug, **more), work / f"site-{slug}")
-                results[name] = (bake, whole, tree(work / f"site-{slug}"))
-        sites = [site for _, _, site in results.values()]
+                workers_before = cluster_cpu(cluster)
+                whole, bake, cpu = verbose_build_cpu(variant(slug, **more), work / f"site-{slug}")
+                cpu += cluster_cpu(cluster) - workers_before
+                results[name] = (bake, whole, tree(work / f"site-{slug}"), cpu, os.getloadavg()[0])
+        sites = [result[2] for result in results.values()]
         same = all(site == sites[0] for site in sites)
 
     print("\nbake of the whole grid on a cold bake cache (the plugin's own timing; whole build beside it):")
-    for name, (bake, whole, _) in results.items():
-        print(f"  {name:30} {bake:7.2f} s   (whole build {whole:.2f} s)")
+    for name, (bake, whole, _, cpu, load) in results.items():
+        print(f"  {name:30} {bake:7.2f} s   (whole build {whole:.2f} s, CPU {cpu:.2f} s; load average {load:.1f})")
     one, two, dask_two = (results[name][0] for name in results)
     print(f"\n  workers: 1 / workers: 2            {one / two:6.2f} x")
     print(f"  workers: 1 / Dask, 2 workers       {one / dask_two:6.2f} x")
     print(f"  Dask, 2 workers / workers: 2       {dask_two / two:6.2f}   (the same two cores, through the cluster)")
+    cpus = [result[3] for result in results.values()]
+    print(f"  CPU seconds, Dask / workers: 2     {cpus[2] / cpus[1]:6.2f}   (what the cluster adds to the work)")
     print(f"\n  the three sites byte-identical: {'yes' if same else 'NO'} ({len(sites[0])} files)")
 
 
