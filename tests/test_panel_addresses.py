@@ -66,13 +66,24 @@ def query_of(url: str) -> dict:
 
 
 def showing(page, panel_id: str, expected: dict, timeout: float = 15_000) -> bool:
-    """Wait until the panel (hydrated again if the page was loaded afresh) shows ``expected``."""
-    hydrate(page, panel_id)
-    page.wait_for_function("([seen, id, expected]) => JSON.stringify(eval(seen)(id)) === JSON.stringify(expected)",
-                           arg=[SEEN, panel_id, expected], timeout=timeout)
-    now = seen(page, panel_id)
-    assert now == expected, f"{now} != {expected} at {page.url}"
-    return True
+    """Wait until the panel (hydrated again if the page was loaded afresh) shows ``expected``,
+    and still does a moment later: on the first Back after a panel's choice, Material's instant
+    navigation may fetch the page and swap its article in (the panel then hydrates again from
+    the address), so a state read just before the swap is not yet the one the reader ends with."""
+    import time
+
+    deadline = time.monotonic() + timeout / 1000
+    now = None
+    while time.monotonic() < deadline:
+        hydrate(page, panel_id)
+        now = seen(page, panel_id)
+        if now == expected:
+            page.wait_for_timeout(300)
+            if page.evaluate("id => document.getElementById(id).getAttribute('data-scalecore-hydrated')",
+                             panel_id) == "true" and seen(page, panel_id) == expected:
+                return True
+        page.wait_for_timeout(100)
+    raise AssertionError(f"{now} != {expected} at {page.url}")
 
 
 def key_of(panel_id: str) -> str:
@@ -286,6 +297,11 @@ def test_a_heading_anchor_still_lands_and_keeps_the_panels_state(visit, site_ser
     anchor.click()
     page.wait_for_function("t => location.hash === '#' + t", arg=target)
     assert query(page).get(f"{key_of(panel_id)}.seed") == "1"
+    # Instant navigation may swap the article in after the hash changes: the heading is measured
+    # once it is on screen again.
+    page.locator(f"[id='{target}']").wait_for(state="visible")
+    page.wait_for_function("t => { const r = document.getElementById(t).getBoundingClientRect();"
+                           " return r.height > 0 && r.top >= 0 && r.top < 300; }", arg=target)
     heading = page.locator(f"[id='{target}']").bounding_box()
     assert 0 <= heading["y"] < 300, "the anchor still scrolls to its heading"
     assert re.search(r"\.seed=1", page.url)
