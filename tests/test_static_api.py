@@ -404,6 +404,8 @@ def _never_requested(suffix: str, text: str) -> list[tuple[int, int]]:
         spans += _spans(r"<metadata>.*?</metadata>", text)
     if suffix == ".html":
         spans += _spans(r"<a\s[^>]*>", text)
+    if suffix == ".txt":  # plain text (licence notices): a browser shows it, it fetches nothing it names
+        spans.append((0, len(text)))
     return spans
 
 
