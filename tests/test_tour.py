@@ -168,7 +168,15 @@ def _operate(page, stop: dict, log: list[str]) -> None:
         last = page.evaluate("() => document.activeElement.selectedIndex === "
                              "document.activeElement.options.length - 1")
         value = page.evaluate("() => document.activeElement.value")
-        page.keyboard.press("ArrowUp" if last else "ArrowDown")
+        key = "ArrowUp" if last else "ArrowDown"
+        page.keyboard.press(key)
+        # A customizable select (appearance: base-select, the panels' menus on a phone) opens its
+        # list on an arrow key, as a listbox does: the keyboard user then moves and chooses with Enter.
+        if page.evaluate("() => { const s = document.activeElement.closest('select');"
+                         " return !!s && s.matches(':open'); }"):
+            page.keyboard.press(key)
+            page.keyboard.press("Enter")
+            what += " (its list opened on the arrow key)"
         _wait_changed(page, panel, before, what)
         chosen = page.evaluate("() => document.activeElement.value")
         assert chosen != value, what

@@ -118,7 +118,9 @@ class Console {
       if (select.value === "") return;
       this.editor.value = examples[Number(select.value)].content.textContent.replace(/\s+$/, "");
       select.value = "";
-      this.editor.focus();
+      // After the change event a customizable select (a phone's menus) closes its list and gives
+      // the focus back to itself: the editor takes it on the next frame, after that.
+      requestAnimationFrame(() => this.editor.focus());
     });
     return el("span", { class: "scalecore-console__example" }, [
       el("label", { for: id, class: "scalecore-visually-hidden" }, "Load an example into the editor"), select]);
