@@ -178,8 +178,13 @@ def _operate(page, stop: dict, log: list[str]) -> None:
             page.keyboard.press("Enter")
             what += " (its list opened on the arrow key)"
         _wait_changed(page, panel, before, what)
+        # the focused control now holds another value (a picker that fills the editor hands it the
+        # focus, on the frame after the change)
+        try:
+            page.wait_for_function("v => document.activeElement.value !== v", arg=value, timeout=5_000)
+        except Exception:
+            raise AssertionError(f"{what}: the focused control still holds {value!r}") from None
         chosen = page.evaluate("() => document.activeElement.value")
-        assert chosen != value, what
         if kind == "scale-guards":  # the panel shows the chosen corpus or seed, not only the select
             page.wait_for_function("([id, v]) => { const s = document.getElementById(id).scalecorePanel;"
                                    " return s.corpus === v || String(s.seed) === v; }", arg=[panel, chosen])
