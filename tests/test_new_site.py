@@ -43,6 +43,9 @@ def run(command, **options):
 def wheel(tmp_path_factory) -> Path:
     """The wheel as `bash build_tools/dev.sh release` builds it (vendored files included)."""
     out = tmp_path_factory.mktemp("dist")
+    # as the release does: setuptools packs what build/lib holds, and a file removed from the
+    # sources since the last wheel (an old theme template) would still be in it
+    shutil.rmtree(REPO / "build" / "lib", ignore_errors=True)
     run([sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check", "--no-deps",
          "--no-build-isolation", "--wheel-dir", str(out), str(REPO)], cwd=out)
     [found] = out.glob("scalecore-*-py3-none-any.whl")
@@ -118,6 +121,19 @@ def test_a_new_site_builds_strictly_outside_the_repository_without_node(new_site
     assert not any(key.startswith("fullstack_") for key in
                    json.loads((site / "site" / "api" / "index.json").read_text(encoding="utf-8"))["runtime"])
     assert not list((site / ".cache" / "scalecore").glob("**/embeddings*")), "a site with no corpus kind learned tables"
+
+
+def test_after_a_build_git_sees_the_sources_only(new_site):
+    """What the build made (site/, .cache/, the lock and digest ledger beside the site) is ignored by
+    the scaffold's .gitignore: an author's first commit holds what they write, nothing built."""
+    site, _ = new_site
+    assert (site / ".site.digests.json").is_file() and (site / ".cache").is_dir()
+    run(["git", "init", "-q"], cwd=site)
+    listed = run(["git", "status", "--porcelain", "--untracked-files=all"], cwd=site).stdout.splitlines()
+    scaffold = REPO / "scalecore_generator" / "scaffold"
+    sources = sorted(p.relative_to(scaffold).as_posix() for p in scaffold.rglob("*")
+                     if p.is_file() and "__pycache__" not in p.parts)
+    assert sorted(line[3:] for line in listed) == sources
 
 
 def test_scalecore_new_refuses_a_folder_that_is_not_empty(author, new_site):

@@ -50,29 +50,56 @@ def test_sha256_file_matches_hashlib_for_empty_small_and_large_files(tmp_path):
         path = tmp_path / f"f{size}"
         path.write_bytes(os.urandom(size))
         assert cache.sha256_file(path) == hashlib.sha256(path.read_bytes()).hexdigest()
-        assert cache.sha256_hashed(path) == hashlib.sha256(path.read_bytes()).hexdigest()
+        assert cache.Digests(tmp_path / "digests.json").of(path) == hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_only_files_of_an_entry_checked_by_this_build_count_as_checked(tmp_path):
+def test_a_digest_is_taken_from_the_ledger_only_while_the_file_is_unchanged(tmp_path, monkeypatch):
+    from scalecore_generator.build.cache import digests
+
+    monkeypatch.setattr(digests, "SETTLED_NS", 0)  # no two-second wait for the files to settle
+    big = tmp_path / "python.wasm"
+    big.write_bytes(os.urandom(3 << 20))
+    first = cache.Digests(tmp_path / "digests.json")
+    want = hashlib.sha256(big.read_bytes()).hexdigest()
+    assert first.of(big) == want and first.of(big) == want and first.read == 1  # once a build
+    first.save()
+
+    second = cache.Digests(tmp_path / "digests.json")  # the next build: nothing read
+    assert second.of(big) == want and second.read == 0
+
+    stat = big.stat()  # a byte flipped, size and modification time put back as they were
+    data = bytearray(big.read_bytes())
+    data[1000] ^= 1
+    big.write_bytes(bytes(data))
+    os.utime(big, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    third = cache.Digests(tmp_path / "digests.json")  # its change time moved: read again, the new digest
+    assert third.of(big) == hashlib.sha256(bytes(data)).hexdigest() and third.read == 1
+
+    (tmp_path / "digests.json").write_text("{damaged")
+    assert cache.Digests(tmp_path / "digests.json").of(big) == hashlib.sha256(bytes(data)).hexdigest()
+
+
+def test_a_file_written_moments_ago_is_not_kept_in_the_ledger(tmp_path):
+    fresh = tmp_path / "fresh.bin"
+    fresh.write_bytes(b"just written")
+    digests = cache.Digests(tmp_path / "digests.json")
+    digests.of(fresh)
+    digests.save()
+    again = cache.Digests(tmp_path / "digests.json")  # too recent to trust its times: read again (git's racy-clean rule)
+    again.of(fresh)
+    assert again.read == 1
+
+
+def test_an_entry_changed_after_it_was_written_is_not_usable(tmp_path):
     class Log:
         def info(self, line):
             pass
 
-    cache._used.clear()
     with cache.writing(tmp_path / "snapshot" / "abc") as folder:
         (folder / "inner").mkdir()
         (folder / "inner" / "data.bin").write_bytes(b"data")
     written = tmp_path / "snapshot" / "abc" / "inner" / "data.bin"
-    assert cache.in_checked_entry(written)
-    assert not cache.in_checked_entry(tmp_path / "snapshot" / "loose.bin")
-
-    cache._used.clear()  # the next build: nothing is checked until it is used
-    assert not cache.in_checked_entry(written)
     assert cache.usable(tmp_path / "snapshot" / "abc", Log())
-    assert cache.in_checked_entry(written)
-
-    cache._used.clear()
     written.write_bytes(b"changed through a link in the site")
     assert not cache.usable(tmp_path / "snapshot" / "abc", Log())
-    assert not cache.in_checked_entry(written)
     cache._used.clear()

@@ -9,8 +9,6 @@ browser), so the site works under any subpath. Clients never build a path by han
 
 from pathlib import Path
 
-from scalecore_generator.build.cache import sha256_hashed
-
 MANIFEST = "api/index.json"
 MANIFEST_SCRIPT = "api/index.js"  # the same data as a classic script, for pages opened from disk
 SCHEMA = "scalecore/site-manifest/2"
@@ -32,13 +30,14 @@ def relative(site_path: str, start: str = "api") -> str:
     return "/".join([".."] * (len(here) - common) + there[common:])
 
 
-def entry(site_path: str, files: dict[str, Path]) -> dict:
-    return {"url": relative(site_path), "sha256": sha256_hashed(files[site_path])}
+def entry(site_path: str, files: dict[str, Path], digest) -> dict:
+    """``digest``: a file's sha256 (the build's cache.Digests.of)."""
+    return {"url": relative(site_path), "sha256": digest(files[site_path])}
 
 
-def kind_entry(kind, bake, served: dict[str, str], files: dict[str, Path]) -> dict:
+def kind_entry(kind, bake, served: dict[str, str], files: dict[str, Path], digest) -> dict:
     """One kind in the manifest. ``served``: role ('script', 'style', 'schema') -> site path."""
-    described = {"label": kind.label, **{role: entry(path, files) for role, path in sorted(served.items())}}
+    described = {"label": kind.label, **{role: entry(path, files, digest) for role, path in sorted(served.items())}}
     if bake is None:
         return described
     prefix = f"api/{kind.name}/"
@@ -49,13 +48,13 @@ def kind_entry(kind, bake, served: dict[str, str], files: dict[str, Path]) -> di
         "live_axes": list(bake.grid.live_axes),
         "points": {path: {"params": point["params"], "json": point["json"].removeprefix(prefix)}
                    for path, point in bake.points.items()},
-        "scripts": {group: entry(path, files) for group, path in bake.groups.items()},
-        "files": {path.removeprefix(prefix): entry(path, files) for path in sorted(bake.files)},
+        "scripts": {group: entry(path, files, digest) for group, path in bake.groups.items()},
+        "files": {path.removeprefix(prefix): entry(path, files, digest) for path in sorted(bake.files)},
     })
     return described
 
 
-def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files, runtime, kinds,
+def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files, runtime, kinds, digest,
                    runtime_details=None) -> dict:
     """``corpora``: name -> dict(title, counts, embeddings site path); ``files``: site path -> file;
     ``runtime``: key -> site path; ``kinds``: name -> (Kind, KindBake or None, served files);
@@ -74,13 +73,13 @@ def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files
                 "sentences": info["counts"]["sentences"],
                 "tokens": info["counts"]["tokens"],
                 "vocabulary": info["counts"]["vocabulary"],
-                "embeddings": entry(info["embeddings"], files),
+                "embeddings": entry(info["embeddings"], files, digest),
             }
             for name, info in corpora.items()
         ],
-        "runtime": {key: {**entry(path, files), **(runtime_details or {}).get(key, {})}
+        "runtime": {key: {**entry(path, files, digest), **(runtime_details or {}).get(key, {})}
                     for key, path in runtime.items()},
-        "kinds": {name: kind_entry(kind, bake, served, files) for name, (kind, bake, served) in sorted(kinds.items())},
+        "kinds": {name: kind_entry(kind, bake, served, files, digest) for name, (kind, bake, served) in sorted(kinds.items())},
     }
 
 

@@ -19,7 +19,7 @@ import struct
 import zlib
 from pathlib import Path
 
-from scalecore_generator.build.cache import sha256_hashed
+from scalecore_generator.build.cache import sha256_file
 
 LISTING = "offline.json"
 WORKER = "coi-serviceworker.js"  # at the site root: its scope is the whole site (a subpath stays one)
@@ -42,8 +42,9 @@ def is_runtime(site_path: str) -> bool:
     return site_path.startswith(RUNTIME_PREFIXES) or site_path.endswith(".whl")
 
 
-def listing(site: Path) -> dict:
-    """Every file of the site the worker may serve from its cache, with its sha256 and size."""
+def listing(site: Path, digest=sha256_file) -> dict:
+    """Every file of the site the worker may serve from its cache, with its sha256 (``digest``:
+    the build's cache.Digests.of) and size."""
     own = {LISTING, WORKER}
     files = {}
     for path in sorted(p for p in site.rglob("*") if p.is_file()):
@@ -52,7 +53,7 @@ def listing(site: Path) -> dict:
             continue
         if site_path.endswith(PRECOMPRESSED) and path.with_suffix("").is_file():
             continue  # the browser asks for the file itself (and gets these bytes decoded)
-        entry = {"sha256": sha256_hashed(path), "bytes": path.stat().st_size}
+        entry = {"sha256": digest(path), "bytes": path.stat().st_size}
         if is_runtime(site_path):
             entry["runtime"] = True
         if site_path.startswith(FULL_STACK):
@@ -156,9 +157,9 @@ def app_files(name: str, description: str) -> dict[str, bytes]:
     return {WEB_MANIFEST: text.encode("utf-8"), **icons()}
 
 
-def write(site: Path) -> dict:
+def write(site: Path, digest=sha256_file) -> dict:
     """The listing and the worker, written last into the finished site; returns the listing."""
-    found = listing(site)
+    found = listing(site, digest)
     _replace(site / LISTING, json.dumps(found, sort_keys=True, separators=(",", ":")) + "\n")
     _replace(site / WORKER, worker(found["version"]))
     return found

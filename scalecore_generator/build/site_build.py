@@ -121,13 +121,17 @@ class SiteBuild:
         self.mentor_model = None
         self.files: dict[str, Path] = {}
         self.contents: dict[str, str] = {}
+        self.published: dict[Path, str] = {}  # what publish() wrote -> its sha256
 
     # -- configure: what the build reads before anything is computed -----------------------------
 
     def configure(self) -> None:
         settings = self.settings
         self.option_lines = {key: settings.where(key) for key in ("corpora", "seeds", "kinds")}
-        cache.forget_hashes()  # a file this build hashes is hashed again, never taken from a build before
+        # the sha256 of what the site publishes (cache/digests.py); a staged build keeps its ledger
+        # beside the site (stage), so a warm build writes nothing in the cache
+        self.digests = cache.Digests(self.cache / "digests.json")
+        self.published = {}
         default_source_date_epoch(self.root)
         sources.check(self.engine.docs_dir, self.log)
         self.packages = [(self.root / folder).resolve() for folder in settings.packages]
@@ -165,6 +169,7 @@ class SiteBuild:
         if self.command == "build" and not self.staged:
             self.staged = StagedSite(str(self.engine.site_dir))
             self.engine.site_dir = Path(self.staged.begin())
+            self.digests = cache.Digests(self.staged.digests_path)
         return self.engine.site_dir
 
     def needs(self, need: str) -> bool:
@@ -258,7 +263,7 @@ class SiteBuild:
     def _full_stack(self, live: runtime.Runtime) -> None:
         """The console's full scientific stack (runtime/fullstack.py), in the runtime's entries."""
         try:
-            stack = fullstack.collect(self.cache)
+            stack = fullstack.collect(self.cache, self.digests)
         except fullstack.FullStackError as error:
             raise BuildError(f"{self.settings.where('console_full_stack')}: {error}") from None
         live.files.update(stack.files)
@@ -349,7 +354,7 @@ class SiteBuild:
             sentence=settings.sentence, tokens=self.tokens, seeds=settings.seeds,
             corpora={name: {"title": c.title, "counts": c.counts(), "embeddings": f"{bake.EMBEDDINGS}/{name}.json"}
                      for name, c in self.corpora.items()},
-            files=self.files, runtime=live.manifest, runtime_details=live.details,
+            files=self.files, runtime=live.manifest, runtime_details=live.details, digest=self.digests.of,
             kinds={name: (kind, self.baked.get(name), self.served[name]) for name, kind in self.used.items()},
         )
 
@@ -402,6 +407,42 @@ class SiteBuild:
         self.files.update(files)
         return {"url": mentor.MODEL_SITE, "bytes": files[mentor.MODEL_SITE].stat().st_size,
                 "wllama": f"{mentor.WLLAMA_SITE}/index.js", "wasm": f"{mentor.WLLAMA_SITE}/wllama.wasm"}
+
+    def publish(self, source: Path, target: Path) -> None:
+        """Give the site ``target`` with ``source``'s bytes, its digest known without reading it.
+
+        Never a link into the cache or the installed packages (disk.clone_or_copy): a change to one
+        would change the other. But the same file in the site as the last build published it,
+        unchanged since (the digest ledger knows its identity), is linked into the staged site:
+        the swap then removes the old site's name for it, and a warm build neither copies nor
+        deletes the runtime's few hundred MB again (the full stack's python.wasm alone is 99 MB).
+        Nothing writes into a published file: the build stages a new site and swaps it in."""
+        target = Path(target)
+        digest = self.digests.of(source)
+        earlier = self._published_place(target)
+        if earlier != target and self.digests.known(earlier) == digest:
+            try:
+                target.unlink()
+            except FileNotFoundError:
+                target.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                os.link(earlier, target)
+            except OSError:  # another file system, or one without links: a copy of its own
+                disk.clone_or_copy(source, target)
+        elif earlier != target or self.digests.known(target) != digest:
+            disk.clone_or_copy(source, target)
+        self.digests.wrote(target, digest)
+        self.published[target] = digest
+
+    def _published_place(self, target: Path) -> Path:
+        """Where ``target`` of the site being written is once published (the same path when the
+        site is written in place: the dev server)."""
+        if self.staged is None:
+            return target
+        try:
+            return self.staged.final / target.relative_to(self.staged.staging)
+        except ValueError:
+            return target
 
     def own_folders(self) -> list[Path]:
         """Where the scripts and styles we write come from: served minified (pages/frontend.py)."""
@@ -541,15 +582,18 @@ class SiteBuild:
         except OSError as error:
             raise BuildError(disk.explain(error, "writing the fallbacks' figures", site_dir)) from None
         try:  # last: the listing is of the site as published (build/offline.py)
-            offline.write(Path(site_dir))
+            offline.write(Path(site_dir), self.digests.of)
         except OSError as error:
             raise BuildError(disk.explain(error, "writing the offline listing", site_dir)) from None
         for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
             memo.save()
         self.minifier.commit()
+        published = {self._published_place(path): digest for path, digest in self.published.items()}
         if self.staged:
             self.staged.commit()
             self.staged = None
+        self.digests.published(published)  # after the swap, which changes the linked files' times
+        self.digests.save()
         cache.finish_build(self.cache, self.settings.cache_keep_builds, self.cache_use, self.log)
 
     def abandon(self) -> Path | None:

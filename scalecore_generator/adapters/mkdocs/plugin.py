@@ -30,7 +30,7 @@ from mkdocs.structure.files import File, InclusionLevel
 from scalecore_generator.adapters.mkdocs import features
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, missing_nav_pages, \
     nav_line, reference
-from scalecore_generator.build import cache, disk
+from scalecore_generator.build import disk
 from scalecore_generator.build.cache import template_cache
 from scalecore_generator.build.site_build import THEME, EngineSite, PageInfo, SiteBuild
 from scalecore_generator.build.site_swap import WarningCounter
@@ -101,8 +101,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.site_files, self.all_pages = files, None  # all_pages: once every page is read
         _check_nav(files, config)
         for site_path, source in sorted(self.build.files.items()):
-            kind = _EntryFile if cache.in_checked_entry(source) else File  # baked files, the snapshot
-            files.append(kind.generated(config, site_path, abs_src_path=str(source), inclusion=InclusionLevel.NOT_IN_NAV))
+            file = _BuildFile.generated(config, site_path, abs_src_path=str(source), inclusion=InclusionLevel.NOT_IN_NAV)
+            file.build = self.build
+            files.append(file)
         for site_path, text in sorted(self.build.contents.items()):
             files.append(File.generated(config, site_path, content=text, inclusion=InclusionLevel.NOT_IN_NAV))
         self._serve_theme_files(files, config)
@@ -206,14 +207,16 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         logging.getLogger("mkdocs").removeHandler(self.warnings)
 
 
-class _EntryFile(File):
-    """A file of a cache entry (a baked file, the memory snapshot), given to the site as a file of
-    its own (build/disk.clone_or_copy), never a link into the cache."""
+class _BuildFile(File):
+    """A file the build publishes (baked data, the runtime, our assets), copied by the build
+    (SiteBuild.publish: a file of its own, its digest known without reading it again)."""
+
+    build: SiteBuild
 
     def copy_file(self, dirty: bool = False) -> None:
         if dirty and not self.is_modified():
             return
-        disk.clone_or_copy(Path(self.abs_src_path), Path(self.abs_dest_path))
+        self.build.publish(Path(self.abs_src_path), Path(self.abs_dest_path))
 
 
 def _engine_site(config) -> EngineSite:

@@ -115,7 +115,7 @@ def _finish(run: SiteBuild, staging: Path, pages: dict[str, PageInfo]) -> None:
     every = list(pages.values())
     run.check_neighbours(every)
     for site_path, source in sorted(run.files.items()):
-        disk.clone_or_copy(source, staging / site_path)
+        run.publish(source, staging / site_path)
     for site_path, text in sorted(run.contents.items()):
         (staging / site_path).parent.mkdir(parents=True, exist_ok=True)
         (staging / site_path).write_text(text, encoding="utf-8")

@@ -10,7 +10,7 @@ never shipped and never hashed into the manifest as if it were right.
 Temporary folders of killed builds are recognised by their pid and removed; a failed write
 removes its temporary folder before the error goes on. Every entry a build uses (found intact,
 or written) is noted (:func:`note_use`): what the usage ledger (ledger.py) records when the
-build has succeeded, and what tells a file of a checked entry (:func:`in_checked_entry`).
+build has succeeded.
 """
 
 import functools
@@ -54,39 +54,12 @@ def sha256_file(path: Path) -> str:
     third of the time it took to check them."""
     fd = os.open(path, os.O_RDONLY)
     try:
-        identity = _identity(fd)  # before reading: a file changed while it is read is hashed again
         digest = hashlib.sha256()
         while chunk := os.read(fd, 1 << 20):
             digest.update(chunk)
     finally:
         os.close(fd)
-    _hashed[identity] = hexdigest = digest.hexdigest()
-    return hexdigest
-
-
-# What this build has hashed (the cache's checks, the runtime's files), by the file's identity:
-# the manifest lists the sha256 of a thousand files, most of them hashed moments before by the
-# check of their cache entry. Only within one build (forget_hashes() starts each): across builds,
-# a file is always hashed again, so a changed one is found.
-_hashed: dict[tuple, str] = {}
-
-
-def _identity(fd_or_path) -> tuple:
-    stat = os.stat(fd_or_path)
-    return stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns
-
-
-def sha256_hashed(path: Path) -> str:
-    """sha256_file(path), or what this build found when it hashed the same, unchanged file."""
-    try:
-        known = _hashed.get(_identity(path))
-    except OSError:
-        known = None
-    return known or sha256_file(path)
-
-
-def forget_hashes() -> None:
-    _hashed.clear()
+    return digest.hexdigest()
 
 
 def damage(folder: Path) -> str | None:
@@ -188,15 +161,3 @@ def note_use(folder: Path) -> None:
 @functools.lru_cache(maxsize=4096)
 def _resolved(folder: str) -> str:
     return str(Path(folder).resolve())
-
-
-def in_checked_entry(path: Path) -> bool:
-    """True when ``path`` is a file of an entry this build found intact (:func:`usable`) or wrote
-    (:func:`writing`): what it holds matches the entry's record, now."""
-    folder = _resolved(os.path.dirname(os.path.abspath(path)))
-    while folder not in _used:
-        parent = os.path.dirname(folder)
-        if parent == folder:
-            return False
-        folder = parent
-    return True

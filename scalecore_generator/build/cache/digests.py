@@ -1,0 +1,136 @@
+"""The sha256 of the files one build publishes, each read at most once per build, and a file that
+has not changed since an earlier build not read again.
+
+The manifest and the offline listing name the sha256 of every file of the site: a thousand baked
+files, and a runtime of a few hundred MB when the console's full stack is on (python.wasm alone is
+99 MB, and its compressed copies 36 MB more). Reading all of it again on every warm build cost
+0.44 s, most of what Scalecore added to a rebuild. So a build keeps the digests it computed in a
+ledger beside the site it publishes (``.site.digests.json``, beside ``.site.lock``; the dev
+server's in the cache folder), each with the file's identity (device, inode, size, modification and
+change times in nanoseconds), and takes a digest from there only while the identity is the same.
+
+Why that is safe: any write to a file changes its change time (ctime), which no program can set
+back, and replacing it changes its inode. The one gap is a write within the clock's resolution
+after the digest was taken; like git's index ("racily clean" entries), a digest is kept only for a
+file whose times were already older than two seconds when it was read, so such a file is read
+again next time. A cache entry's own check (entries.py, ``damage``) still reads every file it
+uses: that check is what finds a byte flipped in the cache, and it never consults this ledger.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from pathlib import Path
+
+from scalecore_generator.build.cache.entries import sha256_file
+
+SCHEMA = "scalecore/digests/1"
+SETTLED_NS = 2_000_000_000  # a file's times must be this much older than the read (see above)
+
+
+def _identity(stat: os.stat_result) -> list[int]:
+    return [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns]
+
+
+class Digests:
+    """The digests of one build. ``of(path)`` is the file's sha256; ``save()`` keeps, for the next
+    build, the settled ones this build asked for (so the ledger holds the site's files, no more)."""
+
+    def __init__(self, ledger: Path | None):
+        self._ledger = Path(ledger) if ledger is not None else None
+        self._before = self._read()
+        self._known: dict[str, list] = {}  # path -> identity + [sha256]: what this build knows
+        self._settled: set[str] = set()  # the paths of those the next build may take from the ledger
+        self.read = 0  # files this build had to read (for the benchmark's report)
+
+    def _read(self) -> dict[str, list]:
+        if self._ledger is None:
+            return {}
+        try:
+            data = json.loads(self._ledger.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}  # none yet, or damaged: every file is read, and a new ledger written
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("files"), dict):
+            return {}
+        return data["files"]
+
+    def of(self, path: Path) -> str:
+        key = os.path.abspath(path)
+        stat = os.stat(key)
+        identity = _identity(stat)
+        known = self._known.get(key)
+        if known is not None and known[:5] == identity:
+            return known[5]
+        kept = self._before.get(key)
+        if isinstance(kept, list) and len(kept) == 6 and kept[:5] == identity and isinstance(kept[5], str):
+            self._known[key] = kept
+            self._settled.add(key)
+            return kept[5]
+        read_at = time.time_ns()
+        digest = sha256_file(Path(key))
+        self.read += 1
+        self._known[key] = identity + [digest]
+        if read_at - max(stat.st_mtime_ns, stat.st_ctime_ns) >= SETTLED_NS and _identity(os.stat(key)) == identity:
+            self._settled.add(key)
+        else:
+            self._settled.discard(key)
+        return digest
+
+    def known(self, path: Path) -> str | None:
+        """The file's sha256 if this build or the ledger knows it for the file as it is now; never
+        reads the file (None: unknown, or changed since)."""
+        key = os.path.abspath(path)
+        try:
+            identity = _identity(os.stat(key))
+        except OSError:
+            return None
+        for known in (self._known.get(key), self._before.get(key)):
+            if isinstance(known, list) and len(known) == 6 and known[:5] == identity and isinstance(known[5], str):
+                return known[5]
+        return None
+
+    def wrote(self, path: Path, digest: str) -> None:
+        """This build wrote ``path`` with bytes whose sha256 is ``digest`` (a copy of a file it
+        hashed) just now: known without reading it, while its identity stays the same."""
+        key = os.path.abspath(path)
+        self._known[key] = _identity(os.stat(key)) + [digest]
+
+    def published(self, files: dict[Path, str]) -> None:
+        """The files this build published (path -> sha256), in their final place: kept in the
+        ledger, so the next build can tell an unchanged one without reading it (SiteBuild.publish
+        links it instead of copying). They are not held to the two-second rule: this build wrote
+        them moments ago from bytes it hashed, and nothing else writes into a site being built."""
+        for path, digest in files.items():
+            key = os.path.abspath(path)
+            try:
+                self._known[key] = _identity(os.stat(key)) + [digest]
+            except OSError:
+                continue
+            self._settled.add(key)
+
+    def matches(self, path: Path, prefix: str) -> bool:
+        """True when the file's sha256 starts with ``prefix`` (a content-named cache file, whose
+        name carries the start of its digest: see entries.content_name)."""
+        try:
+            return self.of(path).startswith(prefix)
+        except OSError:
+            return False
+
+    def save(self) -> None:
+        """Write the ledger (after a build that succeeded); a failure to write costs the next build
+        some reading, nothing else."""
+        if self._ledger is None:
+            return
+        files = {key: self._known[key] for key in sorted(self._settled)}
+        text = json.dumps({"schema": SCHEMA, "files": files}, separators=(",", ":"))
+        temporary = self._ledger.with_name(f".{self._ledger.name}.{os.getpid()}.tmp")
+        try:
+            temporary.write_text(text + "\n", encoding="utf-8")
+            temporary.replace(self._ledger)
+        except OSError:  # a read-only cache, a full disk
+            try:
+                temporary.unlink(missing_ok=True)
+            except OSError:
+                pass
