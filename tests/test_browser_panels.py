@@ -518,6 +518,37 @@ def test_live_mode_reproduces_the_baked_numbers_and_names_unknown_words(open_pag
           f"{timings['lastRecomputeMs']:.0f} ms")
 
 
+def test_the_variance_panel_samples_any_d_live_with_the_function_that_baked_the_others(open_page, base, built_site,
+                                                                                      module):
+    from scalecore.variance import lesson
+
+    page, _ = open_page(base + module)
+    _hydrated(page)
+    variance = page.locator(".scalecore-panel--variance")
+    variance.get_by_role("button", name="Any d, live").click()
+    message = variance.locator(".scalecore-live__message")
+    field = variance.get_by_label("d (1 to 2048)")
+    field.fill("0")
+    variance.get_by_role("button", name="Sample live").click()
+    page.wait_for_function("el => el.textContent.includes('must be a whole number from 1 to 2048')",
+                           arg=message.element_handle())
+    assert "scalecore-live__message--error" in message.get_attribute("class")
+
+    field.fill("100")
+    variance.get_by_role("button", name="Sample live").click()
+    page.wait_for_function("el => el.dataset.scalecoreD === '100'", arg=variance.element_handle(),
+                           timeout=PYODIDE_TIMEOUT_MS)
+    assert message.text_content().startswith("Live: d = 100 sampled in your browser in ")
+    baked = _point(built_site, "variance", "index")
+    want = lesson([100], baked["samples"], baked["seed"], baked["bins"])["dims"][0]
+    shown = variance.evaluate("root => root.scalecorePanel.rows.find(r => r.live && r.d === 100)")
+    for side in ("raw", "scaled"):
+        assert shown[side]["counts"] == want[side]["counts"]
+        assert _close(shown[side]["variance"], want[side]["variance"])
+    assert variance.locator("[data-measure=raw]").text_content() == \
+        page.evaluate("v => scalecoreViews.measure(v)", want["raw"]["variance"])
+
+
 def test_a_tampered_core_wheel_is_refused(open_page, base, module):
     page, _ = open_page(base + module)
     page.context.route("**/*.whl", lambda route: route.fulfill(body=b"not the wheel", content_type="application/zip"))

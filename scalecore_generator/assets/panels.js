@@ -324,15 +324,21 @@
 
   /* "Compute live": a disclosure button over a form of labelled fields, built when first opened
      (over http; from file:// it says how to serve the site instead), with the runtime's progress,
-     a message line and a "Show baked data" button. On submit, spec.points() gives the points to
-     compute (it may throw an Error that says what is wrong with the input), the kind's compute
-     function runs on them in Python (one request), and spec.done(results) shows them; the time
-     is kept in scalecoreTimings.lastRecomputeMs. spec.back() returns to the baked data. */
+     a message line and, when spec.back is given, a "Show baked data" button. On submit,
+     spec.points() gives the points to compute (it may throw an Error that says what is wrong with
+     the input), the kind's compute function runs on them in Python (one request), and
+     spec.done(results, started) shows them; the times are kept in scalecoreTimings
+     (lastRecomputeMs, click to shown; lastRecomputePythonMs, the request alone).
+     Optional: spec.open and spec.run (the two buttons' labels), spec.feature (what a page opened
+     from disk says cannot run), spec.computeOnOpen (compute once when first opened),
+     spec.busy() and spec.said(ms) (the messages while and after computing), spec.explain(error)
+     (a kind's own words for an error, or null). Returns the box, with .say(text, error) and
+     .showBack(shown) for the panel's later changes (another corpus chosen: baked data again). */
   function liveForm(root, spec) {
     var message = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
     var progress = progressView();
-    var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, "Compute live");
-    var back = el("button", { type: "button", class: "scalecore-button", hidden: true }, "Show baked data");
+    var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, spec.run || "Compute live");
+    var back = spec.back ? el("button", { type: "button", class: "scalecore-button", hidden: true }, "Show baked data") : null;
     var fields = spec.fields.map(function (field) {
       field.input.id = field.input.id || nextId("scalecore-input");
       return el("div", { class: "scalecore-field" }, [el("label", { for: field.input.id }, field.label), field.input]);
@@ -341,13 +347,16 @@
       message.textContent = text;
       message.className = "scalecore-live__message" + (error ? " scalecore-live__message--error" : "");
     }
-    var form = el("form", { class: "scalecore-live__form", novalidate: true }, [fields[0],
-      el("div", { class: "scalecore-live__row" }, fields.slice(1).concat([run, back])), progress.node, message]);
-    back.addEventListener("click", function () {
-      back.hidden = true;
-      say("Showing the baked data again.");
-      spec.back();
-    });
+    var rows = fields.length > 1 ? [fields[0], el("div", { class: "scalecore-live__row" }, fields.slice(1).concat([run, back]))]
+      : [el("div", { class: "scalecore-live__row" }, fields.concat([run, back]))];
+    var form = el("form", { class: "scalecore-live__form", novalidate: true }, rows.concat([progress.node, message]));
+    if (back) {
+      back.addEventListener("click", function () {
+        back.hidden = true;
+        say("Showing the baked data again.");
+        spec.back();
+      });
+    }
     var running = false;
     form.addEventListener("submit", function (event) {
       event.preventDefault();
@@ -357,25 +366,32 @@
       // The busy state shows only once the answer takes longer than BUSY_AFTER_MS: a warm
       // recompute then costs the page one frame (the answer), not two, and nothing flickers.
       var busy = null;
+      var python = 0;
       Promise.resolve().then(function () {
         var points = spec.points();
         busy = setTimeout(function () {
           run.disabled = true;
-          say("Computing " + spec.what + " in Python\u2026");
+          say(spec.busy ? spec.busy() : "Computing " + spec.what + " in Python\u2026");
         }, BUSY_AFTER_MS);
         return manifestOf(root)
           .then(function (manifest) {
             return live().then(function (module) { return module.client(manifest, { onProgress: progress.update }); });
           })
-          .then(function (client) { return client.compute(spec.kind, points); });
+          .then(function (client) {
+            python = performance.now();
+            return client.compute(spec.kind, points);
+          });
       }).then(function (results) {
-        spec.done(results);
-        back.hidden = false;
+        timings.lastRecomputePythonMs = performance.now() - python;
+        spec.done(results, started);
+        if (back) back.hidden = false;
         timings.lastRecomputeMs = performance.now() - started;
-        say("Live: " + spec.what + " computed in your browser in " + Math.round(timings.lastRecomputeMs) +
+        var ms = Math.round(timings.lastRecomputeMs);
+        say(spec.said ? spec.said(ms) : "Live: " + spec.what + " computed in your browser in " + ms +
           " ms. The switches now show these results.");
       }).catch(function (error) {
-        say(error && error.message ? error.message : String(error), true);
+        var own = spec.explain ? spec.explain(error) : null;
+        say(own || (error && error.message ? error.message : String(error)), true);
       }).then(function () {
         clearTimeout(busy);
         run.disabled = false;
@@ -384,14 +400,23 @@
     });
     var box = el("div", { class: "scalecore-live__panel", id: nextId("scalecore-live"), hidden: true });
     var open = el("button", { type: "button", class: "scalecore-button scalecore-live__open", "aria-expanded": "false",
-      "aria-controls": box.id }, "Compute live");
+      "aria-controls": box.id }, spec.open || "Compute live");
     open.addEventListener("click", function () {
       var opening = open.getAttribute("aria-expanded") !== "true";
       open.setAttribute("aria-expanded", String(opening));
       box.hidden = !opening;
-      if (opening && !box.firstChild) box.appendChild(isHttp() ? form : needsHttp("Live mode", root));
+      if (!opening || box.firstChild) return;
+      if (!isHttp()) {
+        box.appendChild(needsHttp(spec.feature || "Live mode", root));
+        return;
+      }
+      box.appendChild(form);
+      if (spec.computeOnOpen) form.requestSubmit();
     });
-    return el("div", { class: "scalecore-live" }, [open, box]);
+    var whole = el("div", { class: "scalecore-live" }, [open, box]);
+    whole.say = say;
+    whole.showBack = function (shown) { if (back) back.hidden = !shown; };
+    return whole;
   }
 
   /* A corpus's title from the manifest (its name when the manifest is missing or lacks it). */

@@ -22,7 +22,6 @@
   var GUARD_NAMES = S.constants.GUARD_NAMES;
   var SHOWABLE = ["heatmap", "measures", "switches", "corpus", "seed", "table", "live"];
   var MAX_SEED = S.constants.MAX_SEED;
-  var BUSY_AFTER_MS = S.constants.BUSY_AFTER_MS;
   var guardSetName = u.guardSetName;
   var parseGuards = u.parseGuards;
 
@@ -218,9 +217,8 @@
       self.seed = seed;
       if (self.live) {
         self.live = null;
-        if (self.liveBack) self.liveBack.hidden = true;
-        if (self.liveMessage) self.liveMessage.textContent = "Showing the baked data of " + corpus + ", seed " + seed +
-          ". Recompute live to see this corpus live.";
+        self.liveBox.showBack(false);
+        self.liveBox.say("Showing the baked data of " + corpus + ", seed " + seed + ". Recompute live to see this corpus live.");
       }
       self.source = "baked";
       self.status.textContent = "";
@@ -306,155 +304,57 @@
 
   /* ------------------------------------------------------------------ live mode */
 
+  /* "Compute live" (the panel base's live form): the sentence, seed and d_k, all 8 guard sets
+     computed in one request by the function that baked them, computed once when first opened. */
   GuardsPanel.prototype.buildLive = function () {
     var self = this;
-    var formId = u.nextId("scalecore-live");
-    var button = el("button", { type: "button", class: "scalecore-button scalecore-live__open", "aria-expanded": "false", "aria-controls": formId },
-      "Compute live");
-    var panel = el("div", { id: formId, class: "scalecore-live__panel", hidden: true });
-    this.liveBox = panel;
-    button.addEventListener("click", function () {
-      var open = button.getAttribute("aria-expanded") !== "true";
-      button.setAttribute("aria-expanded", open ? "true" : "false");
-      panel.hidden = !open;
-      if (!open) return;
-      if (!u.isHttp()) {
-        if (!panel.firstChild) panel.appendChild(u.needsHttp("Live mode", self.root));
-        return;
-      }
-      if (!self.liveForm) {
-        panel.appendChild(self.buildLiveForm());
-        self.compute(); // the first time: this corpus and seed, computed live
-      }
-    });
-    return el("div", { class: "scalecore-live" }, [button, panel]);
-  };
-
-  GuardsPanel.prototype.buildLiveForm = function () {
-    var self = this;
     var m = this.manifest && this.manifest.data;
-    function field(label, input, note) {
-      var id = u.nextId("scalecore-input");
-      input.id = id;
-      return el("div", { class: "scalecore-field" }, [el("label", { for: id }, label), input, note || null]);
-    }
     this.liveSentence = el("input", { type: "text", class: "scalecore-input scalecore-input--wide", value: (m && m.sentence) || "",
       spellcheck: "false", autocomplete: "off" });
     this.liveSeed = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1, value: this.seed, inputmode: "numeric" });
     this.liveDk = el("input", { type: "number", class: "scalecore-input", min: 1, max: 256, step: 1,
       value: (m && m.settings.d_k) || 16, inputmode: "numeric" });
-    this.liveMessage = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
-    this.progress = u.progressView();
-    var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, "Recompute live");
-    var back = el("button", { type: "button", class: "scalecore-button", onclick: function () { self.backToBaked(); } }, "Show baked data");
-    this.liveBack = back;
-    back.hidden = true;
-    var form = el("form", { class: "scalecore-live__form", novalidate: true }, [
-      field("Sentence", this.liveSentence),
-      el("div", { class: "scalecore-live__row" }, [field("Seed", this.liveSeed), field("d_k", this.liveDk)]),
-      el("div", { class: "scalecore-live__row" }, [run, back]),
-      this.progress.node,
-      this.liveMessage,
-    ]);
-    form.addEventListener("submit", function (event) {
-      event.preventDefault();
-      self.compute();
-    });
-    this.liveForm = form;
-    this.liveRun = run;
-    return form;
-  };
-
-  GuardsPanel.prototype.compute = function () {
-    var self = this;
-    var started = performance.now();
-    var request;
-    try {
-      request = {
-        corpus: this.corpus,
-        sentence: this.liveSentence.value,
-        seed: u.wholeNumber(this.liveSeed, 0, MAX_SEED, "The seed"),
-        d_k: u.wholeNumber(this.liveDk, 1, 256, "d_k"),
-      };
-    } catch (error) {
-      this.liveMessage.textContent = error.message;
-      this.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
-      return Promise.resolve();
-    }
-    if (!this.manifest) {
-      this.liveMessage.textContent = "Live mode needs the site's manifest (api/index.json), which did not load.";
-      this.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
-      return Promise.resolve();
-    }
-    if (this.computing) return this.computing; // one request at a time: a second press waits for it
-    // The busy state (the button disabled, "Computing...") shows only once the answer takes
-    // longer than BUSY_AFTER_MS: a warm recompute takes ~20 ms, and then the page draws one frame
-    // (the answer) instead of two (the busy state, then the answer, the second waiting for the
-    // first to be painted), and nothing flickers.
-    var busy = setTimeout(function () {
-      self.liveRun.disabled = true;
-      self.liveMessage.className = "scalecore-live__message";
-      self.liveMessage.textContent = "Computing all 8 guard sets in Python\u2026";
-    }, BUSY_AFTER_MS);
-    this.computing = u.live()
-      .then(function (live) {
-        return live.client(self.manifest, { onProgress: self.progress.update });
-      })
-      .then(function (client) {
-        // The same function that baked every combination, once per guard set (in one request).
-        var t = performance.now();
-        var points = self.manifest.data.kinds["scale-guards"].axes.guards.map(function (guards) {
+    var request = null;
+    this.liveBox = u.liveForm(this.root, {
+      kind: "scale-guards",
+      what: "all 8 guard sets",
+      run: "Recompute live",
+      computeOnOpen: true, // the first time: this corpus and seed, computed live
+      fields: [{ label: "Sentence", input: this.liveSentence }, { label: "Seed", input: this.liveSeed },
+        { label: "d_k", input: this.liveDk }],
+      points: function () {
+        if (!self.manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
+        request = { corpus: self.corpus, sentence: self.liveSentence.value,
+          seed: u.wholeNumber(self.liveSeed, 0, MAX_SEED, "The seed"), d_k: u.wholeNumber(self.liveDk, 1, 256, "d_k") };
+        return u.bakedAxis(self.manifest, "scale-guards", "guards", []).map(function (guards) {
           return { corpus: request.corpus, seed: request.seed, guards: guards, sentence: request.sentence,
             d_k: request.d_k, vocabulary_size: self.manifest.data.settings.vocabulary_size };
         });
-        return client.compute("scale-guards", points).then(function (answers) {
-          return { answers: answers, python_ms: performance.now() - t };
-        });
-      })
-      .then(function (answer) {
+      },
+      done: function (answers, started) {
         self.root.removeAttribute("data-scalecore-unknown");
-        var results = {};
-        answer.answers.forEach(function (result) { results[result.guards] = result; });
         self.live = { corpus: request.corpus, seed: request.seed, d_k: request.d_k, sentence: request.sentence,
-          tokens: answer.answers[0].tokens, results: results };
+          tokens: answers[0].tokens, results: u.byKey(answers, "guards") };
         self.source = "live";
-        self.liveBack.hidden = false;
         self.render(started);
-        timings.lastRecomputeMs = performance.now() - started;
-        timings.lastRecomputePythonMs = answer.python_ms;
-        text(self.liveMessage, "Live: all 8 guard sets computed in your browser in " +
-          Math.round(timings.lastRecomputeMs) + " ms. The switches now show these results.");
-        attribute(self.liveMessage, "class", "scalecore-live__message");
-      })
-      .catch(function (error) {
-        self.liveMessage.className = "scalecore-live__message scalecore-live__message--error";
+      },
+      explain: function (error) {
         // The core's ValueError (scalecore.experiment.combination), as the worker passes it on.
-        var unknown = /(?:^|: )not in the .*? vocabulary \(([\d,]+) words\): (.*)$/.exec(error.message);
-        if (unknown) {
-          var info = self.corpusInfo(request.corpus);
-          self.liveMessage.textContent = "Not in the vocabulary of " + (info ? info.title : request.corpus) + " (" +
-            Number(unknown[1].replace(/,/g, "")).toLocaleString("en") + " words): " + unknown[2] +
-            ". Use other words, or choose another corpus.";
-          self.root.setAttribute("data-scalecore-unknown", unknown[2].split(", ").join(" "));
-        } else {
-          self.liveMessage.textContent = error.message;
-        }
-      })
-      .then(function () {
-        clearTimeout(busy);
-        self.liveRun.disabled = false;
-        self.computing = null;
-      });
-    return this.computing;
-  };
-
-  GuardsPanel.prototype.backToBaked = function () {
-    this.live = null;
-    this.source = "baked";
-    this.liveBack.hidden = true;
-    this.liveMessage.className = "scalecore-live__message";
-    this.liveMessage.textContent = "Showing the baked data again.";
-    this.render(performance.now());
+        var unknown = /(?:^|: )not in the .*? vocabulary \(([\d,]+) words\): (.*)$/.exec(error && error.message || "");
+        if (!unknown || !request) return null;
+        var info = self.corpusInfo(request.corpus);
+        self.root.setAttribute("data-scalecore-unknown", unknown[2].split(", ").join(" "));
+        return "Not in the vocabulary of " + (info ? info.title : request.corpus) + " (" +
+          Number(unknown[1].replace(/,/g, "")).toLocaleString("en") + " words): " + unknown[2] +
+          ". Use other words, or choose another corpus.";
+      },
+      back: function () {
+        self.live = null;
+        self.source = "baked";
+        self.render(performance.now());
+      },
+    });
+    return this.liveBox;
   };
 
   S.kinds["scale-guards"] = {

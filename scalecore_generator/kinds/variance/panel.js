@@ -180,66 +180,36 @@
     }
   };
 
+  /* "Any d, live" (the panel base's live form): one more width sampled by the function that
+     baked the others, added to the slider's widths. */
   VariancePanel.prototype.buildLive = function () {
     var self = this;
-    var inputId = u.nextId("scalecore-live-d");
-    var box = el("div", { class: "scalecore-live" });
-    var open = el("button", { type: "button", class: "scalecore-button scalecore-live__open", "aria-expanded": "false" }, "Any d, live");
-    var panel = el("div", { class: "scalecore-live__panel", hidden: true });
-    open.addEventListener("click", function () {
-      var show = open.getAttribute("aria-expanded") !== "true";
-      open.setAttribute("aria-expanded", show ? "true" : "false");
-      panel.hidden = !show;
-      if (!show || panel.firstChild) return;
-      if (!u.isHttp()) {
-        panel.appendChild(u.needsHttp("Sampling a new d", self.root));
-        return;
-      }
-      var input = el("input", { id: inputId, type: "number", min: 1, max: LIVE_MAX_D, step: 1, value: 64, class: "scalecore-input", inputmode: "numeric" });
-      var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, "Sample live");
-      var message = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
-      var progress = u.progressView();
-      var form = el("form", { class: "scalecore-live__form", novalidate: true }, [
-        el("div", { class: "scalecore-live__row" }, [el("div", { class: "scalecore-field" }, [el("label", { for: inputId }, "d (1 to " + LIVE_MAX_D + ")"), input]), run]),
-        progress.node, message,
-      ]);
-      form.addEventListener("submit", function (event) {
-        event.preventDefault();
-        var d = Number(input.value);
-        if (!/^\d+$/.test(input.value.trim()) || d < 1 || d > LIVE_MAX_D) {
-          message.textContent = "d must be a whole number from 1 to " + LIVE_MAX_D + ".";
-          return;
-        }
-        run.disabled = true;
-        message.textContent = "Sampling " + self.data.samples + " dot products of width " + d + " in Python\u2026";
-        var started = performance.now();
-        u.manifestOf(self.root)
-          .then(function (manifest) { return u.live().then(function (live) { return live.client(manifest, { onProgress: progress.update }); }); })
-          .then(function (client) {
-            // The very function that baked the lesson, for one more dimension.
-            return client.compute("variance", [{ dims: [d], samples: self.data.samples, seed: self.data.seed, bins: self.data.bins }]);
-          })
-          .then(function (answers) { return answers[0].dims[0]; })
-          .then(function (row) {
-            row.live = true;
-            self.rows = self.rows.filter(function (r) { return !(r.live && r.d === row.d); }).concat([row])
-              .sort(function (a, b) { return a.d - b.d || (a.live ? 1 : -1); });
-            self.chosen = row;
-            self.slider.max = String(self.rows.length - 1);
-            self.slider.setAttribute("data-scalecore-state-values", self.dValues());
-            self.slider.value = String(self.rows.indexOf(row));
-            self.render(started);
-            timings.lastVarianceMs = performance.now() - started;
-            message.textContent = "Live: d = " + d + " sampled in your browser in " + Math.round(timings.lastVarianceMs) + " ms.";
-          })
-          .catch(function (error) { message.textContent = error.message; })
-          .then(function () { run.disabled = false; });
-      });
-      panel.appendChild(form);
+    var input = el("input", { type: "number", min: 1, max: LIVE_MAX_D, step: 1, value: 64, class: "scalecore-input", inputmode: "numeric" });
+    var d = null;
+    return u.liveForm(this.root, {
+      kind: "variance",
+      open: "Any d, live",
+      run: "Sample live",
+      feature: "Sampling a new d",
+      fields: [{ label: "d (1 to " + LIVE_MAX_D + ")", input: input }],
+      points: function () {
+        d = u.wholeNumber(input, 1, LIVE_MAX_D, "d");
+        return [{ dims: [d], samples: self.data.samples, seed: self.data.seed, bins: self.data.bins }];
+      },
+      busy: function () { return "Sampling " + self.data.samples + " dot products of width " + d + " in Python\u2026"; },
+      done: function (answers, started) {
+        var row = answers[0].dims[0];
+        row.live = true;
+        self.rows = self.rows.filter(function (r) { return !(r.live && r.d === row.d); }).concat([row])
+          .sort(function (a, b) { return a.d - b.d || (a.live ? 1 : -1); });
+        self.chosen = row;
+        self.slider.max = String(self.rows.length - 1);
+        self.slider.setAttribute("data-scalecore-state-values", self.dValues());
+        self.slider.value = String(self.rows.indexOf(row));
+        self.render(started);
+      },
+      said: function (ms) { return "Live: d = " + d + " sampled in your browser in " + ms + " ms."; },
     });
-    box.appendChild(open);
-    box.appendChild(panel);
-    return box;
   };
 
   S.kinds.variance = {
