@@ -3,7 +3,8 @@
 - a cold build (empty cache: embeddings learned, the grid and lessons baked, wheel built,
   Pyodide's memory snapshot made in Chromium), and the same without the snapshot
   (``live_snapshot: false``): what the snapshot adds to a cold build, and what the bake alone costs,
-- a warm build (the same cache, nothing changed),
+- a warm build (the same cache, nothing changed, into the site the build before published, as an
+  author rebuilds), and where its time goes, stage by stage (benchmarks/stages.py),
 - a plain mkdocs-material build of the same pages: the scalecore plugin removed and the author
   blocks (``/// kind`` ... ``///``) stripped from the markdown,
 
@@ -17,6 +18,7 @@ its own site folder.
 """
 
 import argparse
+import json
 import os
 import platform
 import re
@@ -209,25 +211,13 @@ def serve_both(work: Path) -> Path:
     return work / "serve"
 
 
-def publishing_cost(site: Path, work: Path) -> tuple[int, float, float]:
-    """What publishing the baked files as files of the site's own costs a warm build: every file
-    under api/ and the memory snapshot, copied as the build now does (a clone where the file
-    system shares blocks; ext4 here copies) against hard-linked as it used to (the site then
-    shared its bytes with the cache). Returns (files, copy seconds, link seconds)."""
-    from scalecore_generator.build.disk import clone_or_copy
-
-    files = [p for p in (site / "api").rglob("*") if p.is_file()]
-    files += [p for p in (site / "assets" / "pyodide").glob("snapshot*") if p.is_file()]
-    copies, links = work / "copies", work / "links"
-    started = time.perf_counter()
-    for i, path in enumerate(files):
-        clone_or_copy(path, copies / str(i))
-    copied = time.perf_counter() - started
-    links.mkdir()
-    started = time.perf_counter()
-    for i, path in enumerate(files):
-        os.link(path, links / str(i))
-    return len(files), copied, time.perf_counter() - started
+def stage_times(config_file: Path, site_dir: Path) -> dict:
+    """One warm build with each stage timed (benchmarks/stages.py, a fresh process)."""
+    done = subprocess.run([sys.executable, "-m", "benchmarks.stages", "-f", str(config_file), "-d", str(site_dir)],
+                          cwd=ROOT, env=build_env(config_file), capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"the timed build failed:\n{done.stdout}\n{done.stderr}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def versions() -> str:
@@ -271,14 +261,15 @@ def main() -> None:
         print(f"bytecode: {seeded} compiled modules of the standard library and the installed packages reused, "
               "as a user's Python has them (the repository's own are compiled by the cold build)")
         print("\nbuilding ...", flush=True)
-        cold, bake_parallel, cold_cpu = verbose_build_cpu(parallel, work / "site-cold")
+        cold, bake_parallel, cold_cpu = verbose_build_cpu(parallel, work / "site")
         # Warm and plain builds alternate, so that a busy spell of the (shared) machine weighs on
         # both alike; the CPU time of each build is less sensitive to other work than its wall time.
-        rounds = [(_quiet_build(parallel, work / f"site-warm-{i}"), _quiet_build(plain_file, work / f"site-plain-{i}"))
+        # Each rebuilds the site its last build published, as an author's next build does.
+        rounds = [(_quiet_build(parallel, work / "site"), _quiet_build(plain_file, work / "site-plain"))
                   for i in range(arguments.repeat)]
         warm, plain_time = (statistics.median(r[0][0] for r in rounds), statistics.median(r[1][0] for r in rounds))
         warm_cpu, plain_cpu = (statistics.median(r[0][1] for r in rounds), statistics.median(r[1][1] for r in rounds))
-        published = publishing_cost(work / "site-warm-0", work)
+        stages = stage_times(parallel, work / "site")
         cold_serial, bake_serial = verbose_build(serial, work / "site-serial")
         cold_bare, _, cold_bare_cpu = verbose_build_cpu(no_snapshot, work / "site-no-snapshot")
 
@@ -289,8 +280,11 @@ def main() -> None:
     print(f"\n  warm / plain   {warm / plain_time:6.2f}   (CPU time: {warm_cpu / plain_cpu:.2f})")
     print(f"  cold / plain   {cold / plain_time:6.2f}   (CPU time: {cold_cpu / plain_cpu:.2f}; "
           f"without the snapshot {cold_bare / plain_time:.2f})")
-    print(f"\n  publishing the baked files: {published[0]} files copied in {published[1]:.3f} s, "
-          f"hard-linked in {published[2]:.3f} s (what copies add to a warm build: {published[1] - published[2]:.3f} s)")
+    print(f"\n  what Scalecore adds to a warm rebuild: {warm - plain_time:.2f} s (CPU {warm_cpu - plain_cpu:.2f} s)")
+    print(f"\n  one more warm build, stage by stage ({stages['whole']:.2f} s in all; importing the generator "
+          f"{stages['import']:.2f} s; a stage's time includes the stages it calls):")
+    for label, stage in sorted(stages["stages"].items(), key=lambda item: -item[1]["seconds"])[:16]:
+        print(f"    {stage['seconds'] * 1000:7.1f} ms  {label} (x{stage['calls']})")
     print("\nbake on a cold cache (the plugin's own timing of the grid):")
     print(f"  workers: 1          {bake_serial:7.2f} s   (whole build {cold_serial:.2f} s)")
     print(f"  workers: 0 ({os.cpu_count()} cores) {bake_parallel:7.2f} s   (whole build {cold:.2f} s)")

@@ -138,6 +138,32 @@ def test_a_link_to_a_heading_far_below_lands_on_it(visit, site_server, built_sit
     watch.check()
 
 
+def test_a_linked_heading_comes_back_to_the_top_when_the_page_grows_after_the_load(visit, site_server, built_site):
+    """The page's very last heading, linked: at load the browser can scroll it only as far as the
+    page reaches. When the page grows below it afterwards (as it does when panels below hydrate
+    late on a slow phone), the heading is brought to the top; once the reader scrolls, it stays
+    where the reader put it."""
+    url = site_server.url + page_url(module_page(built_site))
+    page, watch = visit(url, viewport={"width": 390, "height": 800})
+    last = page.evaluate("() => Array.from(document.querySelectorAll('article h2[id]')).at(-1).id")
+    page.goto(f"{url}#{last}")
+    page.wait_for_timeout(300)
+    top = lambda: page.evaluate("id => document.getElementById(id).getBoundingClientRect().top", last)  # noqa: E731
+    header = page.evaluate("() => document.querySelector('.md-header').getBoundingClientRect().bottom")
+    assert top() > header + 100, "the last heading should sit too near the end to reach the top: pick another page"
+    grow = "() => { const d = document.createElement('div'); d.style.height = '3000px'; document.body.append(d); }"
+    page.evaluate(grow)
+    page.wait_for_function("([id, h]) => { const t = document.getElementById(id).getBoundingClientRect().top;"
+                           " return t >= h && t < h + 100; }", arg=[last, header], timeout=5_000)
+    page.mouse.wheel(0, -200)  # the reader moves: the page no longer puts the heading back
+    page.wait_for_timeout(200)
+    moved = top()
+    page.evaluate(grow)
+    page.wait_for_timeout(300)
+    assert abs(top() - moved) < 1
+    watch.check()
+
+
 def test_the_estimated_heights_are_about_right_at_phone_width(visit, site_server, built_site):
     """A wrong estimate only moves the scrollbar until the box is rendered, but a model that
     drifted (a new kind of block, a theme change) would make the table of contents jump."""

@@ -1003,6 +1003,38 @@
     rememberAddress(); // a page swapped in by instant navigation has its own address
     loadedSearch = location.search;
     setTimeout(function () { hydrateNear(document); }, 0);
+    keepTargetInView();
+  }
+
+  /* A link to a section near the page's end: the browser scrolls to it once, at load, as far as
+     the page then reaches; the panels below it hydrate and the boxes render afterwards, the page
+     grows, and on a slow phone the heading was left hundreds of pixels down. While the page
+     settles (a few seconds) and until the reader moves (wheel, touch, key, pointer), each growth
+     of the page brings the target back to the top. Only the browser's own place for it counts
+     (scrollIntoView keeps the heading's scroll-margin, below the header). */
+  var SETTLE_MS = 5000;
+  function keepTargetInView() {
+    var id = location.hash.slice(1);
+    var target = null;
+    try {
+      target = id && document.getElementById(decodeURIComponent(id));
+    } catch (error) {
+      target = null; // a malformed address: nothing to keep
+    }
+    if (!target || !("ResizeObserver" in window)) return;
+    var stops = ["wheel", "touchstart", "keydown", "pointerdown"];
+    var growth = new ResizeObserver(function () {
+      var wanted = (parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0) +
+        (parseFloat(getComputedStyle(target).scrollMarginTop) || 0); // below the header
+      if (Math.abs(target.getBoundingClientRect().top - wanted) > 1) target.scrollIntoView({ block: "start" });
+    });
+    function stop() {
+      growth.disconnect();
+      stops.forEach(function (type) { window.removeEventListener(type, stop, true); });
+    }
+    stops.forEach(function (type) { window.addEventListener(type, stop, { capture: true, passive: true }); });
+    growth.observe(document.body);
+    setTimeout(stop, SETTLE_MS);
   }
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe({ next: hydrateSoon, error: hydrateSoon, complete: hydrateSoon });
