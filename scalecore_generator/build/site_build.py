@@ -578,6 +578,7 @@ class SiteBuild:
             for site_path, data in sorted(written.items()):
                 target = Path(site_dir) / site_path
                 target.parent.mkdir(parents=True, exist_ok=True)
+                target.unlink(missing_ok=True)  # a new file: never written through a link publish() made
                 target.write_bytes(data)
         except OSError as error:
             raise BuildError(disk.explain(error, "writing the fallbacks' figures", site_dir)) from None
