@@ -94,6 +94,25 @@ def test_a_warm_build_starts_no_node_and_publishes_the_cached_baked_files(cold, 
     assert cached and not any(path.samefile(published) for path in cached)
 
 
+def test_a_rebuild_links_what_it_published_unchanged_and_replaces_what_was_edited(cold, tmp_path):
+    """A warm build gives the new site the previous site's file (a hard link) when neither it nor
+    its source changed since (the ledger .site.digests.json says so without reading it); a
+    published file edited in place is not trusted: the next build publishes the source's bytes."""
+    folder = from_cold(cold, tmp_path)
+    succeeded(build(folder))  # the copy's first build: the ledger it found names the cold folder's site
+    published = folder / "site" / UNITS / "small" / "0" / "none.json"
+    inode = published.stat().st_ino
+    succeeded(build(folder))
+    assert published.stat().st_ino == inode and published.stat().st_nlink == 1  # the old site's name is gone
+    assert tree(folder / "site") == cold[1]
+    original = published.read_bytes()
+    with open(published, "r+b") as edited:
+        edited.write(b"X")
+    succeeded(build(folder))
+    assert published.read_bytes() == original and published.stat().st_ino != inode
+    assert tree(folder / "site") == cold[1]
+
+
 def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
     folder = from_cold(cold, tmp_path)
     bake = folder / CACHE / "bake"
