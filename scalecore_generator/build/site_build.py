@@ -121,7 +121,7 @@ class SiteBuild:
         self.mentor_model = None
         self.files: dict[str, Path] = {}
         self.contents: dict[str, str] = {}
-        self.published: dict[Path, str] = {}  # what publish() wrote -> its sha256
+        self.published: dict[Path, str] = {}  # what publish() wrote, in its final place -> its sha256
 
     # -- configure: what the build reads before anything is computed -----------------------------
 
@@ -432,7 +432,7 @@ class SiteBuild:
         elif earlier != target or self.digests.known(target) != digest:
             disk.clone_or_copy(source, target)
         self.digests.wrote(target, digest)
-        self.published[target] = digest
+        self.published[earlier] = digest
 
     def _published_place(self, target: Path) -> Path:
         """Where ``target`` of the site being written is once published (the same path when the
@@ -589,11 +589,10 @@ class SiteBuild:
         for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
             memo.save()
         self.minifier.commit()
-        published = {self._published_place(path): digest for path, digest in self.published.items()}
         if self.staged:
             self.staged.commit()
             self.staged = None
-        self.digests.published(published)  # after the swap, which changes the linked files' times
+        self.digests.published(self.published)  # after the swap, which changes the linked files' times
         self.digests.save()
         cache.finish_build(self.cache, self.settings.cache_keep_builds, self.cache_use, self.log)
 

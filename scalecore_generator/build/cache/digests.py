@@ -56,10 +56,9 @@ class Digests:
             return {}
         return data["files"]
 
-    def of(self, path: Path) -> str:
-        key = os.path.abspath(path)
-        stat = os.stat(key)
-        identity = _identity(stat)
+    def _recall(self, key: str, identity: list[int]) -> str | None:
+        """What this build, else the ledger, knows of the file as it is now (a ledger entry taken
+        is kept for the next build too)."""
         known = self._known.get(key)
         if known is not None and known[:5] == identity:
             return known[5]
@@ -68,6 +67,15 @@ class Digests:
             self._known[key] = kept
             self._settled.add(key)
             return kept[5]
+        return None
+
+    def of(self, path: Path) -> str:
+        key = os.path.abspath(path)
+        stat = os.stat(key)
+        identity = _identity(stat)
+        recalled = self._recall(key, identity)
+        if recalled is not None:
+            return recalled
         read_at = time.time_ns()
         digest = sha256_file(Path(key))
         self.read += 1
@@ -83,13 +91,9 @@ class Digests:
         reads the file (None: unknown, or changed since)."""
         key = os.path.abspath(path)
         try:
-            identity = _identity(os.stat(key))
+            return self._recall(key, _identity(os.stat(key)))
         except OSError:
             return None
-        for known in (self._known.get(key), self._before.get(key)):
-            if isinstance(known, list) and len(known) == 6 and known[:5] == identity and isinstance(known[5], str):
-                return known[5]
-        return None
 
     def wrote(self, path: Path, digest: str) -> None:
         """This build wrote ``path`` with bytes whose sha256 is ``digest`` (a copy of a file it
