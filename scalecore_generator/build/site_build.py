@@ -6,7 +6,8 @@ engine needs it:
 
     configure()        read the kinds and the corpora, check the sources; stage the site folder
     prepare()          learn the tables, bake every kind the pages use, the runtime, the manifest
-    files, contents    what the site serves besides the engine's pages (baked data, scripts...)
+    files, contents    what the site serves besides the engine's pages (baked data, scripts...),
+                       written by write_files(site) rather than by the engine
     expand(page, md)   a page's blocks, quotes and generated tables (blocks/extension.py calls it)
     restore(page, html), read(page, html)   its panels back, its passages for the mentor
     finish_page(page, html)   its math, its font preload and its Content-Security-Policy
@@ -434,6 +435,24 @@ class SiteBuild:
         self.digests.wrote(target, digest)
         self.published[earlier] = digest
 
+    def write_files(self, site_dir: Path) -> None:
+        """Everything the site serves besides the engine's pages: the baked data, the runtime and
+        our scripts (``files``, each published: see publish) and the manifests (``contents``).
+
+        Written by the build, not handed to the engine as its files: an engine walks its files
+        several times a build (MkDocs: to sort, to copy, to resolve links), and a site with the
+        full stack and every baked point has about a thousand of them that no page links to
+        in Markdown. The engine's own files (pages, theme) still win at the same path: an
+        adapter calls this before the engine writes them."""
+        site_dir = Path(site_dir)
+        for site_path, source in sorted(self.files.items()):
+            self.publish(source, site_dir / site_path)
+        for site_path, text in sorted(self.contents.items()):
+            target = site_dir / site_path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.unlink(missing_ok=True)  # a new file: never written through a link publish() made
+            target.write_text(text, encoding="utf-8")
+
     def _published_place(self, target: Path) -> Path:
         """Where ``target`` of the site being written is once published (the same path when the
         site is written in place: the dev server)."""
@@ -451,11 +470,19 @@ class SiteBuild:
     def theme_files(self, ours: dict[str, Path], served_text) -> dict[str, Path]:
         """The engine's copies of our theme's scripts and styles, minified, and the one stylesheet
         (pages/frontend.py): site path -> the file to serve there. ``ours`` are the files the
-        engine serves from our folders; ``served_text(path)`` is the text it serves at a path."""
+        engine serves from our folders; ``served_text(path)`` is the text it serves at a path,
+        None where it serves nothing (then the build's own file there, as write_files will)."""
         styles = [paths["style"] for paths in self.served.values() if "style" in paths]
         later = {math_font.CSS_SITE: math_font.stylesheet()} if self.math_font is not None else {}
         stylesheet = assets.stylesheet(self.engine.uses_math, self.engine.uses_theme, self.settings.math, styles)
-        return frontend.theme_files(ours, served_text, stylesheet, later, self.minifier)
+
+        def text(path):
+            served = served_text(path)
+            if served is None and path in self.files:
+                return self.files[path].read_text(encoding="utf-8")
+            return served if served is not None else self.contents.get(path)
+
+        return frontend.theme_files(ours, text, stylesheet, later, self.minifier)
 
     # -- the pages -------------------------------------------------------------------------------
 

@@ -6,7 +6,8 @@ error, raised once at the edge (``_edge``) from the build's ``ScalecoreError``.
     on_startup     which command runs (only ``build`` stages the site)
     on_config      the features' configuration; the build reads its kinds and corpora, stages the site
     on_pre_build   the build's bake, runtime and manifest
-    on_files       every baked and runtime file, and our theme's files minified
+    on_files       our theme's files minified
+    on_env         the templates' cache; every baked and runtime file written (not MkDocs' files)
     on_page_markdown, on_page_content   the authors' blocks out and the panels in
     on_post_page   the page's math, font preload and policy
     on_post_build  the staged site swapped into place
@@ -100,12 +101,6 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def on_files(self, files, config):
         self.site_files, self.all_pages = files, None  # all_pages: once every page is read
         _check_nav(files, config)
-        for site_path, source in sorted(self.build.files.items()):
-            file = _BuildFile.generated(config, site_path, abs_src_path=str(source), inclusion=InclusionLevel.NOT_IN_NAV)
-            file.build = self.build
-            files.append(file)
-        for site_path, text in sorted(self.build.contents.items()):
-            files.append(File.generated(config, site_path, content=text, inclusion=InclusionLevel.NOT_IN_NAV))
         self._serve_theme_files(files, config)
         return files
 
@@ -126,11 +121,15 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         files.append(File.generated(config, frontend.STYLESHEET, abs_src_path=str(done[frontend.STYLESHEET]),
                                     inclusion=InclusionLevel.NOT_IN_NAV))
 
+    @_edge
     def on_env(self, env, config, files):
         """Keep the theme's compiled templates in the cache: a warm rebuild skips compiling
-        Material's templates again (a third of a plain build's time here)."""
-        if self.config.enabled:
-            env.bytecode_cache = template_cache(self.build.cache / "templates")
+        Material's templates again (a third of a plain build's time here). And the build's own
+        files written (SiteBuild.write_files: not MkDocs' files, which it walks a dozen times a
+        build): MkDocs cleans the site folder before this event and copies its own files right
+        after it, so that at the same path its file wins, as it did when ours were its files."""
+        env.bytecode_cache = template_cache(self.build.cache / "templates")
+        self.build.write_files(Path(config.site_dir))
         return env
 
     @event_priority(50)  # before other plugins see the markdown: they get plain HTML blocks
@@ -205,18 +204,6 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.build is not None:
             self.build.abandon()  # a build that did not finish keeps nothing new
         logging.getLogger("mkdocs").removeHandler(self.warnings)
-
-
-class _BuildFile(File):
-    """A file the build publishes (baked data, the runtime, our assets), copied by the build
-    (SiteBuild.publish: a file of its own, its digest known without reading it again)."""
-
-    build: SiteBuild
-
-    def copy_file(self, dirty: bool = False) -> None:
-        if dirty and not self.is_modified():
-            return
-        self.build.publish(Path(self.abs_src_path), Path(self.abs_dest_path))
 
 
 def _engine_site(config) -> EngineSite:

@@ -114,11 +114,7 @@ def _finish(run: SiteBuild, staging: Path, pages: dict[str, PageInfo]) -> None:
     """What MkDocs' on_files, on_page_context and on_post_page do, on Zensical's output."""
     every = list(pages.values())
     run.check_neighbours(every)
-    for site_path, source in sorted(run.files.items()):
-        run.publish(source, staging / site_path)
-    for site_path, text in sorted(run.contents.items()):
-        (staging / site_path).parent.mkdir(parents=True, exist_ok=True)
-        (staging / site_path).write_text(text, encoding="utf-8")
+    run.write_files(staging)
     own = run.own_folders()
     ours = {path.relative_to(THEME).as_posix(): path for path in sorted(THEME.rglob("*"))
             if path.is_file() and frontend.is_own(path, own)}
