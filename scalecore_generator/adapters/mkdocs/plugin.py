@@ -102,6 +102,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.site_files, self.all_pages = files, None  # all_pages: once every page is read
         _check_nav(files, config)
         self._serve_theme_files(files, config)
+        for site_path in sorted([*self.build.files, *self.build.contents]):
+            files.append(_BuildFile.generated(config, site_path, content=b"", inclusion=InclusionLevel.NOT_IN_NAV))
         return files
 
     def _serve_theme_files(self, files, config):
@@ -204,6 +206,17 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.build is not None:
             self.build.abandon()  # a build that did not finish keeps nothing new
         logging.getLogger("mkdocs").removeHandler(self.warnings)
+
+
+class _BuildFile(File):
+    """A file the build writes itself (SiteBuild.write_files), known to MkDocs so that a page's
+    link to it (``[the API](../api/index.json)``) is a link to a file of the site."""
+
+    def copy_file(self, dirty: bool = False) -> None:
+        pass
+
+    def is_modified(self) -> bool:
+        return False
 
 
 def _engine_site(config) -> EngineSite:
