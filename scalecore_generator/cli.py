@@ -1,7 +1,8 @@
 """``scalecore``: the generator's commands, and the core's.
 
     scalecore new DIR                      write a small working site into DIR (a new folder)
-    scalecore cache [--dir D] [--prune]    a site's build cache: its size, and what is stale
+    scalecore cache [--dir D] [--prune] [--check]
+                                           a site's build cache: its size, what is stale, what is damaged
     scalecore build [--engine E] [-f F] [-d D] [--strict]
                                            build the site with MkDocs (default) or Zensical
     scalecore corpora | table | head | multihead | encoder ...
@@ -74,7 +75,30 @@ def cmd_cache(args) -> int:
         except cache.CacheBusy as busy:
             raise CommandError(f"{busy}: nothing was removed; try again when it has finished") from None
         print(f"removed {len(stale)} entries, {freed / 2**20:.1f} MB")
+    if args.check:
+        return _check_cache(root, found)
     return 0
+
+
+def _check_cache(root: Path, found: list[Path]) -> int:
+    """Read every byte of every entry against its record. A build trusts a file it read before
+    while no write has touched it since (build/cache/digests.py); this finds what no write made
+    (a disk's own decay). A damaged entry is removed: the next build bakes it again."""
+    from scalecore_generator.build import cache
+
+    damaged = []
+    try:
+        with cache.exclusive(root):
+            for folder in found:
+                problem = cache.damage(folder)
+                if problem is not None:
+                    damaged.append(folder)
+                    print(f"damaged: {folder.relative_to(root)}: {problem}; removed, the next build makes it again")
+            cache.remove_entries(damaged)
+    except cache.CacheBusy as busy:
+        raise CommandError(f"{busy}: nothing was checked; try again when it has finished") from None
+    print(f"checked {len(found)} entries: {len(damaged)} damaged")
+    return 1 if damaged else 0
 
 
 def cmd_build(args) -> int:
@@ -116,6 +140,8 @@ def build_parser() -> argparse.ArgumentParser:
     kept.add_argument("--keep-builds", type=int, default=10,
                       help="entries unused for this many builds are stale (the plugin's cache_keep_builds)")
     kept.add_argument("--prune", action="store_true", help="remove the stale entries (not while a build runs)")
+    kept.add_argument("--check", action="store_true",
+                      help="read every file of every entry against its record; remove the damaged ones")
     built = commands.add_parser("build", help="build the site with MkDocs (the default) or Zensical")
     built.add_argument("--engine", choices=ENGINES, default="mkdocs",
                        help="the engine that renders the pages (docs/guide/engines.md says what works under each)")

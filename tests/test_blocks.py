@@ -571,3 +571,39 @@ def test_errors_use_line_offset_everywhere():
     assert error("/// softmax\n\n/// variance\n///\n", line_offset=10) == (
         f"{PAGE}:11: '/// softmax' opened here is not closed before '/// variance' on line 13; "
         "add a line '///' after its options (blocks do not nest)")
+
+
+def test_author_text_is_converted_once_and_kept_under_what_it_depends_on():
+    """A block's author text (a self-check's answer) is kept as HTML in the build's memo under a
+    key of the text, the page's extensions and their options; a text that includes a snippet is
+    converted every time (pymdownx.snippets reads a file), and so is every text when snippets
+    appends files of its own."""
+    from scalecore_generator.blocks.base import _conversion_key
+
+    extensions = ["admonition", "pymdownx.snippets"]
+    key = _conversion_key(context(markdown_extensions=extensions))
+    assert key("The *answer*.") == key("The *answer*.")
+    assert key("The *answer*.") != key("The *other* answer.")
+    other = _conversion_key(context(markdown_extensions=extensions, markdown_config={"admonition": {"x": 1}}))
+    assert other("The *answer*.") != key("The *answer*.")
+    assert key('--8<-- "notes.md"') is None and key('-8<- "notes.md"') is None
+    appends = _conversion_key(context(markdown_extensions=extensions,
+                                      markdown_config={"pymdownx.snippets": {"auto_append": ["abbr.md"]}}))
+    assert appends("The *answer*.") is None
+
+    class Memo:
+        def __init__(self):
+            self.values, self.made = {}, 0
+
+        def get(self, key, make):
+            if key not in self.values:
+                self.made += 1
+                self.values[key] = make()
+            return self.values[key]
+
+    memo = Memo()
+    for _ in range(2):
+        page = context(markdown_extensions=["admonition"], memo=memo)
+        html = expand_blocks('/// self-check\nquestion: Why *scale*?\nanswer: Because.\nexplanation: See.\n///\n', page)
+        assert "<em>scale</em>" in html
+    assert memo.made == 3, "each of the three texts converted once over two builds"

@@ -5,6 +5,7 @@ cache; ``scalecore cache`` shows the size and prunes by hand."""
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -114,6 +115,32 @@ def test_the_cache_command_reports_size_and_stale_entries(tmp_path):
     missing = subprocess.run([sys.executable, "-m", "scalecore_generator", "cache", "--dir", str(tmp_path / "none")],
                              capture_output=True, text=True, cwd=REPO)
     assert missing.returncode == 2 and missing.stderr.startswith("scalecore: error: no cache at")
+
+
+def test_the_cache_check_reads_every_byte_and_removes_what_decayed(tmp_path):
+    """A build trusts a cache file it read before while no write has touched it (its digest
+    ledger); ``scalecore cache --check`` reads every byte, for what no write made: here a byte
+    flipped with the file's times put back."""
+    root = tmp_path / "cache"
+    good, decayed = entry(root, "good"), entry(root, "decayed")
+    data = decayed / "data.json"
+    stat = data.stat()
+    flipped = bytearray(data.read_bytes())
+    flipped[3] ^= 1
+    data.write_bytes(bytes(flipped))
+    os.utime(data, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+
+    def check():
+        return subprocess.run([sys.executable, "-m", "scalecore_generator", "cache", "--dir", str(root), "--check"],
+                              capture_output=True, text=True, cwd=REPO)
+
+    done = check()
+    assert done.returncode == 1, done.stderr
+    assert "damaged: bake/decayed: data.json does not match its recorded sha256; removed" in done.stdout
+    assert "checked 2 entries: 1 damaged" in done.stdout
+    assert good.is_dir() and not decayed.exists()
+    again = check()
+    assert again.returncode == 0 and "checked 1 entries: 0 damaged" in again.stdout
 
 
 def test_repeated_builds_with_changing_inputs_keep_the_cache_bounded(tmp_path):

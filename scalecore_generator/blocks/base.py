@@ -53,6 +53,39 @@ class PageContext:
     # to this one (as MkDocs writes it), or None when it is no page of the site.
     resolve_link: Callable[[str], str | None] | None = None
     pages: tuple = ()  # the site's pages (src paths), to name the closest to a broken link
+    # What author texts became as HTML in earlier builds (a cache.Memo: get(key, make)), or None
+    memo: object = None
+
+
+def _conversion_key(context: PageContext) -> Callable[[str], str | None]:
+    """The key an author text's HTML is kept under in the build's memo: the text, the page's
+    extensions with their options, and the versions of Python-Markdown and its extensions, or
+    None for a text to convert every time. Python-Markdown turns the same text into the same
+    HTML under the same extensions, except where one reads files: pymdownx.snippets, for a text
+    that includes one (``--8<--``, any number of dashes) or on every text when it appends files of its own."""
+    extensions = context.markdown_extensions
+    if not all(isinstance(name, str) for name in extensions):
+        return lambda text: None  # an extension given as an object: no name to key it by
+
+    def named(value):  # options may hold functions (a fence's format): by name, not by address
+        return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value).__name__)}"
+
+    try:
+        import pymdownx
+    except ImportError:
+        pymdownx = None
+    versions = [markdown.__version__, getattr(pymdownx, "__version__", None)]
+    setting = json.dumps([extensions, context.markdown_config, versions], sort_keys=True, default=named)
+    snippets = "pymdownx.snippets" in extensions
+    appends = snippets and any((context.markdown_config.get("pymdownx.snippets") or {}).get(option)
+                               for option in ("auto_append", "base_path_auto_append"))
+
+    def key(text: str) -> str | None:
+        if appends or (snippets and "8<-" in text):
+            return None
+        return hashlib.sha256(json.dumps([setting, text]).encode("utf-8")).hexdigest()
+
+    return key
 
 
 def _number(value, spec="") -> str:
@@ -179,6 +212,17 @@ class Panel:
         own markdown (it never sees the HTML a block hands it); one to a .md file that is no page
         of the site is an OptionError on ``key``.
         """
+        key_of = self.shared.get("markdown key")
+        if key_of is None:
+            key_of = self.shared["markdown key"] = _conversion_key(self.context)
+        memo_key = key_of(text)
+        if memo_key is None or self.context.memo is None:
+            html = self._convert(text)
+        else:
+            html = self.context.memo.get(memo_key, lambda: self._convert(text))
+        return PAGE_LINK.sub(lambda match: self._link(match, key), html)
+
+    def _convert(self, text: str) -> str:
         renderer = self.shared.get("markdown")
         if renderer is None:
             renderer = markdown.Markdown(extensions=self.context.markdown_extensions,
@@ -186,7 +230,7 @@ class Panel:
             renderer.preprocessors.deregister("html_block", strict=False)
             renderer.inlinePatterns.deregister("html", strict=False)
             self.shared["markdown"] = renderer
-        return PAGE_LINK.sub(lambda match: self._link(match, key), renderer.reset().convert(text))
+        return renderer.reset().convert(text)
 
     def _link(self, match: re.Match, key: str | None) -> str:
         target, rest = match[1], match[2] or ""

@@ -328,20 +328,23 @@ class Budget:
 
 def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dict[str, Path],
                cache_dir: Path, workers: int, budget: Budget, used_at: dict[str, str], log,
-               imports: "cache.Memo | None" = None, cluster: "Cluster | None" = None) -> dict[str, KindBake]:
+               imports: "cache.Memo | None" = None, cluster: "Cluster | None" = None,
+               digest=None) -> dict[str, KindBake]:
     """Every point of every kind that bakes, from the cache or computed now, in parallel.
 
     ``sites``: each kind's view of the site (with its own settings); ``inputs``: the site files a
     computation may read (site path -> file); ``used_at``: kind -> "page:line" of a block that uses
     it (for the budget's message); ``imports``: the memo of what each module imports;
-    ``cluster``: the Dask cluster that bakes the groups instead of local processes.
+    ``cluster``: the Dask cluster that bakes the groups instead of local processes; ``digest``:
+    a file's sha256 (the build's digest ledger: build/cache/digests.py), read now by default.
     """
     started = time.monotonic()
     root = Path(cache_dir) / "bake"
     root.mkdir(parents=True, exist_ok=True)
     cache.remove_abandoned(root)
     baked, jobs, kinds_by_name = {}, [], dict(kinds)
-    input_hashes = {path: cache.sha256_file(file) for path, file in inputs.items()}
+    digest = digest or cache.sha256_file
+    input_hashes = {path: digest(file) for path, file in inputs.items()}
     for name, kind in kinds.items():
         try:
             grid = kind().grid(sites[name])
@@ -351,7 +354,7 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
         if grid is None:
             continue
         _check_count(name, grid, budget, used_at)
-        bake, kind_jobs = _plan(kind, grid, sites[name], inputs, input_hashes, root, log, imports)
+        bake, kind_jobs = _plan(kind, grid, sites[name], inputs, input_hashes, root, log, imports, digest)
         baked[name] = bake
         jobs += [(name, job) for job in kind_jobs]
     total = sum(len(b.groups) for b in baked.values())
@@ -385,7 +388,8 @@ def _check_bytes(name: str, bake: KindBake, first: Path, points: int, budget: Bu
                         "bake_budget_megabytes.")
 
 
-def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None) -> tuple[KindBake, list[dict]]:
+def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None,
+          digest=cache.sha256_file) -> tuple[KindBake, list[dict]]:
     """Each group's cache entry: found and intact, or a job that bakes it."""
     code = code_version(kind, imports)
     bake, groups, instance = KindBake(grid), {}, kind()
@@ -408,7 +412,7 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None) -> tu
         bake.groups[group] = f"{folder}/data.js"
         bake.entries[folder] = target
         cache.note_use(target)  # this build uses it, found or baked now (in a worker process)
-        if not cache.usable(target, log):
+        if not cache.usable(target, log, digest):
             jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group), code=code,
                              inputs={path: str(inputs[path]) for path in reads},
                              points=[(point, p, grid.inner(point)) for point, p in zip(points, params)]))

@@ -332,7 +332,8 @@ class SiteBuild:
         budget = bake.Budget(self.settings.bake_budget_points, self.settings.bake_budget_megabytes)
         started = time.monotonic()
         self.baked = bake.bake_kinds(self.used, sites, self.tables_files, self.cache, self.workers(), budget,
-                                     self.used_at, self.log, imports=self.memos["imports"], cluster=self._cluster())
+                                     self.used_at, self.log, imports=self.memos["imports"], cluster=self._cluster(),
+                                     digest=self.digests.of)
         computed = sum(b.computed for b in self.baked.values())
         self.log.info(f"bake: {sum(b.grid.size for b in self.baked.values())} points ready in "
                       f"{time.monotonic() - started:.1f} s ({computed} groups computed)")
@@ -418,50 +419,58 @@ class SiteBuild:
         the swap then removes the old site's name for it, and a warm build neither copies nor
         deletes the runtime's few hundred MB again (the full stack's python.wasm alone is 99 MB).
         Nothing writes into a published file: the build stages a new site and swaps it in."""
-        target = Path(target)
+        target = os.fspath(target)
         digest = self.digests.of(source)
         earlier = self._published_place(target)
         if earlier != target and self.digests.known(earlier) == digest:
             try:
-                target.unlink()
-            except FileNotFoundError:
-                target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                os.link(earlier, target)
+                self._in_place(os.link, earlier, target)
             except OSError:  # another file system, or one without links: a copy of its own
-                disk.clone_or_copy(source, target)
+                disk.clone_or_copy(Path(source), Path(target))
         elif earlier != target or self.digests.known(target) != digest:
-            disk.clone_or_copy(source, target)
+            disk.clone_or_copy(Path(source), Path(target))
         self.digests.wrote(target, digest)
         self.published[earlier] = digest
+
+    def _in_place(self, make, source: str, target: str) -> None:
+        """``make(source, target)`` (a link), its folder made and an earlier file at ``target``
+        removed only when needed: a staged site starts empty, and for its thousand files a
+        failed unlink and a mkdir each were a third of the time publishing took."""
+        try:
+            make(source, target)
+        except FileExistsError:
+            os.unlink(target)
+            make(source, target)
+        except FileNotFoundError:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            make(source, target)
 
     def write_files(self, site_dir: Path) -> None:
         """Everything the site serves besides the engine's pages: the baked data, the runtime and
         our scripts (``files``, each published: see publish) and the manifests (``contents``).
 
-        Written by the build, not handed to the engine as its files: an engine walks its files
-        several times a build (MkDocs: to sort, to copy, to resolve links), and a site with the
-        full stack and every baked point has about a thousand of them that no page links to
-        in Markdown. The engine's own files (pages, theme) still win at the same path: an
-        adapter calls this before the engine writes them."""
-        site_dir = Path(site_dir)
+        Written by the build, not copied by the engine: an engine copies a file it knows
+        through its own code, for each of a thousand files (the baked points, the runtime, the
+        full stack), while publish() links what the last build published unchanged. An adapter
+        still tells its engine of them, so that a page's link to one (the static API) is checked
+        as a link to a file of the site; and calls this before the engine writes its own files
+        (pages, theme), which therefore win at the same path."""
+        site_dir = os.fspath(site_dir)
         for site_path, source in sorted(self.files.items()):
-            self.publish(source, site_dir / site_path)
+            self.publish(source, os.path.join(site_dir, site_path))
         for site_path, text in sorted(self.contents.items()):
-            target = site_dir / site_path
+            target = Path(site_dir) / site_path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.unlink(missing_ok=True)  # a new file: never written through a link publish() made
             target.write_text(text, encoding="utf-8")
 
-    def _published_place(self, target: Path) -> Path:
+    def _published_place(self, target: str) -> str:
         """Where ``target`` of the site being written is once published (the same path when the
         site is written in place: the dev server)."""
         if self.staged is None:
             return target
-        try:
-            return self.staged.final / target.relative_to(self.staged.staging)
-        except ValueError:
-            return target
+        staging = os.fspath(self.staged.staging) + os.sep
+        return os.fspath(self.staged.final) + target[len(staging) - 1:] if target.startswith(staging) else target
 
     def own_folders(self) -> list[Path]:
         """Where the scripts and styles we write come from: served minified (pages/frontend.py)."""
@@ -510,7 +519,7 @@ class SiteBuild:
             markdown_extensions=[e for e in self.engine.markdown_extensions if not _is_ours(e)],
             markdown_config=self.engine.markdown_config,
             scripts={name: self.served.get(name, {}) for name in self.kinds},
-            figures=self.figures, resolve_link=resolve_link, pages=pages,
+            figures=self.figures, resolve_link=resolve_link, pages=pages, memo=self.memos["markdown"],
         )
         tables = {name: functools.partial(write, self.kinds) for name, write in self.references.items()}
         tables["corpora"] = lambda: corpora_table(self.manifest["corpora"])
@@ -545,7 +554,8 @@ class SiteBuild:
         if resolve_link is not None:
             read = PAGE_LINK.sub(lambda m: f'href="{resolve_link(m[1]) or m[1]}{m[2] or ""}"', html)
         self.mentor.read(read, page.dest_uri, page.title, page.meta)
-        return offscreen.wrap(html)
+        return self.memos["offscreen"].get(hashlib.sha256(html.encode("utf-8")).hexdigest(),
+                                           lambda: offscreen.wrap(html))
 
     def check_neighbours(self, pages: list[PageInfo]) -> None:
         """Every prerequisite and next title of a module page names a page (or is external)."""
@@ -673,7 +683,9 @@ def _is_ours(extension) -> bool:
 def _memos(folder: Path, log) -> dict[str, cache.Memo]:
     """What a warm build need not derive again (build/cache.Memo), each versioned by the code
     that derives it: the modules each source imports (the bake's keys), each page's mentor
-    passages, and the values pages quote with the mentor's facts."""
+    passages, the values pages quote with the mentor's facts, the HTML of the authors' texts in
+    blocks (blocks/base.py) and each page with its off-screen boxes (pages/offscreen.py)."""
+    from scalecore_generator.blocks import base
     from scalecore_generator.pages import quotes
 
     def version(*modules):
@@ -681,7 +693,9 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
 
     return {"imports": cache.Memo(folder / "imports.json", log, version(bake)),
             "mentor": cache.Memo(folder / "mentor.json", log, version(mentor)),
-            "quotes": cache.Memo(folder / "quotes.json", log, version(quotes, mentor))}
+            "quotes": cache.Memo(folder / "quotes.json", log, version(quotes, mentor)),
+            "markdown": cache.Memo(folder / "markdown.json", log, version(base)),
+            "offscreen": cache.Memo(folder / "offscreen.json", log, version(offscreen))}
 
 
 def default_source_date_epoch(root: Path) -> None:

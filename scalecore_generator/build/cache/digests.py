@@ -13,8 +13,10 @@ Why that is safe: any write to a file changes its change time (ctime), which no 
 back, and replacing it changes its inode. The one gap is a write within the clock's resolution
 after the digest was taken; like git's index ("racily clean" entries), a digest is kept only for a
 file whose times were already older than two seconds when it was read, so such a file is read
-again next time. A cache entry's own check (entries.py, ``damage``) still reads every file it
-uses: that check is what finds a byte flipped in the cache, and it never consults this ledger.
+again next time. A cache entry's check against its record (entries.py, ``damage``) takes its
+files' digests from here too, so a warm build reads none of the bake's thousand files: a file a
+write changed (a stray edit, a copy cut short) is read again and found; what no write made (a
+disk's own decay) is what ``scalecore cache --check`` is for, which reads every byte.
 """
 
 from __future__ import annotations

@@ -62,8 +62,10 @@ def sha256_file(path: Path) -> str:
     return digest.hexdigest()
 
 
-def damage(folder: Path) -> str | None:
-    """Why the entry in ``folder`` cannot be trusted, or None when every file matches its record."""
+def damage(folder: Path, digest=sha256_file) -> str | None:
+    """Why the entry in ``folder`` cannot be trusted, or None when every file matches its record.
+    ``digest(path)``: a file's sha256; a build passes its ledger's (digests.py), which reads
+    again only a file written since it was last read."""
     try:
         record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
         files = record["files"]
@@ -81,19 +83,19 @@ def damage(folder: Path) -> str | None:
         return f"missing {missing[0]}" if missing else f"unexpected file {extra[0]}"
     for name, expected in sorted(files.items()):
         try:
-            if sha256_file(folder / name) != expected:
+            if digest(folder / name) != expected:
                 return f"{name} does not match its recorded sha256"
         except OSError as error:
             return f"{name} is unreadable ({error.strerror})"
     return None
 
 
-def usable(folder: Path, log) -> bool:
-    """True when the entry exists and is intact. A damaged entry is reported, moved out of the
-    way and removed, so the caller bakes it again."""
+def usable(folder: Path, log, digest=sha256_file) -> bool:
+    """True when the entry exists and is intact (``digest``: see damage). A damaged entry is
+    reported, moved out of the way and removed, so the caller bakes it again."""
     if not folder.is_dir():
         return False
-    problem = damage(folder)
+    problem = damage(folder, digest)
     if problem is None:
         note_use(folder)
         return True
