@@ -32,7 +32,7 @@ PARTS = [
     ("scalecore_generator.mentor:Collector", "scripts"),
     ("scalecore_generator.pages.frontend", "minified"),
     ("scalecore_generator.runtime.pyodide", "collect"),
-    ("scalecore_generator.pages.views", "use_cache"),
+    ("scalecore_generator.pages.views:Views", "__init__"),
     ("scalecore_generator.build.corpora", "load_for_build"),
     ("scalecore_generator.kinds.site_kinds", "usage"),
     ("scalecore_generator.build.site_build", "build_manifest"),

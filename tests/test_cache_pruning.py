@@ -27,8 +27,8 @@ class Log:
         self.lines.append(message)
 
 
-def entry(root: Path, name: str) -> Path:
-    with cache.writing(root / "bake" / name) as folder:
+def entry(root: Path, name: str, use: cache.SharedUse | None = None) -> Path:
+    with cache.writing(root / "bake" / name, use) as folder:
         (folder / "data.json").write_text(json.dumps({"name": name}), encoding="utf-8")
     return root / "bake" / name
 
@@ -36,12 +36,14 @@ def entry(root: Path, name: str) -> Path:
 def test_entries_unused_for_keep_builds_builds_are_removed(tmp_path):
     root = tmp_path / "cache"
     log = Log()
-    old, kept = entry(root, "old"), entry(root, "kept")
-    cache.finish_build(root, 2, None, log)  # build 1 used both
+    use = cache.SharedUse(root)
+    old, kept = entry(root, "old", use), entry(root, "kept", use)
+    cache.finish_build(root, 2, use, log)  # build 1 used both
     for name in ("a", "b"):  # builds 2 and 3 use 'kept' and a new entry each, not 'old'
-        cache.note_use(kept)
-        entry(root, name)
-        cache.finish_build(root, 2, None, log)
+        use = cache.SharedUse(root)
+        use.note(kept)
+        entry(root, name, use)
+        cache.finish_build(root, 2, use, log)
     assert not old.exists() and kept.exists()
     assert any("removed 1 entries no build used in the last 2 builds" in line for line in log.lines)
     ledger = json.loads((root / cache.LEDGER).read_text(encoding="utf-8"))
@@ -50,20 +52,21 @@ def test_entries_unused_for_keep_builds_builds_are_removed(tmp_path):
 
 def test_a_build_that_uses_what_the_last_one_used_writes_nothing(tmp_path):
     root = tmp_path / "cache"
-    kept = entry(root, "kept")
-    cache.finish_build(root, 1, None, Log())
+    use = cache.SharedUse(root)
+    kept = entry(root, "kept", use)
+    cache.finish_build(root, 1, use, Log())
     ledger = (root / cache.LEDGER).stat().st_mtime_ns
     for _ in range(3):
-        cache.note_use(kept)
-        cache.finish_build(root, 1, None, Log())
+        use = cache.SharedUse(root)
+        use.note(kept)
+        cache.finish_build(root, 1, use, Log())
     assert (root / cache.LEDGER).stat().st_mtime_ns == ledger and kept.exists()
     assert not list((root / "bake").glob(f"{cache.TEMPORARY}*"))
 
 
 def test_an_entry_from_before_the_ledger_is_not_wiped_at_once(tmp_path):
     root = tmp_path / "cache"
-    before = entry(root, "before")
-    cache._used.clear()  # written by an older build, which kept no ledger
+    before = entry(root, "before")  # written by an older build, which kept no ledger
     cache.finish_build(root, 1, None, Log())
     assert before.exists()  # first seen now: its count starts
     cache.finish_build(root, 1, None, Log())
@@ -81,8 +84,9 @@ time.sleep(30)
 
 def test_no_prune_while_another_build_holds_the_cache(tmp_path):
     root = tmp_path / "cache"
-    old = entry(root, "old")
-    cache.finish_build(root, 1, None, Log())
+    use = cache.SharedUse(root)
+    old = entry(root, "old", use)
+    cache.finish_build(root, 1, use, Log())
     holder = subprocess.Popen([sys.executable, "-c", HOLD, str(root / cache.LOCK)], stdout=subprocess.PIPE, text=True)
     try:
         assert holder.stdout.readline().strip() == "held"

@@ -55,6 +55,8 @@ class PageContext:
     pages: tuple = ()  # the site's pages (src paths), to name the closest to a broken link
     # What author texts became as HTML in earlier builds (a cache.Memo: get(key, make)), or None
     memo: object = None
+    # The build's templates and views (outside a build: a set of their own, without caches)
+    templates: "PanelTemplates" = field(default_factory=lambda: PanelTemplates())
 
 
 def _conversion_key(context: PageContext) -> Callable[[str], str | None]:
@@ -88,53 +90,42 @@ def _conversion_key(context: PageContext) -> Callable[[str], str | None]:
     return key
 
 
-def _number(value, spec="") -> str:
-    """A number as the shared views write it (views.js): the same in the fallback, the baked
-    figure and the live view."""
-    from scalecore_generator.pages import views
+class PanelTemplates:
+    """The panels' templates for one build: one jinja2 environment per kind folder (its
+    template.html, extending the shared panel.html), with the build's views as the templates'
+    ``num`` filter and ``view`` function, and its cache of compiled templates (``bytecode_cache``,
+    kept across builds: jinja2 checks each template's source, so an edited one is compiled again)."""
 
-    return views.view("number", [value, spec])
+    def __init__(self, views=None, bytecode_cache=None):
+        from scalecore_generator.pages import views as shared
 
+        self.views = views if views is not None else shared.unbuilt()
+        self.bytecode_cache = bytecode_cache
+        self.environments: dict[Path, jinja2.Environment] = {}
 
-def _view(name: str, spec) -> "markupsafe.Markup":
-    """A shared view's markup (its texts escaped by the view itself)."""
-    from scalecore_generator.pages import views
+    def number(self, value, spec="") -> str:
+        """A number as the shared views write it (views.js): the same in the fallback, the baked
+        figure and the live view."""
+        return self.views.view("number", [value, spec])
 
-    return markupsafe.Markup(views.view(name, spec))
+    def view(self, name: str, spec) -> markupsafe.Markup:
+        """A shared view's markup (its texts escaped by the view itself)."""
+        return markupsafe.Markup(self.views.view(name, spec))
 
-
-_environments: dict = {}
-
-
-def _environment(folder: Path) -> jinja2.Environment:
-    """One jinja2 environment per kind folder: its template.html, extending the shared panel.html."""
-    if folder not in _environments:
-        environment = jinja2.Environment(
-            loader=jinja2.FileSystemLoader([str(folder), str(SHARED_TEMPLATES)]),
-            autoescape=True,  # every value is text unless a template marks it |safe on purpose
-            undefined=jinja2.StrictUndefined,  # a misspelt variable is a build error, not an empty string
-            trim_blocks=True,
-            lstrip_blocks=True,
-            bytecode_cache=_bytecode_cache,
-        )
-        environment.filters["num"] = _number
-        environment.globals["view"] = _view
-        _environments[folder] = environment
-    return _environments[folder]
-
-
-_bytecode_cache = None
-
-
-def use_template_cache(folder) -> None:
-    """Keep the panels' compiled templates in ``folder`` across builds (jinja2 checks each
-    template's source, so an edited template is compiled again)."""
-    from scalecore_generator.build.cache import template_cache
-
-    global _bytecode_cache
-    _bytecode_cache = template_cache(Path(folder))
-    for environment in _environments.values():
-        environment.bytecode_cache = _bytecode_cache
+    def environment(self, folder: Path) -> jinja2.Environment:
+        if folder not in self.environments:
+            environment = jinja2.Environment(
+                loader=jinja2.FileSystemLoader([str(folder), str(SHARED_TEMPLATES)]),
+                autoescape=True,  # every value is text unless a template marks it |safe on purpose
+                undefined=jinja2.StrictUndefined,  # a misspelt variable is a build error, not an empty string
+                trim_blocks=True,
+                lstrip_blocks=True,
+                bytecode_cache=self.bytecode_cache,
+            )
+            environment.filters["num"] = self.number
+            environment.globals["view"] = self.view
+            self.environments[folder] = environment
+        return self.environments[folder]
 
 
 def slug(text: str) -> str:
@@ -183,12 +174,19 @@ class Panel:
         ``figures()``: only what a page shows is drawn, not one file per point. The file is named
         by its content (``assets/scalecore/figures/<sha256>.svg``), so two panels showing the same
         figure share it and the same sources give the same site."""
-        from scalecore_generator.pages import views
-
-        text = views.figure(view, spec)
+        text = self.context.templates.views.figure(view, spec)
         site_path = f"{FIGURES}/{hashlib.sha256(text.encode('utf-8')).hexdigest()[:20]}.svg"
         self.context.figures[site_path] = text
         return self.url(site_path)
+
+    def num(self, value, spec: str = "") -> str:
+        """A number as the panel's script and the baked figures write it (the shared views; the
+        templates' ``num`` filter)."""
+        return self.context.templates.number(value, spec)
+
+    def view(self, name: str, spec) -> str:
+        """A shared view's markup (views.js), as the panel's script draws it."""
+        return self.context.templates.views.view(name, spec)
 
     def script(self, group: str) -> str:
         """The URL of the data.js of one group of points ('' for a kind's only group)."""
@@ -250,7 +248,7 @@ class Panel:
 
     def render_template(self, options: PanelOptions, **values) -> str:
         """The kind's template.html with the values every panel has."""
-        template = _environment(self.kind.folder).get_template("template.html")
+        template = self.context.templates.environment(self.kind.folder).get_template("template.html")
         own = self.context.scripts.get(self.kind.name, {})
         shared = dict(
             kind=self.kind.name,

@@ -329,14 +329,15 @@ class Budget:
 def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dict[str, Path],
                cache_dir: Path, workers: int, budget: Budget, used_at: dict[str, str], log,
                imports: "cache.Memo | None" = None, cluster: "Cluster | None" = None,
-               digest=None) -> dict[str, KindBake]:
+               digest=None, use: "cache.SharedUse | None" = None) -> dict[str, KindBake]:
     """Every point of every kind that bakes, from the cache or computed now, in parallel.
 
     ``sites``: each kind's view of the site (with its own settings); ``inputs``: the site files a
     computation may read (site path -> file); ``used_at``: kind -> "page:line" of a block that uses
     it (for the budget's message); ``imports``: the memo of what each module imports;
     ``cluster``: the Dask cluster that bakes the groups instead of local processes; ``digest``:
-    a file's sha256 (the build's digest ledger: build/cache/digests.py), read now by default.
+    a file's sha256 (the build's digest ledger: build/cache/digests.py), read now by default;
+    ``use``: the build's use of the cache, which notes every entry it takes or bakes.
     """
     started = time.monotonic()
     root = Path(cache_dir) / "bake"
@@ -354,7 +355,7 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
         if grid is None:
             continue
         _check_count(name, grid, budget, used_at)
-        bake, kind_jobs = _plan(kind, grid, sites[name], inputs, input_hashes, root, log, imports, digest)
+        bake, kind_jobs = _plan(kind, grid, sites[name], inputs, input_hashes, root, log, imports, digest, use)
         baked[name] = bake
         jobs += [(name, job) for job in kind_jobs]
     total = sum(len(b.groups) for b in baked.values())
@@ -389,7 +390,7 @@ def _check_bytes(name: str, bake: KindBake, first: Path, points: int, budget: Bu
 
 
 def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None,
-          digest=cache.sha256_file) -> tuple[KindBake, list[dict]]:
+          digest=cache.sha256_file, use=None) -> tuple[KindBake, list[dict]]:
     """Each group's cache entry: found and intact, or a job that bakes it."""
     code = code_version(kind, imports)
     bake, groups, instance = KindBake(grid), {}, kind()
@@ -411,7 +412,8 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None,
             bake.points[grid.path(point)] = {"point": point, "params": point_params, "json": f"{folder}/{inner}.json"}
         bake.groups[group] = f"{folder}/data.js"
         bake.entries[folder] = target
-        cache.note_use(target)  # this build uses it, found or baked now (in a worker process)
+        if use is not None:
+            use.note(target)  # this build uses it, found or baked now (in a worker process)
         if not cache.usable(target, log, digest):
             jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group), code=code,
                              inputs={path: str(inputs[path]) for path in reads},

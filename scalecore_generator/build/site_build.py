@@ -37,9 +37,8 @@ from scalecore.corpus import SHIPPED, CorpusError
 from scalecore.embeddings import cached_embeddings, table_path
 from scalecore.experiment import sentence_tokens
 from scalecore_generator import mentor, vendor
-from scalecore_generator.blocks.base import use_template_cache
+from scalecore_generator.blocks.base import PanelTemplates
 from scalecore_generator.build import bake, cache, disk, offline
-from scalecore_generator.build.cache import forget_templates, save_templates
 from scalecore_generator.build.corpora import load_for_build
 from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
     build_manifest, for_pages
@@ -122,7 +121,9 @@ class SiteBuild:
         self.mentor_model = None
         self.files: dict[str, Path] = {}
         self.contents: dict[str, str] = {}
-        self.published: dict[Path, str] = {}  # what publish() wrote, in its final place -> its sha256
+        self.published: dict[str, str] = {}  # what publish() wrote, in its final place -> its sha256
+        self.template_caches = None  # configure(): compiled templates and rendered views, this build's
+        self.views = None
 
     # -- configure: what the build reads before anything is computed -----------------------------
 
@@ -159,9 +160,12 @@ class SiteBuild:
             if self.engine.uses_math else None
         self.math_font = math_font.MathFont(self.cache / "math-font") if settings.math == "mathml" else None
         self.minifier = frontend.Minifier(self.cache / "frontend")
-        use_template_cache(self.cache / "templates")
-        module_page.use_cache(self.cache / "templates")
-        views.use_cache(self.cache / "views.json", self.log)
+        # compiled templates and rendered views, kept across builds; this build's, not the process's
+        self.template_caches = cache.TemplateCaches()
+        compiled = self.template_caches.get(self.cache / "templates")
+        self.views = views.Views(self.cache / "views.json", self.log)
+        self.panel_templates = PanelTemplates(self.views, compiled)
+        self.module_templates = module_page.environment(compiled)
         self.memos = _memos(self.cache / "memo", self.log)
 
     def stage(self) -> Path:
@@ -289,7 +293,7 @@ class SiteBuild:
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="scalecore-snapshot")
         job = pool.submit(snapshot.make, runtime.pyodide_folder(self.root), live.wheels(),
                           snapshot.compute_modules(computes), self.cache, self.log,
-                          cached_only=self.command == "serve")
+                          cached_only=self.command == "serve", use=self.cache_use)
         pool.shutdown(wait=False)
         return job
 
@@ -333,7 +337,7 @@ class SiteBuild:
         started = time.monotonic()
         self.baked = bake.bake_kinds(self.used, sites, self.tables_files, self.cache, self.workers(), budget,
                                      self.used_at, self.log, imports=self.memos["imports"], cluster=self._cluster(),
-                                     digest=self.digests.of)
+                                     digest=self.digests.of, use=self.cache_use)
         computed = sum(b.computed for b in self.baked.values())
         self.log.info(f"bake: {sum(b.grid.size for b in self.baked.values())} points ready in "
                       f"{time.monotonic() - started:.1f} s ({computed} groups computed)")
@@ -520,6 +524,7 @@ class SiteBuild:
             markdown_config=self.engine.markdown_config,
             scripts={name: self.served.get(name, {}) for name in self.kinds},
             figures=self.figures, resolve_link=resolve_link, pages=pages, memo=self.memos["markdown"],
+            templates=self.panel_templates,
         )
         tables = {name: functools.partial(write, self.kinds) for name, write in self.references.items()}
         tables["corpora"] = lambda: corpora_table(self.manifest["corpora"])
@@ -579,7 +584,7 @@ class SiteBuild:
         which only gets the policy."""
         if page is not None:
             script = mentor.script_path(page.dest_uri) if page.meta.get("code") else None
-            html = module_page.decorate(html, page, list(pages), script, self.mentor_model)
+            html = module_page.decorate(html, page, list(pages), script, self.mentor_model, self.module_templates)
         if page is not None and self.typesetter is not None and "arithmatex" in html:
             html = self.typesetter.page(html, self.where(page), page.source)
         if page is not None and self.math_font is not None and "<math" in html:
@@ -594,8 +599,9 @@ class SiteBuild:
     def finish(self, site_dir: Path) -> None:
         """Write what the pages drew (figures, the mentor's scripts, the math font cut to the
         characters typeset), save the caches, and swap the staged site into place."""
-        views.save_cache()
-        save_templates()
+        self.views.save()
+        self.views.close()
+        self.template_caches.save()
         typeset = None
         if self.typesetter is not None:  # the mentor quotes formulas as the pages show them
             docs = self.engine.docs_dir.name
@@ -637,7 +643,10 @@ class SiteBuild:
         """A build that stopped: nothing it made is kept (the staging folder, the minifier's new
         results, the templates compiled), the previous site stays. Returns the staging folder it
         removed, for a message about a disk error."""
-        forget_templates()
+        if self.template_caches is not None:
+            self.template_caches.forget()
+        if self.views is not None:
+            self.views.close()
         if self.minifier is not None:
             self.minifier.discard()
         if self.cache_use is not None:

@@ -33,24 +33,13 @@ def relative_url(target: str, from_url: str) -> str:
     return found + "/" if target.endswith("/") and not found.endswith("/") else found
 
 
-_cached = {}  # "folder": where the compiled templates are kept between builds (use_cache)
-
-
-def use_cache(folder: Path) -> None:
-    """Keep the compiled templates in ``folder`` (build/cache.template_cache): compiling the four
-    templates and their macros is most of what writing the module pages costs a warm build."""
-    _cached["folder"] = Path(folder)
-    _environment.cache_clear()
-
-
-@functools.lru_cache(maxsize=1)
-def _environment() -> jinja2.Environment:
-    from scalecore_generator.build.cache import template_cache
-
-    folder = _cached.get("folder")
+def environment(bytecode_cache=None) -> jinja2.Environment:
+    """The module pages' templates, with a build's cache of compiled templates (build/cache
+    TemplateCaches): compiling the four templates and their macros is most of what writing the
+    module pages costs a warm build."""
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
                                      undefined=jinja2.Undefined, keep_trailing_newline=True,
-                                     bytecode_cache=template_cache(folder) if folder else None)
+                                     bytecode_cache=bytecode_cache)
 
     @jinja2.pass_context
     def url(context, path):
@@ -60,10 +49,12 @@ def _environment() -> jinja2.Environment:
     return environment
 
 
-def decorate(html: str, page, pages: list, mentor: str | None = None, mentor_model: dict | None = None) -> str:
+def decorate(html: str, page, pages: list, mentor: str | None = None, mentor_model: dict | None = None,
+             templates: jinja2.Environment | None = None) -> str:
     """``html`` (a finished page) with the module header after its title and the module's end
     before its article closes, or a section page's modules; other pages unchanged. ``pages``
-    are every page of the site (PageInfo), for the cards' titles and links."""
+    are every page of the site (PageInfo), for the cards' titles and links; ``templates``: the
+    build's (environment()), or templates compiled for this call."""
     meta = page.meta or {}
     if not (meta.get("code") or meta.get("section")):
         return html
@@ -72,7 +63,7 @@ def decorate(html: str, page, pages: list, mentor: str | None = None, mentor_mod
     if article is None or end < article.end():
         return html  # a theme without Material's article: nothing to place the parts in
     context = dict(page=page, pages=pages, mentor=mentor, mentor_model=mentor_model)
-    render = functools.partial(_render, context)
+    render = functools.partial(_render, templates or environment(), context)
     if meta.get("code"):
         title = html.find("</h1>", article.end(), end)
         header = render("module-header.html")
@@ -84,5 +75,5 @@ def decorate(html: str, page, pages: list, mentor: str | None = None, mentor_mod
     return html[:end] + render("section.html") + html[end:]
 
 
-def _render(context: dict, name: str) -> str:
-    return _environment().get_template(name).render(**context)
+def _render(templates: jinja2.Environment, context: dict, name: str) -> str:
+    return templates.get_template(name).render(**context)

@@ -2,9 +2,10 @@
 its baked figure and its no-JS fallback, so they cannot drift (scalecore_generator/assets/views.js).
 
 ``figures([("heatmap", spec), ...])`` renders a batch of standalone SVG files (the bake: one
-Node process per worker draws every group it bakes). ``view(name, spec)`` serves the templates
+Node process per worker draws every group it bakes). A build's ``Views`` serve the templates
 while pages render: one Node process for the whole build answers line by line (a page has
-hundreds of numbers; starting Node for each would cost seconds). Node is already required (the
+hundreds of numbers; starting Node for each would cost seconds), and a memo kept across builds
+answers what an earlier build rendered. Node is already required (the
 npm packages); nothing here is fetched.
 """
 
@@ -128,69 +129,85 @@ class _Server:
         self.lines.close()
 
 
-_server = None
-_memo: dict[str, str] = {}  # request -> markup, kept across builds (see use_cache)
-_memo_file: Path | None = None
-_loaded: set[str] = set()  # the requests the cache held when the build started
-_used: set[str] = set()  # the requests this build made: what the cache keeps (so it stays bounded)
+class Views:
+    """The shared views of one build: each view's markup from the build's memo or from one Node
+    process, started on first use and closed with the build.
+
+    The memo (``memo_file``, kept across builds) holds each request's markup under the hash of
+    views.js, so an edited view renders again; it carries its own hash (a damaged one is
+    reported and rendered again) and keeps, when saved, exactly the requests this build made,
+    so it stays bounded. A warm build that renders the same views starts no Node at all."""
+
+    def __init__(self, memo_file: Path | None = None, log=None):
+        from scalecore_generator.build.cache import read_record
+
+        self.memo_file = Path(memo_file) if memo_file is not None else None
+        self.version = _views_hash()
+        self.memo: dict[str, str] = {}
+        data = read_record(self.memo_file, log) if self.memo_file is not None else None
+        if isinstance(data, dict) and data.get("views") == self.version and isinstance(data.get("markup"), dict):
+            self.memo.update(data["markup"])
+        self.loaded = set(self.memo)  # what the memo held when the build started
+        self.used: set[str] = set()  # the requests this build made: what the memo keeps
+        self.server = None
+
+    def view(self, name: str, spec) -> str:
+        """The markup of one view (or one number: ``view("number", [value, spec])``)."""
+        key = json.dumps([name, spec], sort_keys=True, allow_nan=False, ensure_ascii=False)
+        self.used.add(key)
+        if key not in self.memo:
+            if self.server is None:
+                self.server = _Server()
+            self.memo[key] = self.server.ask(name, spec)
+        return self.memo[key]
+
+    def figure(self, name: str, spec) -> str:
+        """One view as the text of a standalone SVG file."""
+        return self.view("standalone", self.view(name, spec))
+
+    def save(self) -> None:
+        """Keep what this build rendered, and only that, when it differs from what the memo held
+        (best effort: the memo only saves time)."""
+        if self.memo_file is None or self.used == self.loaded:
+            return
+        from scalecore_generator.build.cache import write_record
+
+        try:
+            write_record(self.memo_file, {"views": self.version,
+                                          "markup": {key: self.memo[key] for key in sorted(self.used)}})
+            self.loaded = set(self.used)
+        except OSError:
+            pass
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.close()
+            self.server = None
 
 
-def use_cache(path: Path, log) -> None:
-    """Keep rendered views in ``path`` across builds: a warm build that renders the same views
-    starts no Node at all. The record carries its own hash (a damaged one is reported and
-    rendered again) and the hash of views.js, so an edited view renders again."""
-    from scalecore_generator.build.cache import read_record
-
-    global _memo_file, _server
-    if _server is not None and _server.views != _views_hash():  # views.js edited under mkdocs serve
-        _server.close()
-        _server = None
-    _memo_file = Path(path)
-    _memo.clear()
-    _used.clear()
-    data = read_record(_memo_file, log)
-    if isinstance(data, dict) and data.get("views") == _views_hash() and isinstance(data.get("markup"), dict):
-        _memo.update(data["markup"])
-    _loaded.clear()
-    _loaded.update(_memo)
+_unbuilt: Views | None = None
 
 
-def save_cache() -> None:
-    """Keep what this build rendered, and only that, when it differs from what the cache held
-    (best effort: the cache only saves time)."""
-    if _memo_file is None or _used == _loaded:
-        return
-    from scalecore_generator.build.cache import write_record
+def unbuilt() -> Views:
+    """The views for code that runs outside any build (a test, a script): no memo; its Node
+    process is closed when Python exits. A build has its own (SiteBuild.views)."""
+    global _unbuilt
+    if _unbuilt is None:
+        _unbuilt = Views()
+        atexit.register(_unbuilt.close)
+    return _unbuilt
 
-    try:
-        write_record(_memo_file, {"views": _views_hash(), "markup": {key: _memo[key] for key in sorted(_used)}})
-        _loaded.clear()
-        _loaded.update(_used)
-    except OSError:
-        pass
+
+def view(name: str, spec) -> str:
+    """``unbuilt().view(name, spec)``: a view outside a build (a kind renders through its panel's)."""
+    return unbuilt().view(name, spec)
 
 
 def figure(name: str, spec) -> str:
-    """One view as the text of a standalone SVG file (from the memo, or the build's Node process)."""
-    return view("standalone", view(name, spec))
+    return unbuilt().figure(name, spec)
 
 
 def _views_hash() -> str:
     import hashlib
 
     return hashlib.sha256(VIEWS.read_bytes()).hexdigest()
-
-
-def view(name: str, spec) -> str:
-    """The markup of one view (or one number: ``view("number", [value, spec])``), from the memo or
-    the build's one Node process, started on first use."""
-    global _server
-    key = json.dumps([name, spec], sort_keys=True, allow_nan=False, ensure_ascii=False)
-    _used.add(key)
-    if key in _memo:
-        return _memo[key]
-    if _server is None:
-        _server = _Server()
-        atexit.register(_server.close)
-    markup = _memo[key] = _server.ask(name, spec)
-    return markup

@@ -134,11 +134,12 @@ def _epoch_ms() -> int:
 
 
 def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path, log,
-         cached_only: bool = False) -> Snapshot:
+         cached_only: bool = False, use=None) -> Snapshot:
     """The snapshot for these inputs: from the cache, or made now (about 10 s) and cached.
     Raises SnapshotError when it cannot be made (SnapshotUnavailable: no Chromium, or
     ``cached_only`` and none is cached: ``mkdocs serve`` rebuilds on every edit of the core, and
-    a new wheel would mean a new snapshot each time)."""
+    a new wheel would mean a new snapshot each time). ``use``: the build's use of the cache
+    (cache.SharedUse), which notes the entry."""
     browser = chromium()
     runtime_files = {name: cache.sha256_file(pyodide / name) for name in PYODIDE_FILES}
     wheel_shas = [cache.sha256_file(wheel) for wheel in wheels]
@@ -148,13 +149,13 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
               "npm_version": version, "chromium": _chromium_version(browser, cache_root)}
     digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:24]
     folder = cache_root / "snapshot" / digest
-    if cache.usable(folder, log):
+    if cache.usable(folder, log, use=use):
         info = json.loads((folder / "info.json").read_text(encoding="utf-8"))
         return Snapshot(folder / Path(SITE_PATH).name, info["key"], tuple(info["imports"]), info["raw_bytes"])
     if cached_only:
         raise SnapshotUnavailable("not made while serving (mkdocs build makes it)")
     started = time.monotonic()
-    with cache.writing(folder) as target:
+    with cache.writing(folder, use) as target:
         packed = target / Path(SITE_PATH).name  # the child writes it, gzip-compressed
         request = {"pyodide": str(pyodide.resolve()), "wheels": [str(w.resolve()) for w in wheels],
                    "imports": list(imports), "epochMs": inputs["epoch_ms"], "out": str(packed), "chromium": browser}

@@ -32,7 +32,6 @@ from scalecore_generator.adapters.mkdocs import features
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, missing_nav_pages, \
     nav_line, reference
 from scalecore_generator.build import disk
-from scalecore_generator.build.cache import template_cache
 from scalecore_generator.build.site_build import THEME, EngineSite, PageInfo, SiteBuild
 from scalecore_generator.build.site_swap import WarningCounter
 from scalecore_generator.errors import ScalecoreError
@@ -130,7 +129,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         files written (SiteBuild.write_files: not MkDocs' files, which it walks a dozen times a
         build): MkDocs cleans the site folder before this event and copies its own files right
         after it, so that at the same path its file wins, as it did when ours were its files."""
-        env.bytecode_cache = template_cache(self.build.cache / "templates")
+        env.bytecode_cache = self.build.template_caches.get(self.build.cache / "templates")
         self.build.write_files(Path(config.site_dir))
         return env
 

@@ -9,11 +9,10 @@ never shipped and never hashed into the manifest as if it were right.
 
 Temporary folders of killed builds are recognised by their pid and removed; a failed write
 removes its temporary folder before the error goes on. Every entry a build uses (found intact,
-or written) is noted (:func:`note_use`): what the usage ledger (ledger.py) records when the
-build has succeeded.
+or written) is noted by the build's ``use`` (ledger.SharedUse): what the usage ledger records
+when the build has succeeded.
 """
 
-import functools
 import hashlib
 import json
 import os
@@ -90,14 +89,16 @@ def damage(folder: Path, digest=sha256_file) -> str | None:
     return None
 
 
-def usable(folder: Path, log, digest=sha256_file) -> bool:
-    """True when the entry exists and is intact (``digest``: see damage). A damaged entry is
-    reported, moved out of the way and removed, so the caller bakes it again."""
+def usable(folder: Path, log, digest=sha256_file, use=None) -> bool:
+    """True when the entry exists and is intact (``digest``: see damage); then noted as used by
+    the build's ``use`` (ledger.SharedUse). A damaged entry is reported, moved out of the way and
+    removed, so the caller bakes it again."""
     if not folder.is_dir():
         return False
     problem = damage(folder, digest)
     if problem is None:
-        note_use(folder)
+        if use is not None:
+            use.note(folder)
         return True
     log.info(f"cache: the entry {folder.name} is damaged ({problem}); it will be rebuilt.")
     discarded = folder.with_name(f"{TEMPORARY}damaged-{folder.name}-{os.getpid()}")
@@ -110,9 +111,10 @@ def usable(folder: Path, log, digest=sha256_file) -> bool:
 
 
 @contextmanager
-def writing(target: Path) -> Iterator[Path]:
+def writing(target: Path, use=None) -> Iterator[Path]:
     """``with writing(target) as folder:`` fill ``folder``; on success it is recorded and renamed
-    to ``target``; on any error it is removed and the error goes on."""
+    to ``target`` (and noted as used by the build's ``use``); on any error it is removed and the
+    error goes on."""
     temporary = target.with_name(f"{TEMPORARY}{target.name}-{os.getpid()}")
     shutil.rmtree(temporary, ignore_errors=True)
     try:
@@ -122,7 +124,8 @@ def writing(target: Path) -> Iterator[Path]:
                  for path in sorted(temporary.rglob("*")) if path.is_file()}
         (temporary / RECORD).write_text(json.dumps({"files": files}, indent=0, sort_keys=True), encoding="utf-8")
         _publish(temporary, target)
-        note_use(target)
+        if use is not None:
+            use.note(target)
     except BaseException:
         shutil.rmtree(temporary, ignore_errors=True)
         raise
@@ -145,21 +148,3 @@ def remove_abandoned(folder: Path) -> None:
     for stale in folder.glob(f"{TEMPORARY}*"):
         if process_is_gone(stale.name.rsplit("-", 1)[-1]):
             shutil.rmtree(stale, ignore_errors=True)
-
-
-# ------------------------------------------------------------------------------ what this build used
-
-_used: set[str] = set()
-
-
-def note_use(folder: Path) -> None:
-    folder = Path(folder)
-    if folder.is_symlink():
-        _used.add(str(folder.resolve()))
-    else:  # resolving the parent once: the bake notes a hundred entries of one folder
-        _used.add(os.path.join(_resolved(str(folder.parent)), folder.name))
-
-
-@functools.lru_cache(maxsize=4096)
-def _resolved(folder: str) -> str:
-    return str(Path(folder).resolve())

@@ -8,6 +8,7 @@ prune needs it exclusively, so a prune never removes an entry another build is r
 another build holds the cache, the prune waits for a later build (or tells the command's user).
 """
 
+import functools
 import json
 import os
 import shutil
@@ -15,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from scalecore_generator.build.cache.entries import RECORD, TEMPORARY, _used
+from scalecore_generator.build.cache.entries import RECORD, TEMPORARY
 from scalecore_generator.build.disk import write_atomically
 
 LEDGER = "usage.json"
@@ -41,10 +42,20 @@ class CacheBusy(Exception):
 
 
 class SharedUse:
-    """The shared lock a build holds on its cache while it runs (fcntl; a no-op where absent)."""
+    """One build's use of its cache: the shared lock it holds while it runs (fcntl; a no-op where
+    absent), and the entries it used, found intact or written (``note``), which finish_build
+    records in the usage ledger when the build has succeeded."""
 
     def __init__(self, root: Path):
         self.root, self.handle = Path(root), None
+        self.used: set[str] = set()
+
+    def note(self, folder: Path) -> None:
+        folder = Path(folder)
+        if folder.is_symlink():
+            self.used.add(str(folder.resolve()))
+        else:  # resolving the parent once: the bake notes a hundred entries of one folder
+            self.used.add(os.path.join(_resolved(str(folder.parent)), folder.name))
 
     def acquire(self) -> None:
         try:
@@ -122,12 +133,11 @@ def finish_build(root: Path, keep_builds: int, use: SharedUse | None, log) -> No
     root = Path(root)
     ledger = _ledger(root)
     used = set()
-    for folder in _used:
+    for folder in (use.used if use is not None else ()):
         try:
             used.add(Path(folder).relative_to(root.resolve()).as_posix())
         except ValueError:
             pass  # an entry outside this cache (another site's)
-    _used.clear()
     if use is not None:
         use.release()
     latest = {name for name, number in ledger["entries"].items() if number == ledger["builds"]}
@@ -152,3 +162,8 @@ def finish_build(root: Path, keep_builds: int, use: SharedUse | None, log) -> No
         log.info("cache: another build is using the cache; pruning waits for a later build.")
     except OSError as error:
         log.info(f"cache: could not prune ({error.strerror or error}); the cache is unchanged.")
+
+
+@functools.lru_cache(maxsize=4096)
+def _resolved(folder: str) -> str:
+    return str(Path(folder).resolve())

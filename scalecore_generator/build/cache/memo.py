@@ -123,7 +123,7 @@ def program_version(program: str, memo: Path) -> str:
 class TemplateCache(jinja2.FileSystemBytecodeCache):
     """Compiled templates kept across builds. It only ever saves time: an unreadable or damaged
     file is compiled again, and a cache that cannot be written (read-only, full) is skipped.
-    What a build compiles is written when the build succeeds (``save_templates``), so a failed
+    What a build compiles is written when the build succeeds (``TemplateCaches.save``), so a failed
     build leaves the cache as it was, like the rest of it."""
 
     def __init__(self, directory: str):
@@ -148,25 +148,25 @@ class TemplateCache(jinja2.FileSystemBytecodeCache):
                 pass
 
 
-_template_caches: dict[str, TemplateCache] = {}
+class TemplateCaches:
+    """The caches of compiled templates one build uses, one per folder: what it compiled is
+    written when it succeeds (save) and dropped when it fails (forget)."""
 
+    def __init__(self):
+        self.caches: dict[str, TemplateCache] = {}
 
-def template_cache(folder: Path) -> TemplateCache | None:
-    """The cache of compiled templates in ``folder`` (one object per folder, for save_templates)."""
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        return None
-    return _template_caches.setdefault(str(folder), TemplateCache(str(folder)))
+    def get(self, folder: Path) -> TemplateCache | None:
+        """The cache in ``folder`` (None when it cannot be made: templates are then compiled each time)."""
+        try:
+            Path(folder).mkdir(parents=True, exist_ok=True)
+        except OSError:
+            return None
+        return self.caches.setdefault(str(folder), TemplateCache(str(folder)))
 
+    def save(self) -> None:
+        for cache in self.caches.values():
+            cache.save()
 
-def save_templates() -> None:
-    """Write the templates this build compiled (called once the build has succeeded)."""
-    for cache in _template_caches.values():
-        cache.save()
-
-
-def forget_templates() -> None:
-    """Drop what a failed build compiled."""
-    for cache in _template_caches.values():
-        cache.pending.clear()
+    def forget(self) -> None:
+        for cache in self.caches.values():
+            cache.pending.clear()

@@ -16,26 +16,21 @@ EXAMPLES = [[1.0, 2.0, 3.0], [1.0, 5.0, 10.0], [10.0, 50.0, 100.0]]
 FACTORS = [0.25 * step for step in range(41)]  # the scores [1, 2, 3] multiplied by 0 ... 10
 
 
-def _number(value) -> str:
-    from scalecore_generator.pages import views  # the shared views' number format, as the panel's script writes it
-
-    return views.view("number", [value, ""])
-
-
-def weights_table(scores, factor, scaled, weights) -> dict:
-    """The spec of the shared table view of the weights (the panel's script draws the same)."""
+def weights_table(scores, factor, scaled, weights, number) -> dict:
+    """The spec of the shared table view of the weights (the panel's script draws the same);
+    ``number``: the shared views' number format (Panel.num), as the panel's script writes it."""
     return {"className": "scalecore-softmax",
-            "caption": f"Softmax of the scores multiplied by {_number(factor)}: the weights sum to 1.",
-            "columns": ["i", "Score", f"× {_number(factor)}", "Weight"], "formats": ["", "", "", ".3f"],
+            "caption": f"Softmax of the scores multiplied by {number(factor)}: the weights sum to 1.",
+            "columns": ["i", "Score", f"× {number(factor)}", "Weight"], "formats": ["", "", "", ".3f"],
             "rows": [{"header": str(i + 1), "cells": [s, x, w]} for i, (s, x, w) in enumerate(zip(scores, scaled, weights))]}
 
 
-def jacobian_table(jacobian, gradient, factor) -> dict:
-    """The spec of the shared table view of the softmax Jacobian."""
+def jacobian_table(jacobian, gradient, factor, number) -> dict:
+    """The spec of the shared table view of the softmax Jacobian (``number``: as weights_table)."""
     n = len(jacobian)
     return {"className": "scalecore-jacobian",
-            "caption": f"The softmax Jacobian at factor {_number(factor)}: how weight i (row) moves when score j "
-                       f"(column) moves, p_i (δ_ij − p_j); its size is {_number(gradient)}.",
+            "caption": f"The softmax Jacobian at factor {number(factor)}: how weight i (row) moves when score j "
+                       f"(column) moves, p_i (δ_ij − p_j); its size is {number(gradient)}.",
             "columns": ["i \\ j"] + [f"s{j + 1}" for j in range(n)], "formats": [""] + [".3f"] * n,
             "rows": [{"header": f"p{i + 1}", "cells": list(row)} for i, row in enumerate(jacobian)]}
 
@@ -66,7 +61,8 @@ class Softmax(Kind):
         return panel.render_template(
             options,
             show=options["show"],
-            weights_table=weights_table(options["scores"], options["factor"], scaled, weights),
-            jacobian_table=jacobian_table(softmax_jacobian(weights), jacobian_norm(weights), options["factor"]),
+            weights_table=weights_table(options["scores"], options["factor"], scaled, weights, panel.num),
+            jacobian_table=jacobian_table(softmax_jacobian(weights), jacobian_norm(weights), options["factor"],
+                                          panel.num),
             scripts=[panel.script("")],
         )
