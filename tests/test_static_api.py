@@ -241,7 +241,7 @@ def test_every_manifest_url_is_relative_resolves_inside_the_site_and_has_its_sha
     entries = list(_file_entries(manifest))
     expected = len(manifest["runtime"]) + len(manifest["corpora"])
     for kind in manifest["kinds"].values():
-        expected += sum(1 for role in ("script", "style", "schema") if role in kind)
+        expected += sum(1 for role in ("script", "style", "schema") if role in kind) + len(kind.get("modules", {}))
         expected += len(kind.get("scripts", {})) + len(kind.get("files", {}))
     assert len(entries) == expected
     root = site.resolve()

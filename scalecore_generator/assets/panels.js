@@ -11,8 +11,9 @@
  *                     on globalThis.scalecore.kinds
  *
  * Live mode and the console need Python (Pyodide, in a module Web Worker); their code (live.js,
- * console.js, worker.js) is imported with import() only when the reader asks for it, and only
- * over http. From file:// those controls say how to serve the site instead.
+ * worker.js, the console kind's modules/console.js) is imported with import() only when the
+ * reader asks for it, and only over http. From file:// those controls say how to serve the site
+ * instead.
  */
 (function () {
   "use strict";

@@ -36,8 +36,15 @@ def entry(site_path: str, files: dict[str, Path], digest) -> dict:
 
 
 def kind_entry(kind, bake, served: dict[str, str], files: dict[str, Path], digest) -> dict:
-    """One kind in the manifest. ``served``: role ('script', 'style', 'schema') -> site path."""
-    described = {"label": kind.label, **{role: entry(path, files, digest) for role, path in sorted(served.items())}}
+    """One kind in the manifest. ``served``: role ('script', 'style', 'schema', or
+    'modules/<name>.js' for each of its own ES modules, listed under ``modules``) -> site path."""
+    described = {"label": kind.label}
+    for role, path in sorted(served.items()):
+        group, _, name = role.partition("/")
+        if name:
+            described.setdefault(group, {})[name] = entry(path, files, digest)
+        else:
+            described[role] = entry(path, files, digest)
     if bake is None:
         return described
     prefix = f"api/{kind.name}/"

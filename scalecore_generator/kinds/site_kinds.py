@@ -17,6 +17,7 @@ BLOCK = re.compile(r"^ {0,3}///[ \t]+([a-z][a-z0-9-]*)")
 QUOTED = re.compile(r"\{\{\s*baked:\s*([a-z][a-z0-9-]*)/")
 ASSET_SITE = "assets/scalecore/kinds"
 SERVED = {"panel.js": "script", "style.css": "style"}
+MODULES = "modules"  # a kind's own ES modules, served beside its panel.js
 
 
 def usage(docs: Path, kinds: dict[str, type[Kind]]) -> tuple[dict[str, str], set[str]]:
@@ -76,11 +77,18 @@ def settings(kinds: dict[str, type[Kind]], given: dict, where) -> dict[str, dict
 
 
 def served(kind: type[Kind]) -> dict[str, tuple[str, Path]]:
-    """role -> (site path, source) of what a kind serves: its script, style and schema."""
+    """role -> (site path, source) of what a kind serves: its script, style and schema, and its
+    own ES modules (``modules/<name>.js``, role ``modules/<name>.js``), which its panel.js
+    imports when it needs them, so a page without the panel never loads them."""
     files = {}
     for source_name, role in SERVED.items():
         if (kind.folder / source_name).is_file():
             files[role] = (f"{ASSET_SITE}/{kind.name}/{source_name}", kind.folder / source_name)
+    modules = kind.folder / MODULES
+    if modules.is_dir():
+        for module in sorted(modules.glob("*.js")):
+            role = f"{MODULES}/{module.name}"
+            files[role] = (f"{ASSET_SITE}/{kind.name}/{role}", module)
     if (kind.folder / "schema.json").is_file():
         files["schema"] = (f"api/{kind.name}/schema.json", kind.folder / "schema.json")
     return files

@@ -1,14 +1,14 @@
-/* The console panel: a Python console on the site's own Pyodide. Its code (console.js, a module
- * with the live client and the worker) is imported only over http, when the page has a console;
- * from file:// the panel says how to serve the site instead.
+/* The console panel: a Python console on the site's own Pyodide. Its code is the kind's own module,
+ * modules/console.js (with the live client and the worker), imported only over http, when the
+ * page has a console; from file:// the panel says how to serve the site instead.
  */
 (function () {
   "use strict";
 
   var S = globalThis.scalecore;
   var u = S.util;
-
-  /* ---------------------------------------------------------------- console (module) */
+  // This script's own URL, while it runs: the kind's modules are served beside it.
+  var here = document.currentScript && document.currentScript.src;
 
   S.kinds.console = {
     hydrate: function (root, context) {
@@ -17,8 +17,9 @@
         box.appendChild(u.needsHttp("The console", root));
         return;
       }
-      return import(new URL("console.js", S.base).href).then(function (module) {
-        return module.mountConsole(root, context);
+      var module = here ? new URL("modules/console.js", here) : new URL("kinds/console/modules/console.js", S.base);
+      return import(module.href).then(function (loaded) {
+        return loaded.mountConsole(root, context);
       });
     },
   };

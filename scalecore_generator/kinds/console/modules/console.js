@@ -13,10 +13,13 @@
 // download size, before it runs. matplotlib's figures arrive from the full stack as PNG bytes and
 // are shown as images (blob: URLs, which the page's policy allows for images).
 //
-// A module, imported by panels.js only for pages with a console, over http.
+// A module of the console kind (its modules/ folder, served at
+// assets/scalecore/kinds/console/modules/), imported by its panel.js only for pages with a console,
+// over http. The live client and the full stack's client are the site's shared modules, three
+// folders up (assets/scalecore/): the same URLs the panels import, so the same instances.
 
-import { connect, prefetch, StoppedError } from "./live.js";
-import { cannotRun, connectFullStack, fullStack, sizeText } from "./fullstack.js";
+import { connect, prefetch, StoppedError } from "../../../live.js";
+import { cannotRun, connectFullStack, fullStack, sizeText } from "../../../fullstack.js";
 
 const S = globalThis.scalecore;
 const u = S.util;
