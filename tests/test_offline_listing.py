@@ -75,6 +75,14 @@ def test_the_web_manifest_uses_relative_urls_and_its_icons_exist(tmp_path):
             size = int(icon["sizes"].split("x")[0])
             assert _png_size(files[icon["src"]]) == (size, size)
     assert offline.app_files("Scalecore", "Why softmax must stay in range") == files  # byte for byte
+    from scalecore_generator.build.cache import Memo
+
+    memo = Memo(tmp_path / "app.json", None, "v")
+    assert offline.app_files("Scalecore", "Why softmax must stay in range", memo) == files  # drawn, kept
+    memo.save()
+    kept = Memo(tmp_path / "app.json", None, "v")
+    assert "icons" in kept.values
+    assert offline.app_files("Scalecore", "Why softmax must stay in range", kept) == files  # from the memo
 
 
 def test_the_plain_icon_has_round_corners_and_the_maskable_one_fills_its_square():

@@ -617,7 +617,7 @@ class SiteBuild:
             written = {path: text.encode("utf-8") for path, text in {**self.figures, **scripts}.items()}
             if self.typesetter is not None and self.math_font is not None:
                 written.update(self.math_font.files(self.typesetter.markup()))
-            written.update(offline.app_files(self.engine.site_name, self.engine.site_description))
+            written.update(offline.app_files(self.engine.site_name, self.engine.site_description, self.memos["app"]))
             for site_path, data in sorted(written.items()):
                 target = Path(site_dir) / site_path
                 target.parent.mkdir(parents=True, exist_ok=True)
@@ -693,7 +693,8 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
     """What a warm build need not derive again (build/cache.Memo), each versioned by the code
     that derives it: the modules each source imports (the bake's keys), each page's mentor
     passages, the values pages quote with the mentor's facts, the HTML of the authors' texts in
-    blocks (blocks/base.py) and each page with its off-screen boxes (pages/offscreen.py)."""
+    blocks (blocks/base.py), each page with its off-screen boxes (pages/offscreen.py) and the
+    web app's icons (build/offline.py)."""
     from scalecore_generator.blocks import base
     from scalecore_generator.pages import quotes
 
@@ -704,7 +705,8 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
             "mentor": cache.Memo(folder / "mentor.json", log, version(mentor)),
             "quotes": cache.Memo(folder / "quotes.json", log, version(quotes, mentor)),
             "markdown": cache.Memo(folder / "markdown.json", log, version(base)),
-            "offscreen": cache.Memo(folder / "offscreen.json", log, version(offscreen))}
+            "offscreen": cache.Memo(folder / "offscreen.json", log, version(offscreen)),
+            "app": cache.Memo(folder / "app.json", log, version(offline))}
 
 
 def default_source_date_epoch(root: Path) -> None:
