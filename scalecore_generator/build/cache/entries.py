@@ -80,9 +80,10 @@ def damage(folder: Path, digest=sha256_file) -> str | None:
     if present != set(files):
         extra, missing = sorted(present - set(files)), sorted(set(files) - present)
         return f"missing {missing[0]}" if missing else f"unexpected file {extra[0]}"
+    where = os.fspath(folder)
     for name, expected in sorted(files.items()):
         try:
-            if digest(folder / name) != expected:
+            if digest(os.path.join(where, name)) != expected:
                 return f"{name} does not match its recorded sha256"
         except OSError as error:
             return f"{name} is unreadable ({error.strerror})"
