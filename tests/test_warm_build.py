@@ -2,6 +2,7 @@
 against the slow path it replaces."""
 
 import hashlib
+import json
 import os
 import stat
 
@@ -102,3 +103,38 @@ def test_an_entry_changed_after_it_was_written_is_not_usable(tmp_path):
     assert cache.usable(tmp_path / "snapshot" / "abc", Log())
     written.write_bytes(b"changed through a link in the site")
     assert not cache.usable(tmp_path / "snapshot" / "abc", Log())
+
+
+def test_a_builds_views_come_from_its_memo_and_its_node_process_ends_with_it(tmp_path):
+    """Each build has its own views (pages/views.Views): what an earlier build rendered comes from
+    the memo without starting Node; what is new starts the build's one Node process, which the
+    build closes; the memo keeps exactly what this build drew, and an unchanged one is not written."""
+    from scalecore_generator.pages import views
+
+    class Log:
+        def info(self, message):
+            raise AssertionError(message)
+
+    memo = tmp_path / "views.json"
+    first = views.Views(memo, Log())
+    one, two = first.view("number", [1.5, ""]), first.view("number", [2.25, ".3f"])
+    server = first.server
+    assert server is not None and server.lines.process.poll() is None
+    first.save()
+    first.close()
+    assert first.server is None and server.lines.process.wait(timeout=10) is not None
+
+    second = views.Views(memo, Log())
+    assert second.view("number", [1.5, ""]) == one and second.server is None, "rendered again, not from the memo"
+    written = memo.stat().st_mtime_ns
+    second.save()  # used one of the two: the memo keeps that one
+    assert memo.stat().st_mtime_ns != written
+    third = views.Views(memo, Log())
+    assert set(third.memo) == {json.dumps(["number", [1.5, ""]], sort_keys=True, ensure_ascii=False)}
+    third.view("number", [1.5, ""])
+    unchanged = memo.stat().st_mtime_ns
+    third.save()
+    assert memo.stat().st_mtime_ns == unchanged and third.server is None
+    fresh = views.Views()  # no memo: rendered by its own Node process
+    assert fresh.view("number", [2.25, ".3f"]) == two
+    fresh.close()
