@@ -152,3 +152,25 @@ def test_the_kind_contract_imports_nothing_from_the_markdown_blocks():
                           capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
+
+
+def test_a_kinds_files_found_sound_by_an_earlier_build_are_not_parsed_again_until_they_change(tmp_path, monkeypatch):
+    """A build keeps the stamps of the kinds' templates, scripts and schemas it found sound (its
+    memo): the next build parses none of them, and a file written since is checked again."""
+    import jinja2
+
+    kind = make_kind(tmp_path)
+    sound = set()
+    discover(tmp_path, sound)
+    template = str((kind / "template.html").resolve())
+    assert any(template in stamp for stamp in sound), sound
+    parsed = []
+    real_parse = jinja2.Environment.parse
+    monkeypatch.setattr(jinja2.Environment, "parse", lambda self, *a, **k: parsed.append(a) or real_parse(self, *a, **k))
+    kept = set(sound)
+    discover(tmp_path, kept)
+    assert parsed == [] and kept == sound
+    (kind / "template.html").write_text("{% extends 'panel.html' %}\n{% if %}", encoding="utf-8")
+    with pytest.raises(KindError, match=r"template.html:2: "):
+        discover(tmp_path, set(sound))
+    assert len(parsed) == 1

@@ -143,7 +143,10 @@ class SiteBuild:
                                  "__init__.py). Fix: list the folder of the package your kinds compute with.")
             if str(package.parent) not in sys.path:
                 sys.path.insert(0, str(package.parent))
-        self.kinds = registry.discover(self.root / settings.kinds_dir)
+        self.memos = _memos(self.cache / "memo", self.log)
+        sound = set(self.memos["kinds"].get("sound", list))  # the kinds' files checked by earlier builds
+        self.kinds = registry.discover(self.root / settings.kinds_dir, sound)
+        self.memos["kinds"].put("sound", sorted(sound))
         try:
             self.kind_settings = site_kinds.settings(self.kinds, settings.kinds, settings.where)
         except ValueError as error:
@@ -166,7 +169,6 @@ class SiteBuild:
         self.views = views.Views(self.cache / "views.json", self.log)
         self.panel_templates = PanelTemplates(self.views, compiled)
         self.module_templates = module_page.environment(compiled)
-        self.memos = _memos(self.cache / "memo", self.log)
 
     def stage(self) -> Path:
         """Where the engine writes this build's site: a staging folder swapped in by finish(), so
@@ -693,8 +695,8 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
     """What a warm build need not derive again (build/cache.Memo), each versioned by the code
     that derives it: the modules each source imports (the bake's keys), each page's mentor
     passages, the values pages quote with the mentor's facts, the HTML of the authors' texts in
-    blocks (blocks/base.py), each page with its off-screen boxes (pages/offscreen.py) and the
-    web app's icons (build/offline.py)."""
+    blocks (blocks/base.py), each page with its off-screen boxes (pages/offscreen.py), the
+    web app's icons (build/offline.py) and the kinds' files found sound (kinds/registry.py)."""
     from scalecore_generator.blocks import base
     from scalecore_generator.pages import quotes
 
@@ -706,7 +708,8 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
             "quotes": cache.Memo(folder / "quotes.json", log, version(quotes, mentor)),
             "markdown": cache.Memo(folder / "markdown.json", log, version(base)),
             "offscreen": cache.Memo(folder / "offscreen.json", log, version(offscreen)),
-            "app": cache.Memo(folder / "app.json", log, version(offline))}
+            "app": cache.Memo(folder / "app.json", log, version(offline)),
+            "kinds": cache.Memo(folder / "kinds.json", log, version(registry))}
 
 
 def default_source_date_epoch(root: Path) -> None:

@@ -9,6 +9,7 @@ the plugin, lists the kinds.
 
 import importlib.util
 import inspect
+import json
 import re
 import sys
 from importlib.metadata import entry_points
@@ -34,8 +35,13 @@ def kind_folders(folder: Path) -> list[Path]:
     return sorted(p for p in folder.iterdir() if p.is_dir() and not p.name.startswith((".", "_")))
 
 
-def discover(site_kinds: Path | None = None) -> dict[str, type[Kind]]:
-    """Every available kind, by name. Raises KindError for a folder that breaks the contract."""
+def discover(site_kinds: Path | None = None, sound: set | None = None) -> dict[str, type[Kind]]:
+    """Every available kind, by name. Raises KindError for a folder that breaks the contract.
+    ``sound``: the stamps of the templates, scripts and schemas found sound, which a build keeps
+    across builds (its memo), so a warm build parses no kind's template again; this process's
+    own by default. A build's set is left holding exactly the stamps of today's files."""
+    given, sound = sound, (_checked if sound is None else sound)
+    checked = set()
     folders = kind_folders(BUILT_IN)
     if site_kinds is not None:
         folders += kind_folders(site_kinds)
@@ -48,16 +54,21 @@ def discover(site_kinds: Path | None = None) -> dict[str, type[Kind]]:
         folders += kind_folders(Path(module.__file__).resolve().parent)
     kinds: dict[str, type[Kind]] = {}
     for folder in folders:
-        kind = load_kind(folder)
+        kind = load_kind(folder, sound, checked)
         if kind.name in kinds:
             raise KindError(f"{folder}: a kind named {kind.name!r} already comes from {kinds[kind.name].folder}. "
                             "Fix: rename one of the two folders (the folder's name is the kind's name).")
         kinds[kind.name] = kind
+    if given is not None:
+        given.intersection_update(checked)
     return dict(sorted(kinds.items()))
 
 
-def load_kind(folder: Path) -> type[Kind]:
-    """Import ``folder/kind.py`` and return its Kind subclass, checked against the contract."""
+def load_kind(folder: Path, sound: set | None = None, checked: set | None = None) -> type[Kind]:
+    """Import ``folder/kind.py`` and return its Kind subclass, checked against the contract
+    (``sound``: see discover; ``checked`` gains the stamps of the files this found sound)."""
+    sound = _checked if sound is None else sound
+    checked = set() if checked is None else checked
     name = folder.name
     if not NAME.fullmatch(name):
         raise KindError(f"{folder}: {name!r} is not a kind name: kind names are lower-case letters, digits and "
@@ -66,10 +77,10 @@ def load_kind(folder: Path) -> type[Kind]:
         if not (folder / required).is_file():
             raise KindError(f"{folder / required}: missing; a kind folder holds {', '.join(REQUIRED)} (and optionally "
                             "schema.json and style.css). Fix: add it (see the guide 'Write your own interactive').")
-    _check_template(folder / "template.html")
-    _check_script(folder / "panel.js", name)
+    checked.add(_check_template(folder / "template.html", sound))
+    checked.add(_check_script(folder / "panel.js", name, sound))
     if (folder / "schema.json").is_file():
-        _check_schema(folder / "schema.json")
+        checked.add(_check_schema(folder / "schema.json", sound))
     module = _import(folder)
     found = [value for value in vars(module).values()
              if inspect.isclass(value) and issubclass(value, Kind) and value is not Kind
@@ -86,21 +97,23 @@ def load_kind(folder: Path) -> type[Kind]:
     return kind
 
 
-def _stamp(path: Path) -> tuple:
+def _stamp(path: Path, check: str) -> str:
+    """The file as it is now, for one check: its real path, inode, size, and modification and
+    change times (a write always changes the change time: see build/cache/digests.py)."""
     stat = path.stat()
-    return str(path.resolve()), stat.st_mtime_ns, stat.st_size
+    return json.dumps([check, str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns])
 
 
-_checked: set[tuple] = set()  # (path, mtime, size) of the templates and schemas found sound
+_checked: set[str] = set()  # the stamps of the files found sound, when no build keeps them
 
 
-def _check_template(path: Path) -> None:
+def _check_template(path: Path, sound: set) -> str:
     """A template that jinja2 cannot parse, or one that does not extend panel.html (no panel root,
     so no script, no shared styles), is found here with its line, not in a 70-line traceback while
     a page renders, nor as a panel that silently never hydrates."""
-    stamp = _stamp(path)
-    if stamp in _checked:
-        return
+    stamp = _stamp(path, "template")
+    if stamp in sound:
+        return stamp
     import jinja2
 
     try:
@@ -115,7 +128,8 @@ def _check_template(path: Path) -> None:
         raise KindError(f"{path}:1: the template does not extend panel.html, so its panel has no root for the "
                         "kind's script and no shared styles. Fix: make its first line {% extends \"panel.html\" %} "
                         "and put the no-JS view in {% block fallback %} ... {% endblock %}.")
-    _checked.add(stamp)
+    sound.add(stamp)
+    return stamp
 
 
 # Where a panel.js registers its view: ``S.kinds.name = {``, ``S.kinds["name"] = {``, or
@@ -124,13 +138,13 @@ REGISTERS = re.compile(r"""\.kinds(?:\.(?P<dotted>[A-Za-z_$][\w$]*)|\[\s*(?:(?P<
                        r"""(?P<constant>[A-Za-z_$][\w$]*))\s*\])\s*=(?!=)""")
 
 
-def _check_script(path: Path, name: str) -> None:
+def _check_script(path: Path, name: str, sound: set) -> str:
     """panel.js registers the view under its folder's name: the panel base looks it up by that
     name, and a view registered under another never runs (only a line in the reader's console
     would say so)."""
-    stamp = _stamp(path)
-    if (stamp, name) in _checked:
-        return
+    stamp = _stamp(path, f"script of {name}")
+    if stamp in sound:
+        return stamp
     text = path.read_text(encoding="utf-8", errors="replace")
     def registered(match) -> str:
         if match["constant"]:
@@ -148,18 +162,18 @@ def _check_script(path: Path, name: str) -> None:
                             f"name), so the panel would never start. Fix: write {how}.")
         raise KindError(f"{path}: does not register a view for the kind {name!r}, so the panel would never start. "
                         f"Fix: assign it on the panel base: {how} (see the guide 'Write your own interactive').")
-    _checked.add((stamp, name))
+    sound.add(stamp)
+    return stamp
 
 
-def _check_schema(path: Path) -> None:
+def _check_schema(path: Path, sound: set) -> str:
     """schema.json is JSON: a mistake named with its line and column before anything is baked.
     Whether it is a valid JSON Schema is checked by the bake (schema_problem), when it bakes the
     kind: that check reads the whole meta-schema (50 ms a build for the built-in kinds), which a
     warm build, baking nothing, should not pay."""
-    stamp = _stamp(path)
-    if stamp in _checked:
-        return
-    import json
+    stamp = _stamp(path, "schema")
+    if stamp in sound:
+        return stamp
 
     try:
         json.loads(path.read_text(encoding="utf-8"))
@@ -167,7 +181,8 @@ def _check_schema(path: Path) -> None:
         raise KindError(f"{path}:{error.lineno}:{error.colno}: {error.msg}. Fix: correct the JSON there.") from None
     except UnicodeDecodeError as error:
         raise KindError(f"{path}: not UTF-8 text ({error.reason} at byte {error.start}). Fix: save it as UTF-8.") from None
-    _checked.add(stamp)
+    sound.add(stamp)
+    return stamp
 
 
 def schema_problem(path: Path, schema: dict) -> str | None:

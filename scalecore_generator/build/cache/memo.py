@@ -70,6 +70,11 @@ class Memo:
         self.used.add(key)
         return self.values[key]
 
+    def put(self, key: str, value) -> None:
+        """Keep ``value`` under ``key`` (for later builds), whatever was there."""
+        self.values[key] = value
+        self.used.add(key)
+
     def save(self) -> None:
         if self.path is None or self.used == self.loaded:
             return
