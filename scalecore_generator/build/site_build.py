@@ -459,8 +459,9 @@ class SiteBuild:
         through its own code, for each of a thousand files (the baked points, the runtime, the
         full stack), while publish() links what the last build published unchanged. An adapter
         still tells its engine of them, so that a page's link to one (the static API) is checked
-        as a link to a file of the site; and calls this before the engine writes its own files
-        (pages, theme), which therefore win at the same path."""
+        as a link to a file of the site. MkDocs' adapter calls this before MkDocs writes its own
+        files (pages, theme), which therefore win at the same path, as they did when these were
+        MkDocs' files; Zensical's, once Zensical has written the site (adapters/zensical)."""
         site_dir = os.fspath(site_dir)
         for site_path, source in sorted(self.files.items()):
             self.publish(source, os.path.join(site_dir, site_path))
