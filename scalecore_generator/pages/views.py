@@ -112,7 +112,6 @@ class _Server:
             self.lines = LineServer(SERVER, [str(VIEWS)], "drawing the panels' fallbacks (scalecore_generator/assets/views.js)")
         except NodeError as error:
             raise ViewError(str(error)) from None
-        self.views = _views_hash()  # the views.js this process runs
 
     def ask(self, view: str, spec) -> str:
         from scalecore_generator.build.node import NodeError
