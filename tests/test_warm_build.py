@@ -138,3 +138,28 @@ def test_a_builds_views_come_from_its_memo_and_its_node_process_ends_with_it(tmp
     fresh = views.Views()  # no memo: rendered by its own Node process
     assert fresh.view("number", [2.25, ".3f"]) == two
     fresh.close()
+
+
+def test_an_offline_wheel_changed_since_the_last_build_is_refused_though_its_digest_was_kept(tmp_path, monkeypatch):
+    """The console's offline wheels are checked against the lock through the build's digest ledger:
+    a wheel rewritten since (same size, its modification time put back) is read again and refused."""
+    import pytest
+
+    from scalecore_generator.build.cache import digests
+    from scalecore_generator.errors import ScalecoreError
+    from scalecore_generator.runtime.pyodide import LockedWheel, _checked_wheels
+
+    monkeypatch.setattr(digests, "SETTLED_NS", 0)
+    data = b"PK" + os.urandom(4096)
+    wheel = LockedWheel("tiny", "1.0", hashlib.sha256(data).hexdigest(), ("tiny",), ())
+    path = tmp_path / wheel.file_name
+    path.write_bytes(data)
+    ledger = tmp_path / "digests.json"
+    first = cache.Digests(ledger)
+    assert _checked_wheels(tmp_path, [wheel], first.of) == {wheel: path}
+    first.save()
+    before = path.stat()
+    path.write_bytes(b"PK" + os.urandom(4096))
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    with pytest.raises(ScalecoreError, match="tiny_1.0|tiny-1.0"):
+        _checked_wheels(tmp_path, [wheel], cache.Digests(ledger).of)

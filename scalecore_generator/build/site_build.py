@@ -212,8 +212,7 @@ class SiteBuild:
         self.files = self._bake()
         self.files.update(self.tables_files)
         self.files.update(assets.collect(self.root, self.engine.uses_math and settings.math == "html"))
-        live = self.early_runtime or (runtime.collect(self.root, self.cache, self.packages, settings.package_mirror or None)
-                                      if settings.live else runtime.Runtime({}, {}))
+        live = self.early_runtime or (self._runtime() if settings.live else runtime.Runtime({}, {}))
         self.files.update(mentor.assets(vendor.NODE_MODULES))
         self.mentor_model = self._mentor_model() if settings.mentor_model else None
         if snapshot_job is not None:
@@ -238,6 +237,12 @@ class SiteBuild:
             PAGE_MANIFEST: json.dumps(pages_manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
             PAGE_MANIFEST_SCRIPT: bake.data_script("manifest", pages_manifest),
         }
+
+    def _runtime(self) -> runtime.Runtime:
+        """Pyodide's files, the wheels and their lock (runtime/pyodide.py), the wheels' digests
+        from the build's ledger."""
+        return runtime.collect(self.root, self.cache, self.packages, self.settings.package_mirror or None,
+                               digest=self.digests.of)
 
     def _learn_tables(self) -> None:
         """Each corpus's embedding table, learned in parallel when not in the cache, and its compact
@@ -291,7 +296,7 @@ class SiteBuild:
         used_at, quoted = self.used_by_pages
         computes = sorted({self.kinds[name].compute for name in set(used_at) | set(quoted)
                            if name in self.kinds and getattr(self.kinds[name], "compute", None)})
-        live = self.early_runtime = runtime.collect(self.root, self.cache, self.packages, settings.package_mirror or None)
+        live = self.early_runtime = self._runtime()
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="scalecore-snapshot")
         job = pool.submit(snapshot.make, runtime.pyodide_folder(self.root), live.wheels(),
                           snapshot.compute_modules(computes), self.cache, self.log,

@@ -82,17 +82,15 @@ def locked_wheels(lock: Path = WHEELS_LOCK) -> list[LockedWheel]:
     return [LockedWheel(**wheel) for wheel in wheels]
 
 
-def _sha256(path: Path) -> str:
-    return sha256_file(path)  # noted for this build: the manifest lists the digest without reading the wheel again
-
-
-def _checked_wheels(folder: Path, wheels: list[LockedWheel]) -> dict[LockedWheel, Path]:
+def _checked_wheels(folder: Path, wheels: list[LockedWheel], digest=sha256_file) -> dict[LockedWheel, Path]:
+    """Each locked wheel, checked against the lock's sha256 (``digest``: a build's digest ledger,
+    which reads a wheel again only when a write has touched it: sympy alone is 6 MB)."""
     found, problems = {}, []
     for wheel in wheels:
         path = folder / wheel.file_name
         if not path.is_file():
             problems.append(f"{wheel.file_name} is missing")
-        elif (found_sha := _sha256(path)) != wheel.sha256:
+        elif (found_sha := digest(path)) != wheel.sha256:
             problems.append(f"{wheel.file_name} has sha256 {found_sha}, the lock says {wheel.sha256}")
         else:
             found[wheel] = path
@@ -140,9 +138,9 @@ def packages_file(pyodide_lock: dict, wheels: list[LockedWheel], mirror: str | N
 
 
 def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | None = None,
-            wheels_dir: Path = WHEELS_DIR) -> Runtime:
+            wheels_dir: Path = WHEELS_DIR, digest=sha256_file) -> Runtime:
     """Pyodide's files, the core's wheel, a wheel of each of the site's own packages, and the offline
-    wheels with the lock file that lists them."""
+    wheels with the lock file that lists them (``digest``: see _checked_wheels)."""
     if mirror and not re.match(r"^https?://[^/?#\s]+(/[^?#\s]*)?$", mirror):
         raise ScalecoreError(f"scalecore: package_mirror must be the http(s) URL of a folder holding a "
                           f"pyodide-lock.json, got {mirror!r}. Fix: write e.g. package_mirror: "
@@ -170,7 +168,7 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
 
     pyodide_lock = json.loads((folder / "pyodide-lock.json").read_text(encoding="utf-8"))
     wheels = locked_wheels()
-    for wheel, path in _checked_wheels(wheels_dir, wheels).items():
+    for wheel, path in _checked_wheels(wheels_dir, wheels, digest).items():
         files[f"{PYODIDE_SITE}/{wheel.file_name}"] = path
     dumps = lambda data: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"  # noqa: E731
     contents = {LOCK_SITE: dumps(lock_file(pyodide_lock, wheels)),
