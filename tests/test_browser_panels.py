@@ -649,6 +649,8 @@ def test_console_interrupts_in_place_when_cross_origin_isolated(open_page, serve
     page.wait_for_function("!document.querySelector('.scalecore-panel--console[data-scalecore-running]')",
                            timeout=10_000)
     assert "KeyboardInterrupt" in output.text_content()
+    # noted when the live client's stop() resolves, which polls every 15 ms: it may come after the run ends
+    page.wait_for_function("() => scalecoreTimings.lastStopMode !== undefined", timeout=10_000)
     assert page.evaluate("scalecoreTimings.lastStopMode") == "interrupted"
     _run(page, editor, "print(kept)")
     assert "still here" in output.text_content()
