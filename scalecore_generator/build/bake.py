@@ -329,7 +329,7 @@ class Budget:
 def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dict[str, Path],
                cache_dir: Path, workers: int, budget: Budget, used_at: dict[str, str], log,
                imports: "cache.Memo | None" = None, cluster: "Cluster | None" = None,
-               digest=None, use: "cache.SharedUse | None" = None) -> dict[str, KindBake]:
+               digest=cache.sha256_file, use: "cache.SharedUse | None" = None) -> dict[str, KindBake]:
     """Every point of every kind that bakes, from the cache or computed now, in parallel.
 
     ``sites``: each kind's view of the site (with its own settings); ``inputs``: the site files a
@@ -344,7 +344,6 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
     root.mkdir(parents=True, exist_ok=True)
     cache.remove_abandoned(root)
     baked, jobs, kinds_by_name = {}, [], dict(kinds)
-    digest = digest or cache.sha256_file
     input_hashes = {path: digest(file) for path, file in inputs.items()}
     for name, kind in kinds.items():
         try:

@@ -202,9 +202,6 @@ def view(name: str, spec) -> str:
     return unbuilt().view(name, spec)
 
 
-def figure(name: str, spec) -> str:
-    return unbuilt().figure(name, spec)
-
 
 def _views_hash() -> str:
     import hashlib
