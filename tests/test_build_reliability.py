@@ -140,6 +140,26 @@ def test_two_builds_at_once_leave_one_complete_site(cold, site):
     assert not list(site.glob(".site.partial*")) and not list(site.glob(".site.previous*"))
 
 
+def test_a_warm_build_carries_unchanged_folders_whole_and_never_a_stray_file(cold, site):
+    """The baked points the published site already has are moved into the new site at the swap,
+    not copied (build/site_swap.py): the same files, the same inodes. A file the new site does not
+    publish, left in such a folder, is not carried into it, and one missing is put back."""
+    succeeded(build(site))  # the copy's own digest ledger (the copied one names the cold folder's paths)
+    baked = sorted((site / "site" / UNITS).rglob("*.json"))
+    inodes = {path: path.stat().st_ino for path in baked}
+    succeeded(build(site))
+    assert {path: path.stat().st_ino for path in baked} == inodes, "unchanged baked files were copied again"
+    assert tree(site / "site") == cold[1]
+
+    stray, removed = baked[0].parent / "stray.json", baked[1]
+    stray.write_text("{}", encoding="utf-8")
+    removed.unlink()
+    succeeded(build(site))
+    assert not stray.exists() and removed.is_file()
+    assert tree(site / "site") == cold[1]
+    assert not list(site.glob(".site.carried-*")) and not list(site.glob(".site.partial*"))
+
+
 # --------------------------------------------------------------------------------------------
 # A cache that cannot lie
 # --------------------------------------------------------------------------------------------

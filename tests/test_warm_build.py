@@ -5,6 +5,7 @@ import hashlib
 import json
 import os
 import stat
+from pathlib import Path
 
 from scalecore_generator.build import cache
 
@@ -163,3 +164,57 @@ def test_an_offline_wheel_changed_since_the_last_build_is_refused_though_its_dig
     os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
     with pytest.raises(ScalecoreError, match="tiny_1.0|tiny-1.0"):
         _checked_wheels(tmp_path, [wheel], cache.Digests(ledger).of)
+
+
+def _files(root, *paths):
+    for path in paths:
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(path, encoding="utf-8")
+
+
+def test_only_folders_holding_exactly_the_unchanged_files_are_carried_whole(tmp_path):
+    """site_swap.folders_to_carry: the largest folders of the published site whose every file the
+    new site publishes unchanged, and which the staged site (the engine) has not written into."""
+    from scalecore_generator.build.site_swap import folders_to_carry
+
+    final, staging = tmp_path / "site", tmp_path / "staging"
+    _files(final, "api/k/0/a.json", "api/k/0/b.json", "api/k/1/a.json", "api/other/x.json", "assets/run/p.wasm",
+           "assets/theme.css", "stray/kept.json", "stray/extra.json", "hollow/f.json")
+    (final / "hollow" / "empty").mkdir()
+    staging.mkdir()
+    _files(staging, "assets/theme.css", "api/index.json")  # what the engine and the build wrote
+    unchanged = {"api/k/0/a.json", "api/k/0/b.json", "api/k/1/a.json", "api/other/x.json", "assets/run/p.wasm",
+                 "stray/kept.json", "hollow/f.json", "gone/missing.json"}
+    assert folders_to_carry(str(staging), str(final), unchanged) == ["api/k", "api/other", "assets/run"]
+    # api/ itself: the staged site has api/index.json; stray/: a file the new site does not publish;
+    # hollow/: an empty folder; gone/: not in the published site at all
+
+    _files(staging, "api/k/1/figure.svg")  # drawn by this build into a carried folder's place: not carried
+    assert folders_to_carry(str(staging), str(final), unchanged) == ["api/k/0", "api/other", "assets/run"]
+    assert folders_to_carry(str(staging), str(final), set()) == []
+
+
+def test_the_swap_carries_folders_in_and_a_killed_swap_is_put_back_by_the_next_build(tmp_path):
+    from scalecore_generator.build.site_swap import StagedSite
+
+    final = tmp_path / "site"
+    _files(final, "index.html", "api/k/0/a.json", "api/k/1/a.json")
+    inode = (final / "api/k/0/a.json").stat().st_ino
+    staged = StagedSite(str(final))
+    staging = Path(staged.begin())
+    _files(staging, "index.html")
+    staged.commit(["api/k"])
+    assert (final / "api/k/0/a.json").stat().st_ino == inode, "carried, not copied"
+    assert sorted(p.relative_to(final).as_posix() for p in final.rglob("*") if p.is_file()) == \
+        ["api/k/0/a.json", "api/k/1/a.json", "index.html"]
+    assert not staging.exists() and not list(tmp_path.glob(".site.carried-*"))
+
+    # A build killed after carrying api/k out of the published site, before its swap:
+    dead = "999999999"
+    stale = tmp_path / f".site.partial-{dead}"
+    (stale / "api").mkdir(parents=True)
+    os.rename(final / "api" / "k", stale / "api" / "k")
+    (tmp_path / f".site.carried-{dead}.json").write_text(json.dumps({"staging": str(stale), "folders": ["api/k"]}))
+    StagedSite(str(final)).begin()  # the next build
+    assert (final / "api/k/0/a.json").stat().st_ino == inode, "the published site is whole again"
+    assert not stale.exists() and not list(tmp_path.glob(".site.carried-*"))

@@ -236,3 +236,37 @@ def test_cli_prints_path_and_sha256(tmp_path: Path) -> None:
     assert Path(path).is_file()
     assert digest == sha256_of(path)
     assert Path(path).read_bytes() == build_wheel(PACKAGE, tmp_path / "api").read_bytes()
+
+
+def test_a_warm_build_finds_its_wheel_in_the_memo_and_zips_again_only_what_changed(toy_package: Path, tmp_path: Path,
+                                                                                monkeypatch) -> None:
+    """build_wheel with a build's memo: the same sources compress nothing; a changed source, or a
+    wheel in the cache that is not the one built, is zipped again, to the bytes a build without
+    the memo gives."""
+    from scalecore_generator.build import cache
+    from scalecore_generator.runtime import wheel as module
+
+    zipped = []
+    write = module._write_wheel
+    monkeypatch.setattr(module, "_write_wheel", lambda *args: zipped.append(1) or write(*args))
+
+    class Log:
+        def info(self, message):
+            raise AssertionError(message)
+
+    def build(folder="out"):
+        memo = cache.Memo(tmp_path / "wheels.json", Log(), "v1")
+        made = build_wheel(toy_package, tmp_path / folder, memo, cache.sha256_file)
+        memo.save()
+        return made
+
+    first = build()
+    assert len(zipped) == 1
+    assert build() == first and len(zipped) == 1, "the same sources were zipped again"
+    (toy_package / "a.py").write_text("A = 'changed'\n")
+    changed = build()
+    assert len(zipped) == 2
+    without_memo = build_wheel(toy_package, tmp_path / "plain").read_bytes()
+    assert changed.read_bytes() == without_memo
+    changed.write_bytes(b"not the wheel")
+    assert build().read_bytes() == without_memo and len(zipped) == 4

@@ -43,11 +43,18 @@ def is_runtime(site_path: str) -> bool:
     return site_path.startswith(RUNTIME_PREFIXES) or site_path.endswith(".whl")
 
 
-def listing(site: Path, digest=sha256_file) -> dict:
-    """Every file of the site the worker may serve from its cache, with its sha256 (``digest``:
-    the build's cache.Digests.of) and size."""
+def _read(path: str) -> tuple[str, int]:
+    return sha256_file(Path(path)), os.stat(path).st_size
+
+
+def listing(site: Path, describe=_read, also: dict[str, str] | None = None) -> dict:
+    """Every file of the site the worker may serve from its cache, with its sha256 and size
+    (``describe(path)``: the build's cache.Digests.sized, which knows both of an unchanged file
+    from one stat). ``also``: files the site will hold that are still elsewhere (site path ->
+    path): the folders a staged site takes whole at its swap."""
     own = {LISTING, WORKER}
     found = _site_files(os.fspath(site))
+    found.update(also or {})
     files = {}
     for site_path in sorted(found):
         if site_path in own or site_path.endswith(NOT_LISTED) or site_path.startswith("."):
@@ -55,7 +62,8 @@ def listing(site: Path, digest=sha256_file) -> dict:
         if site_path.endswith(PRECOMPRESSED) and site_path.rsplit(".", 1)[0] in found:
             continue  # the browser asks for the file itself (and gets these bytes decoded)
         path = found[site_path]
-        entry = {"sha256": digest(path), "bytes": os.stat(path).st_size}
+        sha256, size = describe(path)
+        entry = {"sha256": sha256, "bytes": size}
         if is_runtime(site_path):
             entry["runtime"] = True
         if site_path.startswith(FULL_STACK):
@@ -186,9 +194,9 @@ def app_files(name: str, description: str, memo=None) -> dict[str, bytes]:
     return {WEB_MANIFEST: text.encode("utf-8"), **drawn}
 
 
-def write(site: Path, digest=sha256_file) -> dict:
+def write(site: Path, describe=_read, also: dict[str, str] | None = None) -> dict:
     """The listing and the worker, written last into the finished site; returns the listing."""
-    found = listing(site, digest)
+    found = listing(site, describe, also)
     _replace(site / LISTING, json.dumps(found, sort_keys=True, separators=(",", ":")) + "\n")
     _replace(site / WORKER, worker(found["version"]))
     return found

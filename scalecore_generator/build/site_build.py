@@ -42,7 +42,7 @@ from scalecore_generator.build import bake, cache, disk, offline
 from scalecore_generator.build.corpora import load_for_build
 from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
     build_manifest, for_pages
-from scalecore_generator.build.site_swap import StagedSite
+from scalecore_generator.build.site_swap import StagedSite, folders_to_carry
 from scalecore_generator.errors import BuildError
 from scalecore_generator.kinds import registry, site_kinds
 from scalecore_generator.kinds.kind import Site
@@ -122,6 +122,10 @@ class SiteBuild:
         self.files: dict[str, Path] = {}
         self.contents: dict[str, str] = {}
         self.published: dict[str, str] = {}  # what publish() wrote, in its final place -> its sha256
+        # site path -> (source file or bytes, published place, staged place, sha256) of each file
+        # the published site already has with the same bytes: placed by finish() (_place_unchanged)
+        self.unchanged: dict[str, tuple[str | bytes, str, str, str]] = {}
+        self.carried: list[str] = []  # the published site's folders the staged one takes whole
         self.template_caches = None  # configure(): compiled templates and rendered views, this build's
         self.views = None
 
@@ -134,6 +138,7 @@ class SiteBuild:
         # beside the site (stage), so a warm build writes nothing in the cache
         self.digests = cache.Digests(self.cache / "digests.json")
         self.published = {}
+        self.unchanged = {}
         default_source_date_epoch(self.root)
         sources.check(self.engine.docs_dir, self.log)
         self.packages = [(self.root / folder).resolve() for folder in settings.packages]
@@ -242,11 +247,16 @@ class SiteBuild:
         """Pyodide's files, the wheels and their lock (runtime/pyodide.py), the wheels' digests
         from the build's ledger."""
         return runtime.collect(self.root, self.cache, self.packages, self.settings.package_mirror or None,
-                               digest=self.digests.of)
+                               digest=self.digests.of, memo=self.memos["wheels"])
 
     def _learn_tables(self) -> None:
         """Each corpus's embedding table, learned in parallel when not in the cache, and its compact
-        form (what the bake and live mode read)."""
+        form (what the bake and live mode read), with the words of the shared sentence it lacks.
+
+        A warm build reads no table: the memo "tables" keeps, under the sha256 of the cached table
+        (from the digest ledger: checked against its own hash when it was read), the sha256 of
+        its compact form and the words it lacks. Only when the compact form in the cache is not
+        that file is the table read and written again (20 ms of every warm build)."""
         settings = self.settings
 
         def damaged(message):
@@ -255,14 +265,26 @@ class SiteBuild:
         shape = (settings.d_model, self.cache, settings.recipe, settings.vocabulary_size)
         bake.learn_tables([(corpus, *shape) for corpus in self.corpora.values()
                            if not table_path(corpus, *shape).exists()], self.workers())
-        self.tables = {name: cached_embeddings(corpus, *shape, on_damage=damaged)
-                       for name, corpus in self.corpora.items()}
+        memo = self.memos["tables"]
+        self.unknown_words, self.tables_files = {}, {}
+        for name, corpus in self.corpora.items():
+            compact = self.cache / "site" / f"{bake.EMBEDDINGS}/{name}.json"
+
+            def derive():
+                table = cached_embeddings(corpus, *shape, on_damage=damaged)
+                text = bake.dumps(table.to_json())
+                _write_if_changed(compact, text)
+                return {"compact": hashlib.sha256(text.encode("utf-8")).hexdigest(),
+                        "unknown": table.unknown_words(self.tokens)}
+
+            key = json.dumps([self.digests.of(table_path(corpus, *shape)), self.tokens])
+            known = memo.get(key, derive)
+            if not compact.is_file() or self.digests.of(compact) != known["compact"]:
+                known = derive()
+                memo.put(key, known)
+            self.unknown_words[name] = known["unknown"]
+            self.tables_files[f"{bake.EMBEDDINGS}/{name}.json"] = compact
         self._check_shared_sentence()
-        self.tables_files = {}
-        for name, table in self.tables.items():
-            path = self.cache / "site" / f"{bake.EMBEDDINGS}/{name}.json"
-            _write_if_changed(path, bake.dumps(table.to_json()))
-            self.tables_files[f"{bake.EMBEDDINGS}/{name}.json"] = path
 
     def _cluster(self) -> "bake.Cluster | None":
         """The Dask scheduler that bakes the groups (the option bake_scheduler), or None: local processes."""
@@ -399,8 +421,7 @@ class SiteBuild:
                              memo=self.memos["quotes"])
 
     def _check_shared_sentence(self) -> None:
-        missing = {name: table.unknown_words(self.tokens) for name, table in self.tables.items()}
-        missing = {name: words for name, words in missing.items() if words}
+        missing = {name: words for name, words in self.unknown_words.items() if words}
         if missing:
             where = "; ".join(f"{name} lacks {', '.join(words)}" for name, words in missing.items())
             settings = self.settings
@@ -421,35 +442,78 @@ class SiteBuild:
         return {"url": mentor.MODEL_SITE, "bytes": files[mentor.MODEL_SITE].stat().st_size,
                 "wllama": f"{mentor.WLLAMA_SITE}/index.js", "wasm": f"{mentor.WLLAMA_SITE}/wllama.wasm"}
 
-    def publish(self, source: Path, target: Path) -> None:
+    def publish(self, source: Path, target: str, site_path: str) -> None:
         """Give the site ``target`` with ``source``'s bytes, its digest known without reading it.
 
         Never a link into the cache or the installed packages (disk.clone_or_copy): a change to one
         would change the other. But the same file in the site as the last build published it,
-        unchanged since (the digest ledger knows its identity), is linked into the staged site:
-        the swap then removes the old site's name for it, and a warm build neither copies nor
-        deletes the runtime's few hundred MB again (the full stack's python.wasm alone is 99 MB).
-        Nothing writes into a published file: the build stages a new site and swaps it in."""
-        target = os.fspath(target)
+        unchanged since (the digest ledger knows its identity), is not copied again: finish()
+        carries its whole folder into the staged site at the swap, or links it (_place_unchanged),
+        and a warm build neither copies nor deletes the runtime's few hundred MB again (the full
+        stack's python.wasm alone is 99 MB). Nothing writes into a published file: the build
+        stages a new site and swaps it in."""
         digest = self.digests.of(source)
         earlier = self._published_place(target)
+        self.published[earlier] = digest
         if earlier != target and self.digests.known(earlier) == digest:
-            try:
-                self._in_place(os.link, earlier, target)
-            except OSError:  # another file system, or one without links: a copy of its own
-                disk.clone_or_copy(Path(source), Path(target))
-        elif earlier != target or self.digests.known(target) != digest:
+            self.unchanged[site_path] = (os.fspath(source), earlier, target, digest)
+            return
+        if earlier != target or self.digests.known(target) != digest:
             disk.clone_or_copy(Path(source), Path(target))
         self.digests.wrote(target, digest)
-        self.published[earlier] = digest
 
-    def _in_place(self, make, source: str, target: str) -> None:
+    def _write(self, data: bytes, target: str, site_path: str) -> None:
+        """Give the site ``target`` with ``data`` (a figure, a mentor script): like publish(), the
+        bytes the published site already has at that path are placed by finish(), not written."""
+        digest = hashlib.sha256(data).hexdigest()
+        earlier = self._published_place(target)
+        self.published[earlier] = digest
+        if earlier != target and self.digests.known(earlier) == digest:
+            self.unchanged[site_path] = (data, earlier, target, digest)
+            return
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        if os.path.lexists(target):
+            os.unlink(target)  # a new file: never written through a link publish() made
+        with open(target, "wb") as stream:
+            stream.write(data)
+        self.digests.wrote(target, digest)
+
+    def _place_unchanged(self, site_dir: str) -> dict[str, str]:
+        """Put the files the published site already has (``unchanged``) into the staged one, once
+        the engine has written its own: the folders holding only such files are carried whole at
+        the swap (site_swap.folders_to_carry: one rename for the hundreds of a kind's baked
+        points), the others linked one by one. Returns the carried files, site path -> where they
+        are until the swap, for the offline listing. A file the engine wrote at the same path
+        wins, as it would have had ours been copied first."""
+        self.carried = folders_to_carry(site_dir, os.fspath(self.staged.final), set(self.unchanged))
+        inside = tuple(f"{folder}/" for folder in self.carried)
+        carried = {}
+        for site_path, (source, earlier, target, digest) in sorted(self.unchanged.items()):
+            if site_path.startswith(inside):
+                carried[site_path] = earlier
+                continue
+            try:
+                self._in_place(os.link, earlier, target, replace=False)
+            except FileExistsError:  # the engine's own file
+                self.published.pop(earlier, None)
+                continue
+            except OSError:  # another file system, or one without links: a copy of its own
+                if isinstance(source, bytes):
+                    Path(target).write_bytes(source)
+                else:
+                    disk.clone_or_copy(Path(source), Path(target))
+            self.digests.wrote(target, digest)
+        return carried
+
+    def _in_place(self, make, source: str, target: str, replace: bool = True) -> None:
         """``make(source, target)`` (a link), its folder made and an earlier file at ``target``
-        removed only when needed: a staged site starts empty, and for its thousand files a
-        failed unlink and a mkdir each were a third of the time publishing took."""
+        removed (``replace``) only when needed: a staged site starts empty, and for its thousand
+        files a failed unlink and a mkdir each were a third of the time publishing took."""
         try:
             make(source, target)
         except FileExistsError:
+            if not replace:
+                raise
             os.unlink(target)
             make(source, target)
         except FileNotFoundError:
@@ -468,8 +532,9 @@ class SiteBuild:
         files (pages, theme), which therefore win at the same path, as they did when these were
         MkDocs' files; Zensical's, once Zensical has written the site (adapters/zensical)."""
         site_dir = os.fspath(site_dir)
+        self.unchanged = {}
         for site_path, source in sorted(self.files.items()):
-            self.publish(source, os.path.join(site_dir, site_path))
+            self.publish(source, os.path.join(site_dir, site_path), site_path)
         for site_path, text in sorted(self.contents.items()):
             target = Path(site_dir) / site_path
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -627,21 +692,25 @@ class SiteBuild:
                 written.update(self.math_font.files(self.typesetter.markup()))
             written.update(offline.app_files(self.engine.site_name, self.engine.site_description, self.memos["app"]))
             for site_path, data in sorted(written.items()):
-                target = Path(site_dir) / site_path
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.unlink(missing_ok=True)  # a new file: never written through a link publish() made
-                target.write_bytes(data)
+                self._write(data, os.path.join(site_dir, site_path), site_path)
         except OSError as error:
             raise BuildError(disk.explain(error, "writing the fallbacks' figures", site_dir)) from None
+        try:
+            carried = self._place_unchanged(os.fspath(site_dir)) if self.staged else {}
+        except OSError as error:
+            raise BuildError(disk.explain(error, "linking the unchanged files", site_dir)) from None
         try:  # last: the listing is of the site as published (build/offline.py)
-            offline.write(Path(site_dir), self.digests.of)
+            offline.write(Path(site_dir), self.digests.sized, also=carried)
         except OSError as error:
             raise BuildError(disk.explain(error, "writing the offline listing", site_dir)) from None
         for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
             memo.save()
         self.minifier.commit()
         if self.staged:
-            self.staged.commit()
+            try:
+                self.staged.commit(self.carried)
+            except OSError as error:
+                raise BuildError(disk.explain(error, "swapping the new site in", self.staged.final)) from None
             self.staged = None
         self.digests.published(self.published)  # after the swap, which changes the linked files' times
         self.digests.save()
@@ -702,7 +771,11 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
     that derives it: the modules each source imports (the bake's keys), each page's mentor
     passages, the values pages quote with the mentor's facts, the HTML of the authors' texts in
     blocks (blocks/base.py), each page with its off-screen boxes (pages/offscreen.py), the
-    web app's icons (build/offline.py) and the kinds' files found sound (kinds/registry.py)."""
+    web app's icons (build/offline.py), the kinds' files found sound (kinds/registry.py) and
+    what the embedding tables give the site (_learn_tables), and the sha256 of the wheels built
+    (runtime/wheel.py)."""
+    from scalecore import embeddings
+    from scalecore_generator.runtime import wheel
     from scalecore_generator.blocks import base
     from scalecore_generator.pages import quotes
 
@@ -715,7 +788,9 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
             "markdown": cache.Memo(folder / "markdown.json", log, version(base)),
             "offscreen": cache.Memo(folder / "offscreen.json", log, version(offscreen)),
             "app": cache.Memo(folder / "app.json", log, version(offline)),
-            "kinds": cache.Memo(folder / "kinds.json", log, version(registry))}
+            "kinds": cache.Memo(folder / "kinds.json", log, version(registry)),
+            "tables": cache.Memo(folder / "tables.json", log, version(bake, embeddings)),
+            "wheels": cache.Memo(folder / "wheels.json", log, version(wheel))}
 
 
 def default_source_date_epoch(root: Path) -> None:

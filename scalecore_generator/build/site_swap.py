@@ -10,11 +10,19 @@ its own (``.site.partial-<pid>``), and one lock per published folder (``.site.lo
 ``flock`` for the whole build) lets only one of them run; the other stops at once, naming the
 process that holds it. The swap itself is one atomic ``renameat2(RENAME_EXCHANGE)`` on Linux, so a
 web server reading ``site/`` sees the old tree or the new one, never a missing or partial folder.
+
+A warm build changes few of the site's thousand files. A folder whose every file the new site
+publishes unchanged (the baked points of a kind, the runtime) is not copied or linked into the
+staging folder file by file: it is carried, moved whole from the published site into the staged
+one just before the swap (``folders_to_carry``, ``commit(carried)``), one rename for hundreds of
+files. A build that fails before the swap has moved nothing; a process killed between the moves
+and the swap leaves a journal, and the next build moves the folders back before anything else.
 """
 
 import ctypes
 import errno
 import fcntl
+import json
 import logging
 import os
 import shutil
@@ -46,12 +54,17 @@ class StagedSite:
         # whole (the lock file itself cannot be: a new inode would not be the one locked), so it
         # never reads empty while it is written.
         self.holder_path = self.final.with_name(f".{self.final.name}.lock.holder")
+        # The folders commit() is moving from the published site into the staged one (see the
+        # module's docstring): written before the first move, removed after the swap.
+        self.journal_path = self.final.with_name(f".{self.final.name}.carried-{os.getpid()}.json")
         self._lock = None
 
     def begin(self) -> str:
         """Take the lock, clear what killed builds left, and say where MkDocs should write."""
         self.final.parent.mkdir(parents=True, exist_ok=True)
         self._acquire()
+        for journal in self.final.parent.glob(f".{self.final.name}.carried-*.json"):
+            self._put_back(journal)
         for stale in self.final.parent.glob(f".{self.final.name}.partial-*"):
             if stale != self.staging and process_is_gone(stale.name.rsplit("-", 1)[-1]):
                 shutil.rmtree(stale, ignore_errors=True)
@@ -59,9 +72,17 @@ class StagedSite:
         self.staging.mkdir(parents=True)
         return str(self.staging)
 
-    def commit(self) -> None:
-        """The new site replaces the old one in one atomic step; the old one is then removed."""
-        if self.final.exists() and _exchange(self.staging, self.final):
+    def commit(self, carried: list[str] = ()) -> None:
+        """The new site replaces the old one in one atomic step; the old one is then removed.
+        ``carried``: folders of the published site (site paths) the staged one takes whole
+        (folders_to_carry), moved in just before the swap."""
+        self._carry(carried)
+        try:
+            exchanged = self.final.exists() and _exchange(self.staging, self.final)
+        except OSError:
+            self._move_back(carried)
+            raise
+        if exchanged:
             shutil.rmtree(self.staging, ignore_errors=True)  # now holds the previous site
         else:
             previous = self.final.with_name(f".{self.final.name}.previous-{os.getpid()}")
@@ -69,7 +90,48 @@ class StagedSite:
                 self.final.rename(previous)
             self.staging.rename(self.final)
             shutil.rmtree(previous, ignore_errors=True)
+        self.journal_path.unlink(missing_ok=True)
         self._release()
+
+    def _carry(self, folders: list[str]) -> None:
+        """Move each folder from the published site into the staged one; on a failure, every
+        folder moved so far goes back and the error is raised (the build is then abandoned)."""
+        if not folders:
+            return
+        self.journal_path.write_text(json.dumps({"staging": str(self.staging), "folders": list(folders)}),
+                                     encoding="utf-8")
+        moved = []
+        try:
+            for folder in folders:
+                target = self.staging / folder
+                target.parent.mkdir(parents=True, exist_ok=True)
+                os.rename(self.final / folder, target)
+                moved.append(folder)
+        except OSError:
+            self._move_back(moved)
+            raise
+
+    def _move_back(self, folders: list[str]) -> None:
+        for folder in reversed(folders):
+            os.rename(self.staging / folder, self.final / folder)
+        self.journal_path.unlink(missing_ok=True)
+
+    def _put_back(self, journal: Path) -> None:
+        """A build killed between carrying folders and the swap (its journal left behind, its
+        process gone): the folders go back into the published site, which then is whole again."""
+        if not process_is_gone(journal.stem.rsplit("-", 1)[-1]):
+            return
+        try:
+            record = json.loads(journal.read_text(encoding="utf-8"))
+            staging, folders = Path(record["staging"]), list(record["folders"])
+        except (OSError, ValueError, KeyError, TypeError):
+            journal.unlink(missing_ok=True)
+            return
+        for folder in folders:
+            source, target = staging / folder, self.final / folder
+            if source.is_dir() and not os.path.lexists(target) and target.parent.is_dir():
+                os.rename(source, target)
+        journal.unlink(missing_ok=True)
 
     def discard(self) -> None:
         shutil.rmtree(self.staging, ignore_errors=True)
@@ -98,6 +160,53 @@ class StagedSite:
         if self._lock is not None:
             self._lock.close()  # closing the file releases the flock
             self._lock = None
+
+
+def folders_to_carry(staging: str, final: str, unchanged: set[str]) -> list[str]:
+    """The largest folders of the published site (``final``) that the staged site can take whole:
+    every file in the folder is one of ``unchanged`` (site paths the new site publishes with the
+    same bytes), every one of those under it is there, it holds no empty folder, and the staged
+    site has nothing at that path yet (the engine wrote nothing there). A stray file in a
+    published folder keeps that folder from being carried, so the new site never inherits it."""
+    beneath: dict[str, set[str]] = {}
+    for site_path in unchanged:
+        parts = site_path.split("/")
+        for depth in range(1, len(parts)):
+            beneath.setdefault("/".join(parts[:depth]), set()).add(site_path)
+    carried: list[str] = []
+    for folder in sorted(beneath, key=lambda name: (name.count("/"), name)):
+        if any(folder.startswith(taken + "/") for taken in carried):
+            continue
+        if os.path.lexists(os.path.join(staging, folder)):
+            continue
+        if _files_under(os.path.join(final, folder), folder) == beneath[folder]:
+            carried.append(folder)
+    return sorted(carried)
+
+
+def _files_under(folder: str, prefix: str) -> set[str] | None:
+    """Every entry under ``folder`` that is not a folder, as site paths; None when ``folder`` is not
+    a real folder or holds an empty one (neither can be carried as it is)."""
+    if os.path.islink(folder) or not os.path.isdir(folder):
+        return None
+    found: set[str] = set()
+
+    def walk(path: str, at: str) -> bool:
+        empty = True
+        with os.scandir(path) as entries:
+            for entry in entries:
+                empty = False
+                if entry.is_dir(follow_symlinks=False):
+                    if not walk(entry.path, f"{at}/{entry.name}"):
+                        return False
+                else:
+                    found.add(f"{at}/{entry.name}")
+        return not empty
+
+    try:
+        return found if walk(folder, prefix) else None
+    except OSError:
+        return None
 
 
 def _exchange(a: Path, b: Path) -> bool:

@@ -138,9 +138,10 @@ def packages_file(pyodide_lock: dict, wheels: list[LockedWheel], mirror: str | N
 
 
 def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | None = None,
-            wheels_dir: Path = WHEELS_DIR, digest=sha256_file) -> Runtime:
+            wheels_dir: Path = WHEELS_DIR, digest=sha256_file, memo=None) -> Runtime:
     """Pyodide's files, the core's wheel, a wheel of each of the site's own packages, and the offline
-    wheels with the lock file that lists them (``digest``: see _checked_wheels)."""
+    wheels with the lock file that lists them (``digest``: see _checked_wheels; ``memo``: the
+    build's, which knows the wheels it built: see build_wheel)."""
     if mirror and not re.match(r"^https?://[^/?#\s]+(/[^?#\s]*)?$", mirror):
         raise ScalecoreError(f"scalecore: package_mirror must be the http(s) URL of a folder holding a "
                           f"pyodide-lock.json, got {mirror!r}. Fix: write e.g. package_mirror: "
@@ -162,7 +163,7 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
                      for name in PYODIDE_FILES[1:]})
     for key, package in [("core_wheel", Path(scalecore.__file__).parent)] + [
             (f"wheel_{p.name}", p) for p in packages]:
-        wheel = build_wheel(package, cache / "wheel")
+        wheel = build_wheel(package, cache / "wheel", memo, digest)
         files[f"{WHEEL_SITE}/{wheel.name}"] = wheel
         manifest[key] = f"{WHEEL_SITE}/{wheel.name}"
 

@@ -49,6 +49,7 @@ import sys
 import tempfile
 import time
 import zipfile
+import zlib
 from pathlib import Path
 
 DIST_NAME = "scalecore"
@@ -178,12 +179,16 @@ def _resolve_package_dir(source_dir: Path) -> Path:
     )
 
 
-def build_wheel(source_dir: Path, out_dir: Path) -> Path:
+def build_wheel(source_dir: Path, out_dir: Path, memo=None, digest=None) -> Path:
     """Build ``scalecore-<version>-py3-none-any.whl`` into ``out_dir`` and return its path.
 
     ``source_dir`` is the package folder (``.../scalecore``); a folder that contains
     ``scalecore/`` (the repository root) is accepted too. The same sources, the same
     ``SOURCE_DATE_EPOCH`` and the same zlib always give the same bytes.
+
+    ``memo`` (a build's cache.Memo) keeps the wheel's sha256 under the hash of everything that
+    goes into it: a warm build whose sources are unchanged finds the wheel it built (its sha256
+    through ``digest``, the build's ledger) and compresses nothing (9 ms of every warm build).
     """
     package_dir = _resolve_package_dir(source_dir)
     files = package_files(package_dir)
@@ -200,9 +205,22 @@ def build_wheel(source_dir: Path, out_dir: Path) -> Path:
     record_lines.append(f"{dist_info}/RECORD,,")
     entries.append((f"{dist_info}/RECORD", ("\n".join(record_lines) + "\n").encode("utf-8")))
 
-    out_dir = Path(out_dir)
-    target = out_dir / f"{name}-{version}-{WHEEL_TAG}.whl"
+    target = Path(out_dir) / f"{name}-{version}-{WHEEL_TAG}.whl"
     stamp = zip_timestamp()
+    if memo is None:
+        _write_wheel(entries, stamp, target)
+        return target
+    key = hashlib.sha256(repr((stamp, COMPRESSION, COMPRESS_LEVEL, zlib.ZLIB_RUNTIME_VERSION)).encode())
+    for entry, data in entries:
+        key.update(f"{entry}\0{len(data)}\0".encode("utf-8") + data)
+    made = memo.get(key.hexdigest(), lambda: _write_wheel(entries, stamp, target))
+    if not target.is_file() or (digest or _sha256_file)(target) != made:
+        memo.put(key.hexdigest(), _write_wheel(entries, stamp, target))
+    return target
+
+
+def _write_wheel(entries: list[tuple[str, bytes]], stamp, target: Path) -> str:
+    """Zip ``entries`` into ``target`` (unless it already holds those bytes); their sha256."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for entry, data in entries:
@@ -214,13 +232,13 @@ def build_wheel(source_dir: Path, out_dir: Path) -> Path:
     wheel = buffer.getvalue()
     try:
         if target.read_bytes() == wheel:
-            return target  # unchanged: nothing written (a read-only cache is fine)
+            return hashlib.sha256(wheel).hexdigest()  # unchanged: nothing written (a read-only cache is fine)
     except OSError:
         pass
 
     # Write beside the target and rename, so a reader never sees half a wheel.
-    out_dir.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=".wheel-", suffix=".tmp", dir=out_dir)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=".wheel-", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "wb") as stream:
             stream.write(wheel)
@@ -229,7 +247,11 @@ def build_wheel(source_dir: Path, out_dir: Path) -> Path:
     except BaseException:
         Path(tmp_name).unlink(missing_ok=True)
         raise
-    return target
+    return hashlib.sha256(wheel).hexdigest()
+
+
+def _sha256_file(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def main(argv: list[str] | None = None) -> int:

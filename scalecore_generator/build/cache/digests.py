@@ -72,12 +72,16 @@ class Digests:
         return None
 
     def of(self, path: Path) -> str:
+        return self.sized(path)[0]
+
+    def sized(self, path: Path) -> tuple[str, int]:
+        """The file's sha256 and its size (one stat for both)."""
         key = os.path.abspath(path)
         stat = os.stat(key)
         identity = _identity(stat)
         recalled = self._recall(key, identity)
         if recalled is not None:
-            return recalled
+            return recalled, stat.st_size
         read_at = time.time_ns()
         digest = sha256_file(Path(key))
         self.read += 1
@@ -86,7 +90,7 @@ class Digests:
             self._settled.add(key)
         else:
             self._settled.discard(key)
-        return digest
+        return digest, stat.st_size
 
     def known(self, path: Path) -> str | None:
         """The file's sha256 if this build or the ledger knows it for the file as it is now; never
@@ -130,6 +134,8 @@ class Digests:
         if self._ledger is None:
             return
         files = {key: self._known[key] for key in sorted(self._settled)}
+        if files == self._before:
+            return  # a warm build of an unchanged site: the ledger as it was
         text = json.dumps({"schema": SCHEMA, "files": files}, separators=(",", ":"))
         temporary = self._ledger.with_name(f".{self._ledger.name}.{os.getpid()}.tmp")
         try:
