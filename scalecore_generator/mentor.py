@@ -502,6 +502,7 @@ class Collector:
         self.pages: dict[str, Page] = {}
         self.meta: dict[str, dict] = {}
         self.memo = memo  # a scalecore_generator.build.cache.Memo: a page's reading, under the hash of its HTML
+        self.keys: dict[str, str] = {}  # url -> that hash (with the memo only)
 
     def read(self, html: str, url: str, title: str, meta: dict) -> None:
         if self.memo is None:
@@ -513,7 +514,7 @@ class Collector:
                 page = read_page(html, url, title)
                 return {"passages": page.passages, "outline": page.outline, "panels": page.panels}
 
-            key = hashlib.sha256(f"{url}\0{title}\0{html}".encode()).hexdigest()
+            key = self.keys[url] = hashlib.sha256(f"{url}\0{title}\0{html}".encode()).hexdigest()
             self.pages[url] = Page(url=url, title=title, **self.memo.get(key, reading))
         self.meta[url] = dict(meta or {})
 
@@ -528,10 +529,11 @@ class Collector:
     def modules(self) -> list[str]:
         return sorted(url for url, meta in self.meta.items() if meta.get("code"))
 
-    def scripts(self, tree: dict, typeset=None, axes: dict[str, list[str]] | None = None) -> dict[str, str]:
+    def scripts(self, tree: dict, typeset=None, axes: dict[str, list[str]] | None = None,
+                typesetter: str | None = None) -> dict[str, str]:
         """Site path -> text of every module page's mentor data script; ``typeset(tex, display)``
-        gives a formula's markup (the build's typesetter, whose cache already holds each one);
-        ``axes``: each kind's axis names (see data_script)."""
+        gives a formula's markup (the build's typesetter, whose cache already holds each one,
+        ``typesetter`` its version); ``axes``: each kind's axis names (see data_script)."""
         from scalecore_generator.pages.module_meta import titles_of
 
         titles = self._by_title()
@@ -546,9 +548,43 @@ class Collector:
                     panels.setdefault(panel["kind"], f"{page.url}#{panel['anchor']}")
             # The numbers of the kinds this page shows: a prerequisite's numbers are its mentor's.
             shown = {panel["kind"] for panel in self.pages[url].panels} | {"corpus", "settings"}
-            out[script_path(url)] = data_script(self.pages[url], sources, facts(tree, shown), panels, str(meta["code"]),
-                                                typeset, axes, self.memo)
+            fact_tree = facts(tree, shown)
+
+            def write(typeset):
+                return data_script(self.pages[url], sources, fact_tree, panels, str(meta["code"]), typeset, axes,
+                                   self.memo)
+
+            key = self._script_key(url, sources, tree, shown, panels, str(meta["code"]), axes, typesetter)
+            out[script_path(url)] = write(typeset) if key is None else self._remembered(key, write, typeset)
         return out
+
+    def _script_key(self, url, sources, tree, shown, panels, code, axes, typesetter) -> str | None:
+        """What a module's script is made of, hashed: the readings of its pages (by the hash of
+        their HTML), its facts (by the key of each kind's cache entries, or their values), its
+        panels, axes and code, and the typesetter's version; None when a part has no such key."""
+        kinds = getattr(tree, "key", None)
+        if kinds is None or any(page.url not in self.keys for page in sources):
+            return None
+        facts_key = {name: kinds(name) if kinds(name) is not None else tree[name] for name in sorted(shown) if name in tree}
+        seen = [url, code, [self.keys[page.url] for page in sources], facts_key, panels,
+                {kind: list(names) for kind, names in sorted((axes or {}).items()) if kind in panels}, typesetter]
+        return "script:" + hashlib.sha256(json.dumps(seen, sort_keys=True).encode("utf-8")).hexdigest()
+
+    def _remembered(self, key: str, write, typeset) -> str:
+        """A module's script from the memo (writing its JSON was most of the mentor's time in a
+        warm build). What making it would have asked of the typesetter and of the formulas' memo
+        is asked again, so that both keep what the site uses."""
+        asked: list[list] = []
+
+        def recorded(tex, display):
+            asked.append([tex, display])
+            return typeset(tex, display)
+
+        kept = self.memo.get(key, lambda: {"text": write(recorded if typeset else None), "formulas": asked})
+        for tex, display in kept["formulas"]:
+            markup = typeset(tex, display) if typeset else ""
+            self.memo.keep("formula:" + hashlib.sha256(json.dumps([tex, markup]).encode("utf-8")).hexdigest())
+        return kept["text"]
 
 
 def assets(node_modules) -> dict:

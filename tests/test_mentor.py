@@ -644,3 +644,41 @@ def test_the_local_model_writes_a_labelled_reply_beside_its_sources(visit, model
         watch.check()
     finally:
         server.close()
+
+
+def test_a_module_script_from_the_memo_is_the_one_made_and_follows_its_facts(tmp_path):
+    """Collector.scripts with a build's memo: a warm build's script is the one a build without the
+    memo writes; a changed number (another key for the kind's entries) makes it again; the
+    typesetter is still asked for every formula (it keeps only what the site uses)."""
+    from scalecore_generator.build import cache
+    from scalecore_generator.pages.quotes import LazyNamespace
+
+    class Log:
+        def info(self, message):
+            raise AssertionError(message)
+
+    asked = []
+
+    def typeset(tex, display):
+        asked.append(tex)
+        return f"<math><mi>{tex}</mi></math>"
+
+    def scripts(memo_file, entries_key, mean):
+        memo = cache.Memo(memo_file, Log(), "v1") if memo_file else None
+        collector = mentor.Collector(memo)
+        lesson = LESSON.replace("<h2", '<div data-scalecore-kind="k" id="k-1" aria-label="K"></div><h2', 1)
+        collector.read(lesson, "m/buckets.html", "Buckets", {"code": "B.1"})
+        tree = LazyNamespace({"k": (entries_key, lambda: {"a": {"mean": mean}})}, {"tiny": {"tokens": 9}},
+                             {"d_model": 4}, memo=memo)
+        made = collector.scripts(tree, typeset, {"k": ["corpus"]}, "engine 1")
+        if memo is not None:
+            memo.save()
+        return made
+
+    memo_file = tmp_path / "mentor.json"
+    slow = scripts(None, "e1", 0.25)
+    assert scripts(memo_file, "e1", 0.25) == slow
+    asked.clear()
+    assert scripts(memo_file, "e1", 0.25) == slow and asked, "the typesetter was not asked from the memo"
+    changed = scripts(memo_file, "e2", 0.75)
+    assert changed == scripts(None, "e2", 0.75) and changed != slow

@@ -682,7 +682,8 @@ class SiteBuild:
             def typeset(tex: str, display: bool) -> str:
                 return self.typesetter.formula(tex, display, docs, str)
         try:
-            scripts = self.mentor.scripts(self.quotes, typeset, self.axes())
+            scripts = self.mentor.scripts(self.quotes, typeset, self.axes(),
+                                          self.typesetter.version if self.typesetter is not None else None)
         finally:
             if self.typesetter is not None:
                 self.typesetter.save()

@@ -68,6 +68,10 @@ class LazyNamespace(dict):
         """``resolve(self, path)``, from the memo when a build with the same entries quoted it."""
         return self._remembered(path.split("/")[0], f"quote/{path}", lambda: resolve(self, path))
 
+    def key(self, kind: str) -> str | None:
+        """The hash of everything ``kind``'s tree depends on; None for a part made of plain values."""
+        return self._kinds[kind][0] if kind in self._kinds else None
+
     def derived(self, kind: str, what: str, make):
         """``make()`` (which reads ``self[kind]``), from the memo when known."""
         return self._remembered(kind, what, make)

@@ -70,6 +70,11 @@ class Memo:
         self.used.add(key)
         return self.values[key]
 
+    def keep(self, key: str) -> None:
+        """Keep the value under ``key``, if there is one, for later builds (as get() would)."""
+        if key in self.values:
+            self.used.add(key)
+
     def put(self, key: str, value) -> None:
         """Keep ``value`` under ``key`` (for later builds), whatever was there."""
         self.values[key] = value
