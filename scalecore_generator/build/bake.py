@@ -23,7 +23,7 @@ import os
 import shutil
 import time
 import traceback
-from concurrent.futures import Future, ProcessPoolExecutor, as_completed
+from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -432,6 +432,8 @@ class LocalProcesses:
     the build. A group's worker writes its cache entry itself (it shares the disk)."""
 
     def __init__(self, workers: int):
+        from concurrent.futures import ProcessPoolExecutor  # a cold bake's: its import is multiprocessing's
+
         self.pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),))
 
     def submit(self, job: dict) -> Future:
@@ -546,6 +548,8 @@ def learn_tables(jobs: list[tuple], workers: int) -> None:
         for job in jobs:
             cached_embeddings(*job)
         return
+    from concurrent.futures import ProcessPoolExecutor
+
     with ProcessPoolExecutor(max_workers=min(workers, len(jobs)), initializer=_table_worker,
                              initargs=(os.getpid(),)) as pool:
         for done in as_completed([pool.submit(cached_embeddings, *job) for job in jobs]):

@@ -38,7 +38,6 @@ sha256 (two lines). From Python: :func:`build_wheel` and :func:`sha256_of`.
 
 from __future__ import annotations
 
-import argparse
 import ast
 import base64
 import hashlib
@@ -255,6 +254,8 @@ def _sha256_file(path: Path) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
+    import argparse  # here: a build imports this module for build_wheel alone
+
     parser = argparse.ArgumentParser(
         prog="python -m scalecore_generator.runtime.wheel",
         description="Build the reproducible py3-none-any wheel of scalecore; print its path "
