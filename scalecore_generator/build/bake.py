@@ -308,6 +308,7 @@ class KindBake:
     groups: dict[str, str] = field(default_factory=dict)  # group -> site path of its data.js
     entries: dict[str, Path] = field(default_factory=dict)  # site folder of a group -> its cache entry
     computed: int = 0
+    listed: dict[str, list[str]] = field(default_factory=dict, repr=False)  # entries found intact -> their files
 
 
 @dataclass(frozen=True)
@@ -363,8 +364,10 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
              f"{total - len(jobs)} from the cache, {len(jobs)} to compute")
     _run(jobs, baked, workers, budget, used_at, started, log, cluster, kinds_by_name)
     for name, bake in baked.items():
-        for folder, target in bake.entries.items():
-            bake.files.update(_entry_files(target, folder))
+        for folder, target in bake.entries.items():  # an entry found intact listed its files when checked
+            names = bake.listed.pop(folder, None)
+            bake.files.update({f"{folder}/{name}": target / name for name in names} if names is not None
+                              else _entry_files(target, folder))
         bake.computed = sum(1 for kind, _ in jobs if kind == name)
     return baked
 
@@ -413,7 +416,10 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None,
         bake.entries[folder] = target
         if use is not None:
             use.note(target)  # this build uses it, found or baked now (in a worker process)
-        if not cache.usable(target, log, digest):
+        found = cache.intact_files(target, log, digest)
+        if found is not None:
+            bake.listed[folder] = found
+        else:
             jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group), code=code,
                              inputs={path: str(inputs[path]) for path in reads},
                              points=[(point, p, grid.inner(point)) for point, p in zip(points, params)]))

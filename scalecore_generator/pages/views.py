@@ -10,6 +10,7 @@ npm packages); nothing here is fetched.
 """
 
 import atexit
+import hashlib
 import json
 from pathlib import Path
 from scalecore_generator.errors import ScalecoreError
@@ -128,6 +129,17 @@ class _Server:
         self.lines.close()
 
 
+KEYS = "sha256 of the request"  # how the memo names a request (request_key), part of its version
+
+
+def request_key(name: str, spec) -> str:
+    """A request as the memo names it: the hash of its JSON. A figure's request holds the whole
+    markup of its view (Views.figure): as keys, those were a third of the memo's megabytes,
+    read on every warm build."""
+    text = json.dumps([name, spec], sort_keys=True, allow_nan=False, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 class Views:
     """The shared views of one build: each view's markup from the build's memo or from one Node
     process, started on first use and closed with the build.
@@ -141,7 +153,7 @@ class Views:
         from scalecore_generator.build.cache import read_record
 
         self.memo_file = Path(memo_file) if memo_file is not None else None
-        self.version = _views_hash()
+        self.version = f"{_views_hash()} {KEYS}"
         self.memo: dict[str, str] = {}
         data = read_record(self.memo_file, log) if self.memo_file is not None else None
         if isinstance(data, dict) and data.get("views") == self.version and isinstance(data.get("markup"), dict):
@@ -152,7 +164,7 @@ class Views:
 
     def view(self, name: str, spec) -> str:
         """The markup of one view (or one number: ``view("number", [value, spec])``)."""
-        key = json.dumps([name, spec], sort_keys=True, allow_nan=False, ensure_ascii=False)
+        key = request_key(name, spec)
         self.used.add(key)
         if key not in self.memo:
             if self.server is None:
@@ -204,6 +216,4 @@ def view(name: str, spec) -> str:
 
 
 def _views_hash() -> str:
-    import hashlib
-
     return hashlib.sha256(VIEWS.read_bytes()).hexdigest()

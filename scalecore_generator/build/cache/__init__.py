@@ -6,7 +6,7 @@ memo, programs' versions, compiled templates) and the usage ledger that keeps it
 """
 
 from scalecore_generator.build.cache.entries import (  # noqa: F401
-    RECORD, TEMPORARY, content_name, content_named, damage,
+    RECORD, TEMPORARY, content_name, content_named, damage, intact_files,
     remove_abandoned, sha256_file, usable, writing)
 from scalecore_generator.build.cache.digests import Digests  # noqa: F401
 from scalecore_generator.build.cache.ledger import (  # noqa: F401

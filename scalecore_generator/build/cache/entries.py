@@ -65,13 +65,22 @@ def damage(folder: Path, digest=sha256_file) -> str | None:
     """Why the entry in ``folder`` cannot be trusted, or None when every file matches its record.
     ``digest(path)``: a file's sha256; a build passes its ledger's (digests.py), which reads
     again only a file written since it was last read."""
+    return _checked(folder, digest)[0]
+
+
+def _checked(folder: Path, digest) -> tuple[str | None, list[str]]:
+    """(damage's answer, the names of the files the record lists)."""
     try:
         record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
         files = record["files"]
     except FileNotFoundError:
-        return f"it has no {RECORD}"
+        return f"it has no {RECORD}", []
     except (OSError, ValueError, KeyError, TypeError) as error:
-        return f"its {RECORD} is unreadable ({type(error).__name__})"
+        return f"its {RECORD} is unreadable ({type(error).__name__})", []
+    return _mismatch(folder, files, digest), sorted(files)
+
+
+def _mismatch(folder: Path, files: dict, digest) -> str | None:
     present = set()
     for here, _, names in os.walk(folder):
         inner = os.path.relpath(here, folder).replace(os.sep, "/")
@@ -94,13 +103,18 @@ def usable(folder: Path, log, digest=sha256_file, use=None) -> bool:
     """True when the entry exists and is intact (``digest``: see damage); then noted as used by
     the build's ``use`` (ledger.SharedUse). A damaged entry is reported, moved out of the way and
     removed, so the caller bakes it again."""
+    return intact_files(folder, log, digest, use) is not None
+
+
+def intact_files(folder: Path, log, digest=sha256_file, use=None) -> list[str] | None:
+    """usable(), answered with the names of the entry's files (its record's, sorted), or None."""
     if not folder.is_dir():
-        return False
-    problem = damage(folder, digest)
+        return None
+    problem, files = _checked(folder, digest)
     if problem is None:
         if use is not None:
             use.note(folder)
-        return True
+        return files
     log.info(f"cache: the entry {folder.name} is damaged ({problem}); it will be rebuilt.")
     discarded = folder.with_name(f"{TEMPORARY}damaged-{folder.name}-{os.getpid()}")
     try:
@@ -108,7 +122,7 @@ def usable(folder: Path, log, digest=sha256_file, use=None) -> bool:
     except OSError:
         discarded = folder
     shutil.rmtree(discarded, ignore_errors=True)
-    return False
+    return None
 
 
 @contextmanager
