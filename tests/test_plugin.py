@@ -222,3 +222,24 @@ def test_a_failed_build_leaves_the_previous_site_and_the_cache_as_they_were(cold
     (folder / "docs" / "next.md").write_text("# Next\n", encoding="utf-8")
     succeeded(build(folder))
     assert "next/index.html" in tree(folder / "site")
+
+
+def test_a_page_links_to_the_builds_own_files_as_to_any_file_of_the_site(cold, tmp_path):
+    """The baked data and the manifest are written by the build, not copied by MkDocs, yet a
+    page's link to one is checked like any link (strict: a link to a file the site does not have
+    stops the build, naming it)."""
+    folder = from_cold(cold, tmp_path)
+    point = sorted(path for path in cold[1] if path.startswith(f"{UNITS}/") and path.endswith(".json"))[0]
+    lesson = folder / "docs" / "lesson.md"
+    text = lesson.read_text(encoding="utf-8")
+    lesson.write_text(text + f"\n[The manifest](api/index.json) and [one point]({point}).\n", encoding="utf-8")
+    succeeded(build(folder))
+    html = (folder / "site" / "lesson" / "index.html").read_text(encoding="utf-8")
+    assert 'href="../api/index.json"' in html and f'href="../{point}"' in html
+
+    lesson.write_text(text + f"\n[A point never baked]({UNITS}/nowhere.json).\n", encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 1, result.describe()
+    assert result.lines("WARNING") == [
+        f"Doc file 'lesson.md' contains a link '{UNITS}/nowhere.json', but the target is not found among documentation "
+        "files."], result.describe()

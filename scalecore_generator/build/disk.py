@@ -48,18 +48,6 @@ def _free_mb(folder: Path) -> float | None:
     return None
 
 
-def folder_bytes(folder: Path) -> int:
-    """The bytes of every file under ``folder`` (0 when it does not exist)."""
-    total = 0
-    for top, _dirs, files in os.walk(folder):
-        for name in files:
-            try:
-                total += os.lstat(os.path.join(top, name)).st_size
-            except OSError:
-                continue
-    return total
-
-
 def check_room(staging: Path, need: int) -> None:
     """Raise an ENOSPC-style OSError before writing ``need`` bytes under ``staging`` when the disk
     plainly cannot hold them (so the build stops before it writes half a site)."""

@@ -212,9 +212,13 @@ class SiteBuild:
                 raise BuildError(disk.explain(error, "staging the new site", self.staged.staging)) from None
 
     def _site_bytes(self) -> int:
-        """What the staged site will take: as much as the published one, or at least our files."""
-        ours = sum(path.stat().st_size for path in self.files.values())
-        return max(disk.folder_bytes(self.staged.final), ours + sum(len(t.encode()) for t in self.contents.values()))
+        """The most the build itself will write into the staged site: all its files, as a cold
+        build copies them (a warm one carries or links those the published site has, which take
+        no room). Not the published site's size: walking it was 10 ms of every warm build, and the
+        engine's pages, which it also counted, are written later, by a step that stops as
+        cleanly on a full disk (the previous site stays)."""
+        ours = sum(os.stat(path).st_size for path in self.files.values())
+        return ours + sum(len(text.encode("utf-8")) for text in self.contents.values())
 
     def _prepare(self) -> None:
         settings = self.settings

@@ -20,13 +20,13 @@ import logging
 import posixpath
 import re
 import secrets
-from pathlib import Path
+from pathlib import Path, PurePath
 from urllib.parse import unquote
 
 from mkdocs.config.config_options import ExtraScriptValue
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
-from mkdocs.structure.files import File, InclusionLevel
+from mkdocs.structure.files import File, Files, InclusionLevel
 
 from scalecore_generator.adapters.mkdocs import features
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, missing_nav_pages, \
@@ -101,8 +101,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.site_files, self.all_pages = files, None  # all_pages: once every page is read
         _check_nav(files, config)
         self._serve_theme_files(files, config)
-        for site_path in sorted([*self.build.files, *self.build.contents]):
-            files.append(_BuildFile.generated(config, site_path, content=b"", inclusion=InclusionLevel.NOT_IN_NAV))
+        files = self.site_files = _SiteFiles(files, config, {*self.build.files, *self.build.contents})
         return files
 
     def _serve_theme_files(self, files, config):
@@ -205,6 +204,28 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.build is not None:
             self.build.abandon()  # a build that did not finish keeps nothing new
         logging.getLogger("mkdocs").removeHandler(self.warnings)
+
+
+class _SiteFiles(Files):
+    """MkDocs' files, and the build's own (SiteBuild.write_files) found on demand: a page's link
+    to one (``[the API](../api/index.json)``) is checked as a link to a file of the site, as MkDocs
+    checks any link, while a build no longer makes a thousand MkDocs Files (10 ms of every warm
+    build) for the few a page links to. MkDocs copies none of them: the build writes them."""
+
+    def __init__(self, files: Files, config, ours: set[str]):
+        super().__init__(list(files))
+        self._config, self._ours, self._made = config, ours, {}
+
+    def get_file_from_path(self, path: str) -> File | None:
+        found = super().get_file_from_path(path)
+        if found is None:
+            uri = PurePath(path).as_posix()
+            if uri in self._ours:
+                if uri not in self._made:
+                    self._made[uri] = _BuildFile.generated(self._config, uri, content=b"",
+                                                           inclusion=InclusionLevel.NOT_IN_NAV)
+                found = self._made[uri]
+        return found
 
 
 class _BuildFile(File):
