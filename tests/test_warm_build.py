@@ -4,6 +4,7 @@ against the slow path it replaces."""
 import hashlib
 import json
 import os
+import re
 import stat
 from pathlib import Path
 
@@ -218,3 +219,36 @@ def test_the_swap_carries_folders_in_and_a_killed_swap_is_put_back_by_the_next_b
     StagedSite(str(final)).begin()  # the next build
     assert (final / "api/k/0/a.json").stat().st_ino == inode, "the published site is whole again"
     assert not stale.exists() and not list(tmp_path.glob(".site.carried-*"))
+
+
+def test_a_corpus_digest_from_the_memo_is_the_cores_and_follows_the_text(tmp_path, monkeypatch):
+    """A warm build knows a corpus's digest (its table's name) from the memo, under the sha256 of
+    its two files as the ledger knows them; it is the core's own digest, and an edited text gets
+    its new one."""
+    import shutil
+
+    from scalecore.corpus import SHIPPED, load_corpus
+    from scalecore_generator.build import corpora
+    from scalecore_generator.build.cache import digests as ledger
+
+    class Log:
+        def info(self, message):
+            pass
+
+    monkeypatch.setattr(ledger, "SETTLED_NS", 0)
+    root = tmp_path / "corpora"
+    shutil.copytree(SHIPPED / "demo", root / "mine")
+
+    def digest_now():
+        memo = cache.Memo(tmp_path / "corpora.json", Log(), "v1")
+        found = corpora.load_for_build(root, ["mine"], tmp_path / "cache", Log(), cache.Digests(tmp_path / "d.json").of,
+                                       memo)["mine"].digest
+        memo.save()
+        return found
+
+    assert digest_now() == digest_now() == load_corpus(root / "mine").digest
+    before = digest_now()
+    metadata = root / "mine" / "corpus.toml"
+    metadata.write_text(re.sub(r'title = "', 'title = "Mine: ', metadata.read_text(encoding="utf-8"), 1),
+                        encoding="utf-8")
+    assert digest_now() == load_corpus(root / "mine").digest != before

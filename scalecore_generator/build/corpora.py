@@ -73,9 +73,11 @@ def default_names(root: Path) -> list[str]:
     return list(own) or ["demo"]
 
 
-def load_for_build(root: Path, names: list[str] | None, cache_dir: Path, log) -> dict:
+def load_for_build(root: Path, names: list[str] | None, cache_dir: Path, log, digest=None, memo=None) -> dict:
     """``names`` (the defaults when empty) as corpora, from the verification record when the
-    content is known."""
+    content is known. ``digest`` and ``memo``: the build's ledger and memo, through which a warm
+    build knows a corpus's digest (of its text and metadata together) without reading the text
+    (the shipped ones are megabytes): see _content_digest."""
     known = available(root)
     wanted = list(dict.fromkeys(names)) if names else default_names(root)
     unknown = [name for name in wanted if name not in known]
@@ -90,14 +92,27 @@ def load_for_build(root: Path, names: list[str] | None, cache_dir: Path, log) ->
         if not (text.is_file() and metadata.is_file()):
             result[name] = load_corpus(folder)  # raises: the missing file, and the fix
             continue
-        digest = hashlib.sha256(text.read_bytes() + metadata.read_bytes()).hexdigest()
-        key = hashlib.sha256(f"{digest}\0{loader}".encode()).hexdigest()[:32]
+        content = _content_digest(text, metadata, digest, memo)
+        key = hashlib.sha256(f"{content}\0{loader}".encode()).hexdigest()[:32]
         record = Path(cache_dir) / "corpora" / f"{name}-{key}.json"
         facts = read_record(record, log)
         if facts is not None:
-            result[name] = KnownCorpus(folder, name, digest, facts)
+            result[name] = KnownCorpus(folder, name, content, facts)
             continue
         corpus = load_corpus(folder)
         write_record(record, {"title": corpus.title, "counts": corpus.counts()})
         result[name] = corpus
     return result
+
+
+def _content_digest(text: Path, metadata: Path, digest=None, memo=None) -> str:
+    """The sha256 of the text and the metadata together (the core's Corpus.digest, which names
+    the corpus's embedding table). With the build's ledger and memo, it is kept under the two
+    files' own sha256, which the ledger knows without reading an unchanged file."""
+    def read():
+        return hashlib.sha256(text.read_bytes() + metadata.read_bytes()).hexdigest()
+
+    if digest is None or memo is None:
+        return read()
+    return memo.get(f"{digest(text)} {digest(metadata)}", read)
+

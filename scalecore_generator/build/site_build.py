@@ -159,8 +159,8 @@ class SiteBuild:
             raise BuildError(str(error)) from None
         self.used_by_pages = site_kinds.usage(self.engine.docs_dir, self.kinds)  # one pass per build
         try:
-            self.corpora = load_for_build(self.root / settings.corpora_dir, settings.corpora, self.cache, self.log) \
-                if self.needs("corpora") else {}
+            self.corpora = load_for_build(self.root / settings.corpora_dir, settings.corpora, self.cache, self.log,
+                                          self.digests.of, self.memos["corpora"]) if self.needs("corpora") else {}
             self.tokens = sentence_tokens(settings.sentence)
         except (CorpusError, ValueError) as error:
             raise BuildError(str(error)) from None
@@ -782,11 +782,12 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
     passages, the values pages quote with the mentor's facts, the HTML of the authors' texts in
     blocks (blocks/base.py), each page with its off-screen boxes (pages/offscreen.py), the
     web app's icons (build/offline.py), the kinds' files found sound (kinds/registry.py) and
-    what the embedding tables give the site (_learn_tables), and the sha256 of the wheels built
-    (runtime/wheel.py)."""
+    what the embedding tables give the site (_learn_tables), the sha256 of the wheels built
+    (runtime/wheel.py) and of each corpus's text and metadata together (build/corpora.py)."""
     from scalecore import embeddings
     from scalecore_generator.runtime import wheel
     from scalecore_generator.blocks import base
+    from scalecore_generator.build import corpora
     from scalecore_generator.pages import quotes
 
     def version(*modules):
@@ -800,7 +801,8 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
             "app": cache.Memo(folder / "app.json", log, version(offline)),
             "kinds": cache.Memo(folder / "kinds.json", log, version(registry)),
             "tables": cache.Memo(folder / "tables.json", log, version(bake, embeddings)),
-            "wheels": cache.Memo(folder / "wheels.json", log, version(wheel))}
+            "wheels": cache.Memo(folder / "wheels.json", log, version(wheel)),
+            "corpora": cache.Memo(folder / "corpora.json", log, version(corpora))}
 
 
 def default_source_date_epoch(root: Path) -> None:
