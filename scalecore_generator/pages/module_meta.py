@@ -160,6 +160,9 @@ def check_callouts(markdown: str, page: str, line_offset: int = 0) -> None:
     with the page, the line and the type to write."""
     from scalecore_generator.blocks.scanner import fenced_lines
 
+    codes = [re.escape(code) for code, callout in CALLOUTS.items() if callout != code]
+    if not re.search(rf"(?:!!!|\?\?\?)\+?[ \t]+(?:{'|'.join(codes)})", markdown):
+        return  # no admonition names an audience anywhere (fenced or not): every page but a mistaken one
     for number, (line, fenced) in enumerate(zip(markdown.split("\n"), fenced_lines(markdown)), start=1 + line_offset):
         match = None if fenced else ADMONITION.match(line)
         if match and match["type"] in CALLOUTS and CALLOUTS[match["type"]] != match["type"]:

@@ -109,9 +109,11 @@ def expand_quotes(markdown: str, tree: dict, page: str, line_offset: int = 0) ->
     """
     from scalecore_generator.blocks.scanner import fenced_lines
 
+    if "{{" not in markdown:  # most pages quote nothing: no line to look at
+        return markdown
     lines = markdown.split("\n")
     for number, (text, fenced) in enumerate(zip(lines, fenced_lines(markdown))):
-        if not fenced:
+        if not fenced and "{{" in text:
             lines[number] = _expand_line(text, tree, page, number + 1 + line_offset)
     return "\n".join(lines)
 
