@@ -308,7 +308,9 @@ class KindBake:
     groups: dict[str, str] = field(default_factory=dict)  # group -> site path of its data.js
     entries: dict[str, Path] = field(default_factory=dict)  # site folder of a group -> its cache entry
     computed: int = 0
-    listed: dict[str, list[str]] = field(default_factory=dict, repr=False)  # entries found intact -> their files
+    listed: dict[str, dict[str, str]] = field(default_factory=dict, repr=False)  # entries found intact -> their files
+    # each file's sha256, as its entry's record gives it (checked when found, written when baked)
+    digests: dict[str, str] = field(default_factory=dict, repr=False)
 
 
 @dataclass(frozen=True)
@@ -365,9 +367,12 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
     _run(jobs, baked, workers, budget, used_at, started, log, cluster, kinds_by_name)
     for name, bake in baked.items():
         for folder, target in bake.entries.items():  # an entry found intact listed its files when checked
-            names = bake.listed.pop(folder, None)
-            bake.files.update({f"{folder}/{name}": target / name for name in names} if names is not None
-                              else _entry_files(target, folder))
+            recorded = bake.listed.pop(folder, None)
+            if recorded is None:
+                recorded = json.loads((target / cache.RECORD).read_text(encoding="utf-8"))["files"]
+            for file, sha256 in sorted(recorded.items()):
+                bake.files[f"{folder}/{file}"] = target / file
+                bake.digests[os.path.join(target, file)] = sha256
         bake.computed = sum(1 for kind, _ in jobs if kind == name)
     return baked
 
@@ -424,13 +429,6 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None,
                              inputs={path: str(inputs[path]) for path in reads},
                              points=[(point, p, grid.inner(point)) for point, p in zip(points, params)]))
     return bake, jobs
-
-
-def _entry_files(target: Path, folder: str) -> dict[str, Path]:
-    """Site path -> file of an intact entry: the files its record lists (checked against the
-    folder when it was found, written with them when it was baked)."""
-    files = json.loads((target / cache.RECORD).read_text(encoding="utf-8"))["files"]
-    return {f"{folder}/{name}": target / name for name in sorted(files)}
 
 
 class LocalProcesses:

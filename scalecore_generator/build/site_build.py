@@ -377,6 +377,9 @@ class SiteBuild:
         self.baked = bake.bake_kinds(self.used, sites, self.tables_files, self.cache, self.workers(), budget,
                                      self.used_at, self.log, imports=self.memos["imports"], cluster=self._cluster(),
                                      digest=self.digests.of, use=self.cache_use)
+        for baked in self.baked.values():  # each file's sha256 as its entry's record gives it
+            for path, digest in baked.digests.items():
+                self.digests.vouch(path, digest)
         computed = sum(b.computed for b in self.baked.values())
         self.log.info(f"bake: {sum(b.grid.size for b in self.baked.values())} points ready in "
                       f"{time.monotonic() - started:.1f} s ({computed} groups computed)")

@@ -45,6 +45,7 @@ class Digests:
         self._before = self._read()
         self._known: dict[str, list] = {}  # path -> identity + [sha256]: what this build knows
         self._settled: set[str] = set()  # the paths of those the next build may take from the ledger
+        self._vouched: dict[str, str] = {}  # path -> sha256 this build checked otherwise (vouch)
         self.read = 0  # files this build had to read (for the benchmark's report)
 
     def _read(self) -> dict[str, list]:
@@ -72,7 +73,16 @@ class Digests:
         return None
 
     def of(self, path: Path) -> str:
-        return self.sized(path)[0]
+        vouched = self._vouched.get(os.path.abspath(path)) if self._vouched else None
+        return vouched if vouched is not None else self.sized(path)[0]
+
+    def vouch(self, path: Path, digest: str) -> None:
+        """``path`` holds bytes whose sha256 is ``digest``, as this build has just checked (a
+        cache entry's file, found to match its entry's record, or written with it): of() gives
+        it without a stat for the rest of the build. Only for a file nothing rewrites for the
+        rest of the build: a cache entry's, once the bake is done (an entry is written whole
+        into a temporary folder and renamed into place, then only read)."""
+        self._vouched[os.path.abspath(path)] = digest
 
     def sized(self, path: Path) -> tuple[str, int]:
         """The file's sha256 and its size (one stat for both)."""

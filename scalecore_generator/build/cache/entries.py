@@ -68,16 +68,16 @@ def damage(folder: Path, digest=sha256_file) -> str | None:
     return _checked(folder, digest)[0]
 
 
-def _checked(folder: Path, digest) -> tuple[str | None, list[str]]:
-    """(damage's answer, the names of the files the record lists)."""
+def _checked(folder: Path, digest) -> tuple[str | None, dict[str, str]]:
+    """(damage's answer, the record's files: name -> sha256, sorted by name)."""
     try:
         record = json.loads((folder / RECORD).read_text(encoding="utf-8"))
         files = record["files"]
     except FileNotFoundError:
-        return f"it has no {RECORD}", []
+        return f"it has no {RECORD}", {}
     except (OSError, ValueError, KeyError, TypeError) as error:
-        return f"its {RECORD} is unreadable ({type(error).__name__})", []
-    return _mismatch(folder, files, digest), sorted(files)
+        return f"its {RECORD} is unreadable ({type(error).__name__})", {}
+    return _mismatch(folder, files, digest), dict(sorted(files.items()))
 
 
 def _mismatch(folder: Path, files: dict, digest) -> str | None:
@@ -106,8 +106,9 @@ def usable(folder: Path, log, digest=sha256_file, use=None) -> bool:
     return intact_files(folder, log, digest, use) is not None
 
 
-def intact_files(folder: Path, log, digest=sha256_file, use=None) -> list[str] | None:
-    """usable(), answered with the names of the entry's files (its record's, sorted), or None."""
+def intact_files(folder: Path, log, digest=sha256_file, use=None) -> dict[str, str] | None:
+    """usable(), answered with the entry's files (its record's: name -> sha256, each just found
+    to match; sorted by name), or None."""
     if not folder.is_dir():
         return None
     problem, files = _checked(folder, digest)
