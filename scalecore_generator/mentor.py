@@ -548,11 +548,9 @@ class Collector:
                     panels.setdefault(panel["kind"], f"{page.url}#{panel['anchor']}")
             # The numbers of the kinds this page shows: a prerequisite's numbers are its mentor's.
             shown = {panel["kind"] for panel in self.pages[url].panels} | {"corpus", "settings"}
-            fact_tree = facts(tree, shown)
 
-            def write(typeset):
-                return data_script(self.pages[url], sources, fact_tree, panels, str(meta["code"]), typeset, axes,
-                                   self.memo)
+            def write(typeset, url=url, sources=sources, shown=shown, panels=panels, code=str(meta["code"])):
+                return data_script(self.pages[url], sources, facts(tree, shown), panels, code, typeset, axes, self.memo)
 
             key = self._script_key(url, sources, tree, shown, panels, str(meta["code"]), axes, typesetter)
             out[script_path(url)] = write(typeset) if key is None else self._remembered(key, write, typeset)

@@ -47,14 +47,15 @@ def _read(path: str) -> tuple[str, int]:
     return sha256_file(Path(path)), os.stat(path).st_size
 
 
-def listing(site: Path, describe=_read, also: dict[str, str] | None = None) -> dict:
+def listing(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None = None) -> dict:
     """Every file of the site the worker may serve from its cache, with its sha256 and size
     (``describe(path)``: the build's cache.Digests.sized, which knows both of an unchanged file
-    from one stat). ``also``: files the site will hold that are still elsewhere (site path ->
-    path): the folders a staged site takes whole at its swap."""
+    from one stat). ``also``: files the site will hold that are not in it yet, with their sha256
+    and size (site path -> both): the folders a staged site takes whole at its swap."""
     own = {LISTING, WORKER}
+    also = also or {}
     found = _site_files(os.fspath(site))
-    found.update(also or {})
+    found.update(also)
     files = {}
     for site_path in sorted(found):
         if site_path in own or site_path.endswith(NOT_LISTED) or site_path.startswith("."):
@@ -62,7 +63,7 @@ def listing(site: Path, describe=_read, also: dict[str, str] | None = None) -> d
         if site_path.endswith(PRECOMPRESSED) and site_path.rsplit(".", 1)[0] in found:
             continue  # the browser asks for the file itself (and gets these bytes decoded)
         path = found[site_path]
-        sha256, size = describe(path)
+        sha256, size = also[site_path] if site_path in also else describe(path)
         entry = {"sha256": sha256, "bytes": size}
         if is_runtime(site_path):
             entry["runtime"] = True
@@ -194,7 +195,7 @@ def app_files(name: str, description: str, memo=None) -> dict[str, bytes]:
     return {WEB_MANIFEST: text.encode("utf-8"), **drawn}
 
 
-def write(site: Path, describe=_read, also: dict[str, str] | None = None) -> dict:
+def write(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None = None) -> dict:
     """The listing and the worker, written last into the finished site; returns the listing."""
     found = listing(site, describe, also)
     _replace(site / LISTING, json.dumps(found, sort_keys=True, separators=(",", ":")) + "\n")

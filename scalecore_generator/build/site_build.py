@@ -123,9 +123,9 @@ class SiteBuild:
         self.files: dict[str, Path] = {}
         self.contents: dict[str, str] = {}
         self.published: dict[str, str] = {}  # what publish() wrote, in its final place -> its sha256
-        # site path -> (source file or bytes, published place, staged place, sha256) of each file
-        # the published site already has with the same bytes: placed by finish() (_place_unchanged)
-        self.unchanged: dict[str, tuple[str | bytes, str, str, str]] = {}
+        # site path -> (source file or bytes, published place, staged place, sha256, size) of each
+        # file the published site already has with the same bytes: placed by finish() (_place_unchanged)
+        self.unchanged: dict[str, tuple[str | bytes, str, str, str, int]] = {}
         self.carried: list[str] = []  # the published site's folders the staged one takes whole
         self.template_caches = None  # configure(): compiled templates and rendered views, this build's
         self.views = None
@@ -175,10 +175,11 @@ class SiteBuild:
         self.views = views.Views(self.cache / "views.json", self.log)
         self.panel_templates = PanelTemplates(self.views, compiled)
         self.module_templates = module_page.environment(compiled)
-        # The memos and views just read are a few hundred thousand objects that live as long as
-        # the build: kept out of the cyclic collector's walks until it ends (its one full
-        # collection in a warm build walked them all: 18 to 50 ms). finish() and abandon() give
-        # them back, so a dev server's next build frees what this one no longer holds.
+        # What the build holds once configured (the engine's configuration, the kinds, the views
+        # read: some 40,000 objects for this repository's site) lives as long as the build: kept
+        # out of the cyclic collector's walks until it ends. A warm build then makes no full
+        # collection, where it made one of 15 to 50 ms. finish() and abandon() give them back,
+        # so a dev server's next build frees what this one no longer holds.
         gc.freeze()
 
     def stage(self) -> Path:
@@ -332,7 +333,7 @@ class SiteBuild:
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="scalecore-snapshot")
         job = pool.submit(snapshot.make, runtime.pyodide_folder(self.root), live.wheels(),
                           snapshot.compute_modules(computes), self.cache, self.log,
-                          cached_only=self.command == "serve", use=self.cache_use)
+                          cached_only=self.command == "serve", use=self.cache_use, digest=self.digests.of)
         pool.shutdown(wait=False)
         return job
 
@@ -431,7 +432,7 @@ class SiteBuild:
                              settings=dict(d_model=settings.d_model, d_k=settings.d_k,
                                            sqrt_d_k=settings.d_k ** 0.5, vocabulary_size=settings.vocabulary_size,
                                            tokens=len(self.tokens), seeds=len(settings.seeds)),
-                             memo=self.memos["quotes"])
+                             memo=self.memos["quotes"], derived_memo=self.memos["facts"])
 
     def _check_shared_sentence(self) -> None:
         missing = {name: words for name, words in self.unknown_words.items() if words}
@@ -468,8 +469,9 @@ class SiteBuild:
         digest = self.digests.of(source)
         earlier = self._published_place(target)
         self.published[earlier] = digest
-        if earlier != target and self.digests.known(earlier) == digest:
-            self.unchanged[site_path] = (os.fspath(source), earlier, target, digest)
+        published, size = self.digests.known_sized(earlier) if earlier != target else (None, 0)
+        if published == digest:
+            self.unchanged[site_path] = (os.fspath(source), earlier, target, digest, size)
             return
         if earlier != target or self.digests.known(target) != digest:
             disk.clone_or_copy(Path(source), Path(target))
@@ -482,7 +484,7 @@ class SiteBuild:
         earlier = self._published_place(target)
         self.published[earlier] = digest
         if earlier != target and self.digests.known(earlier) == digest:
-            self.unchanged[site_path] = (data, earlier, target, digest)
+            self.unchanged[site_path] = (data, earlier, target, digest, len(data))
             return
         os.makedirs(os.path.dirname(target), exist_ok=True)
         if os.path.lexists(target):
@@ -491,19 +493,19 @@ class SiteBuild:
             stream.write(data)
         self.digests.wrote(target, digest)
 
-    def _place_unchanged(self, site_dir: str) -> dict[str, str]:
+    def _place_unchanged(self, site_dir: str) -> dict[str, tuple[str, int]]:
         """Put the files the published site already has (``unchanged``) into the staged one, once
         the engine has written its own: the folders holding only such files are carried whole at
         the swap (site_swap.folders_to_carry: one rename for the hundreds of a kind's baked
-        points), the others linked one by one. Returns the carried files, site path -> where they
-        are until the swap, for the offline listing. A file the engine wrote at the same path
-        wins, as it would have had ours been copied first."""
+        points), the others linked one by one. Returns the carried files, site path -> their
+        sha256 and size, for the offline listing. A file the engine wrote at the same path wins,
+        as it would have had ours been copied first."""
         self.carried = folders_to_carry(site_dir, os.fspath(self.staged.final), set(self.unchanged))
         inside = tuple(f"{folder}/" for folder in self.carried)
         carried = {}
-        for site_path, (source, earlier, target, digest) in sorted(self.unchanged.items()):
+        for site_path, (source, earlier, target, digest, size) in sorted(self.unchanged.items()):
             if site_path.startswith(inside):
-                carried[site_path] = earlier
+                carried[site_path] = (digest, size)
                 continue
             try:
                 self._in_place(os.link, earlier, target, replace=False)
@@ -799,6 +801,7 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
     return {"imports": cache.Memo(folder / "imports.json", log, version(bake)),
             "mentor": cache.Memo(folder / "mentor.json", log, version(mentor)),
             "quotes": cache.Memo(folder / "quotes.json", log, version(quotes, mentor)),
+            "facts": cache.Memo(folder / "facts.json", log, version(quotes, mentor)),
             "markdown": cache.Memo(folder / "markdown.json", log, version(base)),
             "offscreen": cache.Memo(folder / "offscreen.json", log, version(offscreen)),
             "app": cache.Memo(folder / "app.json", log, version(offline)),

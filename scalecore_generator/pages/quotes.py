@@ -39,9 +39,12 @@ class LazyNamespace(dict):
     (``derived``), under that key: a warm build with the same entries makes no tree at all.
     """
 
-    def __init__(self, kinds: dict, corpora: dict, settings: dict, memo=None):
+    def __init__(self, kinds: dict, corpora: dict, settings: dict, memo=None, derived_memo=None):
         super().__init__({**{name: None for name in kinds}, "corpus": corpora, "settings": settings})
+        # quoted values in ``memo``; values derived from whole trees (the mentor's facts, large)
+        # in ``derived_memo`` (``memo`` when not given), which a build that needs none never reads
         self._kinds, self._memo = dict(kinds), memo
+        self._derived_memo = derived_memo if derived_memo is not None else memo
 
     def __getitem__(self, name):
         value = super().__getitem__(name)
@@ -59,14 +62,14 @@ class LazyNamespace(dict):
     def items(self):
         return [(name, self[name]) for name in self]
 
-    def _remembered(self, kind: str, what: str, make):
-        if self._memo is None or kind not in self._kinds:
+    def _remembered(self, memo, kind: str, what: str, make):
+        if memo is None or kind not in self._kinds:
             return make()
-        return self._memo.get(f"{self._kinds[kind][0]}/{what}", make)
+        return memo.get(f"{self._kinds[kind][0]}/{what}", make)
 
     def value(self, path: str):
         """``resolve(self, path)``, from the memo when a build with the same entries quoted it."""
-        return self._remembered(path.split("/")[0], f"quote/{path}", lambda: resolve(self, path))
+        return self._remembered(self._memo, path.split("/")[0], f"quote/{path}", lambda: resolve(self, path))
 
     def key(self, kind: str) -> str | None:
         """The hash of everything ``kind``'s tree depends on; None for a part made of plain values."""
@@ -74,7 +77,7 @@ class LazyNamespace(dict):
 
     def derived(self, kind: str, what: str, make):
         """``make()`` (which reads ``self[kind]``), from the memo when known."""
-        return self._remembered(kind, what, make)
+        return self._remembered(self._derived_memo, kind, what, make)
 
 
 def resolve(tree, path: str):

@@ -134,22 +134,23 @@ def _epoch_ms() -> int:
 
 
 def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path, log,
-         cached_only: bool = False, use=None) -> Snapshot:
+         cached_only: bool = False, use=None, digest=cache.sha256_file) -> Snapshot:
     """The snapshot for these inputs: from the cache, or made now (about 10 s) and cached.
     Raises SnapshotError when it cannot be made (SnapshotUnavailable: no Chromium, or
     ``cached_only`` and none is cached: ``mkdocs serve`` rebuilds on every edit of the core, and
     a new wheel would mean a new snapshot each time). ``use``: the build's use of the cache
-    (cache.SharedUse), which notes the entry."""
+    (cache.SharedUse), which notes the entry; ``digest``: a file's sha256, the build's ledger's
+    (cache.Digests.of), through which a warm build reads neither Pyodide's 10 MB nor the
+    snapshot's again to find its entry."""
     browser = chromium()
-    runtime_files = {name: cache.sha256_file(pyodide / name) for name in PYODIDE_FILES}
-    wheel_shas = [cache.sha256_file(wheel) for wheel in wheels]
+    runtime_files = {name: digest(pyodide / name) for name in PYODIDE_FILES}
+    wheel_shas = [digest(wheel) for wheel in wheels]
     version = json.loads((pyodide / "package.json").read_text(encoding="utf-8"))["version"]
     inputs = {"format": FORMAT, "runtime": runtime_files, "wheels": wheel_shas, "imports": list(imports),
               "epoch_ms": _epoch_ms(), "maker": [cache.sha256_file(MAKER), cache.sha256_file(Path(__file__))],
               "npm_version": version, "chromium": _chromium_version(browser, cache_root)}
-    digest = hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:24]
-    folder = cache_root / "snapshot" / digest
-    if cache.usable(folder, log, use=use):
+    folder = cache_root / "snapshot" / hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:24]
+    if cache.usable(folder, log, digest, use=use):
         info = json.loads((folder / "info.json").read_text(encoding="utf-8"))
         return Snapshot(folder / Path(SITE_PATH).name, info["key"], tuple(info["imports"]), info["raw_bytes"])
     if cached_only:

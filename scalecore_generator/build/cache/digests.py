@@ -105,11 +105,16 @@ class Digests:
     def known(self, path: Path) -> str | None:
         """The file's sha256 if this build or the ledger knows it for the file as it is now; never
         reads the file (None: unknown, or changed since)."""
+        return self.known_sized(path)[0]
+
+    def known_sized(self, path: Path) -> tuple[str | None, int]:
+        """known(), and the file's size from the same stat (0 when there is no file)."""
         key = os.path.abspath(path)
         try:
-            return self._recall(key, _identity(os.stat(key)))
+            stat = os.stat(key)
         except OSError:
-            return None
+            return None, 0
+        return self._recall(key, _identity(stat)), stat.st_size
 
     def wrote(self, path: Path, digest: str) -> None:
         """This build wrote ``path`` with bytes whose sha256 is ``digest`` (a copy of a file it

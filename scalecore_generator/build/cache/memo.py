@@ -57,11 +57,19 @@ class Memo:
     code that derives the values: another version starts empty."""
 
     def __init__(self, path: Path | None, log, version: str = ""):
-        self.path, self.version = (Path(path) if path is not None else None), version
-        data = read_record(self.path, log) if self.path is not None else None
-        fresh = isinstance(data, dict) and data.get("version") == version and isinstance(data.get("values"), dict)
-        self.values: dict = dict(data["values"]) if fresh else {}
-        self.loaded, self.used = set(self.values), set()
+        self.path, self.version, self.log = (Path(path) if path is not None else None), version, log
+        self._values: dict | None = None  # read on first use: a build that asks nothing of it reads nothing
+        self.loaded, self.used = set(), set()
+
+    @property
+    def values(self) -> dict:
+        if self._values is None:
+            data = read_record(self.path, self.log) if self.path is not None else None
+            fresh = isinstance(data, dict) and data.get("version") == self.version and \
+                isinstance(data.get("values"), dict)
+            self._values = dict(data["values"]) if fresh else {}
+            self.loaded = set(self._values)
+        return self._values
 
     def get(self, key: str, make):
         """The value under ``key``, or ``make()`` (kept for later builds)."""
@@ -81,8 +89,8 @@ class Memo:
         self.used.add(key)
 
     def save(self) -> None:
-        if self.path is None or self.used == self.loaded:
-            return
+        if self.path is None or self._values is None or self.used == self.loaded:
+            return  # unused by this build (left as it is for the next), or unchanged
         try:
             write_record(self.path, {"version": self.version, "values": {k: self.values[k] for k in sorted(self.used)}})
             self.loaded = set(self.used)
