@@ -17,6 +17,10 @@ staging folder file by file: it is carried, moved whole from the published site 
 one just before the swap (``folders_to_carry``, ``commit(carried)``), one rename for hundreds of
 files. A build that fails before the swap has moved nothing; a process killed between the moves
 and the swap leaves a journal, and the next build moves the folders back before anything else.
+The price: from the first of those renames to the exchange (a rename each, then the exchange:
+0.4 to 1.3 ms for this repository's nine carried folders, the journal's writing included), a
+request for a file in a carried folder finds none. Linking each file instead had no such
+instant, and cost a warm build 60 to 100 ms.
 """
 
 import ctypes
