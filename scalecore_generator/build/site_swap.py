@@ -9,7 +9,8 @@ Two builds of one checkout at once must not share anything: each build stages in
 its own (``.site.partial-<pid>``), and one lock per published folder (``.site.lock``, held with
 ``flock`` for the whole build) lets only one of them run; the other stops at once, naming the
 process that holds it. The swap itself is one atomic ``renameat2(RENAME_EXCHANGE)`` on Linux, so a
-web server reading ``site/`` sees the old tree or the new one, never a missing or partial folder.
+web server reading ``site/`` sees the old tree or the new one, never a partial one (but for the
+instant described below, when unchanged folders are carried over).
 
 A warm build changes few of the site's thousand files. A folder whose every file the new site
 publishes unchanged (the baked points of a kind, the runtime) is not copied or linked into the
