@@ -563,7 +563,7 @@ class Collector:
         kinds = getattr(tree, "key", None)
         if kinds is None or any(page.url not in self.keys for page in sources):
             return None
-        facts_key = {name: kinds(name) if kinds(name) is not None else tree[name] for name in sorted(shown) if name in tree}
+        facts_key = {name: kinds(name) or tree[name] for name in sorted(shown) if name in tree}
         seen = [url, code, [self.keys[page.url] for page in sources], facts_key, panels,
                 {kind: list(names) for kind, names in sorted((axes or {}).items()) if kind in panels}, typesetter]
         return "script:" + hashlib.sha256(json.dumps(seen, sort_keys=True).encode("utf-8")).hexdigest()

@@ -55,15 +55,14 @@ def listing(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None 
     own = {LISTING, WORKER}
     also = also or {}
     found = _site_files(os.fspath(site))
-    found.update(also)
+    everything = found.keys() | also.keys()
     files = {}
-    for site_path in sorted(found):
+    for site_path in sorted(everything):
         if site_path in own or site_path.endswith(NOT_LISTED) or site_path.startswith("."):
             continue
-        if site_path.endswith(PRECOMPRESSED) and site_path.rsplit(".", 1)[0] in found:
+        if site_path.endswith(PRECOMPRESSED) and site_path.rsplit(".", 1)[0] in everything:
             continue  # the browser asks for the file itself (and gets these bytes decoded)
-        path = found[site_path]
-        sha256, size = also[site_path] if site_path in also else describe(path)
+        sha256, size = also[site_path] if site_path in also else describe(found[site_path])
         entry = {"sha256": sha256, "bytes": size}
         if is_runtime(site_path):
             entry["runtime"] = True

@@ -466,31 +466,24 @@ class SiteBuild:
         and a warm build neither copies nor deletes the runtime's few hundred MB again (the full
         stack's python.wasm alone is 99 MB). Nothing writes into a published file: the build
         stages a new site and swaps it in."""
-        digest = self.digests.of(source)
-        earlier = self._published_place(target)
-        self.published[earlier] = digest
-        published, size = self.digests.known_sized(earlier) if earlier != target else (None, 0)
-        if published == digest:
-            self.unchanged[site_path] = (os.fspath(source), earlier, target, digest, size)
-            return
-        if earlier != target or self.digests.known(target) != digest:
-            disk.clone_or_copy(Path(source), Path(target))
-        self.digests.wrote(target, digest)
+        self._place(site_path, target, self.digests.of(source), os.fspath(source))
 
     def _write(self, data: bytes, target: str, site_path: str) -> None:
-        """Give the site ``target`` with ``data`` (a figure, a mentor script): like publish(), the
-        bytes the published site already has at that path are placed by finish(), not written."""
-        digest = hashlib.sha256(data).hexdigest()
+        """Give the site ``target`` with ``data`` (a figure, a mentor script), as publish() does a file."""
+        self._place(site_path, target, hashlib.sha256(data).hexdigest(), data)
+
+    def _place(self, site_path: str, target: str, digest: str, source: str | bytes) -> None:
+        """publish() and _write(): ``source`` (a file, or bytes) at ``target``, unless the published
+        site already has those bytes there (then placed by finish(): _place_unchanged)."""
         earlier = self._published_place(target)
         self.published[earlier] = digest
-        if earlier != target and self.digests.known(earlier) == digest:
-            self.unchanged[site_path] = (data, earlier, target, digest, len(data))
-            return
-        os.makedirs(os.path.dirname(target), exist_ok=True)
-        if os.path.lexists(target):
-            os.unlink(target)  # a new file: never written through a link publish() made
-        with open(target, "wb") as stream:
-            stream.write(data)
+        if earlier != target:
+            published, size = self.digests.known_sized(earlier)
+            if published == digest:
+                self.unchanged[site_path] = (source, earlier, target, digest, size)
+                return
+        if earlier != target or self.digests.known(target) != digest:
+            _copy(source, target)
         self.digests.wrote(target, digest)
 
     def _place_unchanged(self, site_dir: str) -> dict[str, tuple[str, int]]:
@@ -508,32 +501,14 @@ class SiteBuild:
                 carried[site_path] = (digest, size)
                 continue
             try:
-                self._in_place(os.link, earlier, target, replace=False)
+                _link(earlier, target)
             except FileExistsError:  # the engine's own file
                 self.published.pop(earlier, None)
                 continue
             except OSError:  # another file system, or one without links: a copy of its own
-                if isinstance(source, bytes):
-                    Path(target).write_bytes(source)
-                else:
-                    disk.clone_or_copy(Path(source), Path(target))
+                _copy(source, target)
             self.digests.wrote(target, digest)
         return carried
-
-    def _in_place(self, make, source: str, target: str, replace: bool = True) -> None:
-        """``make(source, target)`` (a link), its folder made and an earlier file at ``target``
-        removed (``replace``) only when needed: a staged site starts empty, and for its thousand
-        files a failed unlink and a mkdir each were a third of the time publishing took."""
-        try:
-            make(source, target)
-        except FileExistsError:
-            if not replace:
-                raise
-            os.unlink(target)
-            make(source, target)
-        except FileNotFoundError:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
-            make(source, target)
 
     def write_files(self, site_dir: Path) -> None:
         """Everything the site serves besides the engine's pages: the baked data, the runtime and
@@ -784,19 +759,22 @@ def _is_ours(extension) -> bool:
 def _memos(folder: Path, log) -> dict[str, cache.Memo]:
     """What a warm build need not derive again (build/cache.Memo), each versioned by the code
     that derives it: the modules each source imports (the bake's keys), each page's mentor
-    passages, the values pages quote with the mentor's facts, the HTML of the authors' texts in
-    blocks (blocks/base.py), each page with its off-screen boxes (pages/offscreen.py), the
-    web app's icons (build/offline.py), the kinds' files found sound (kinds/registry.py) and
-    what the embedding tables give the site (_learn_tables), the sha256 of the wheels built
-    (runtime/wheel.py) and of each corpus's text and metadata together (build/corpora.py)."""
+    passages and each module's mentor script, the values pages quote, the mentor's facts, the
+    HTML of the authors' texts in blocks (blocks/base.py), each page with its off-screen boxes
+    (pages/offscreen.py), the web app's icons (build/offline.py), the kinds' files found sound
+    (kinds/registry.py), what the embedding tables give the site (_learn_tables), the sha256 of
+    the wheels built (runtime/wheel.py), and of each corpus's text and metadata together
+    (build/corpora.py). Each memo is read when first used."""
     from scalecore import embeddings
-    from scalecore_generator.runtime import wheel
     from scalecore_generator.blocks import base
     from scalecore_generator.build import corpora
     from scalecore_generator.pages import quotes
+    from scalecore_generator.runtime import wheel
+
+    source = functools.cache(lambda module: Path(module.__file__).read_bytes())  # a module versions several
 
     def version(*modules):
-        return hashlib.sha256(b"".join(Path(m.__file__).read_bytes() for m in modules)).hexdigest()
+        return hashlib.sha256(b"".join(source(module) for module in modules)).hexdigest()
 
     return {"imports": cache.Memo(folder / "imports.json", log, version(bake)),
             "mentor": cache.Memo(folder / "mentor.json", log, version(mentor)),
@@ -822,6 +800,30 @@ def default_source_date_epoch(root: Path) -> None:
     except (OSError, subprocess.SubprocessError):
         stamp = ""
     os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01
+
+
+def _link(source: str, target: str) -> None:
+    """A hard link at ``target``, its folder made only when missing: a staged site starts empty,
+    and for its thousand files a mkdir each was a third of the time publishing took. An existing
+    ``target`` (FileExistsError) is the caller's to judge."""
+    try:
+        os.link(source, target)
+    except FileNotFoundError:
+        os.makedirs(os.path.dirname(target), exist_ok=True)
+        os.link(source, target)
+
+
+def _copy(source: str | bytes, target: str) -> None:
+    """``target`` as a file of its own with ``source``'s bytes (a file of the cache or the installed
+    packages: disk.clone_or_copy; or bytes the build made): never written through a link."""
+    if not isinstance(source, bytes):
+        disk.clone_or_copy(Path(source), Path(target))
+        return
+    os.makedirs(os.path.dirname(target), exist_ok=True)
+    if os.path.lexists(target):
+        os.unlink(target)  # a new file: never written through a link to a published one
+    with open(target, "wb") as stream:
+        stream.write(source)
 
 
 def _write_if_changed(path: Path, text: str) -> None:

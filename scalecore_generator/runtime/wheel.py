@@ -213,7 +213,7 @@ def build_wheel(source_dir: Path, out_dir: Path, memo=None, digest=None) -> Path
     for entry, data in entries:
         key.update(f"{entry}\0{len(data)}\0".encode("utf-8") + data)
     made = memo.get(key.hexdigest(), lambda: _write_wheel(entries, stamp, target))
-    if not target.is_file() or (digest or _sha256_file)(target) != made:
+    if not target.is_file() or (digest or sha256_of)(target) != made:
         memo.put(key.hexdigest(), _write_wheel(entries, stamp, target))
     return target
 
@@ -247,10 +247,6 @@ def _write_wheel(entries: list[tuple[str, bytes]], stamp, target: Path) -> str:
         Path(tmp_name).unlink(missing_ok=True)
         raise
     return hashlib.sha256(wheel).hexdigest()
-
-
-def _sha256_file(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def main(argv: list[str] | None = None) -> int:
