@@ -6,6 +6,7 @@ first build (``cold``) is shared: tests copy its folder (sources, site and cache
 from there.
 """
 
+import json
 import os
 import re
 import shutil
@@ -243,3 +244,43 @@ def test_a_page_links_to_the_builds_own_files_as_to_any_file_of_the_site(cold, t
     assert result.lines("WARNING") == [
         f"Doc file 'lesson.md' contains a link '{UNITS}/nowhere.json', but the target is not found among documentation "
         "files."], result.describe()
+
+
+# --------------------------------------------------------------------------------------------
+# Other plugins
+# --------------------------------------------------------------------------------------------
+
+# A site's own hook, as any other plugin: what it finds of the panels' fallbacks in the page's
+# content (what a search plugin indexes) and in the page's HTML when it is written.
+SPY = '''
+import json
+from pathlib import Path
+
+def on_page_context(context, page, config, nav):
+    _note(page, "content", page.content)
+
+def on_post_page(output, page, config):
+    _note(page, "output", output)
+
+def _note(page, moment, html):
+    seen = Path(__file__).with_name("seen.json")
+    notes = json.loads(seen.read_text()) if seen.exists() else {}
+    notes.setdefault(page.file.src_uri, {})[moment] = {
+        "fallbacks": html.count("<scalecore-fallback"), "tables": html.count("<table"), "length": len(html)}
+    seen.write_text(json.dumps(notes))
+'''
+
+
+def test_other_plugins_get_the_fallbacks_in_the_written_page_not_in_the_indexed_content(cold, tmp_path):
+    """The panels' fallbacks are left out of every search index (data-search-exclude): a search
+    plugin need not parse them, so the page's content holds them back until the page is
+    written. Another plugin's ``on_post_page`` (here a site's own hook) gets the whole page;
+    the published page is the one a build without the hook writes."""
+    folder = from_cold(cold, tmp_path)
+    (folder / "spy.py").write_text(SPY, encoding="utf-8")
+    edit(folder / "mkdocs.yml", "nav:\n", "hooks:\n  - spy.py\n\nnav:\n")
+    succeeded(build(folder))
+    lesson = json.loads((folder / "seen.json").read_text())["lesson.md"]
+    assert lesson["content"]["fallbacks"] == lesson["output"]["fallbacks"] > 0
+    assert lesson["content"]["tables"] == 0 < lesson["output"]["tables"]
+    assert tree(folder / "site") == cold[1]

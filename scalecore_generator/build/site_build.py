@@ -10,7 +10,8 @@ engine needs it:
                        written by write_files(site) rather than by the engine
     expand(page, md)   a page's blocks, quotes and generated tables (blocks/extension.py calls it)
     restore(page, html), read(page, html)   its panels back, its passages for the mentor
-    finish_page(page, html)   its math, its font preload and its Content-Security-Policy
+                       (the panels' fallbacks held back from the engine's search until:)
+    finish_page(page, html)   its fallbacks, math, font preload and Content-Security-Policy
     finish()           the figures and mentor scripts written, the offline listing and service
                        worker last (build/offline.py), caches saved, the site swapped in
     abandon()          a build that failed leaves the previous site and cache as they were
@@ -39,6 +40,7 @@ from scalecore.embeddings import cached_embeddings, table_path
 from scalecore.experiment import sentence_tokens
 from scalecore_generator import mentor, vendor
 from scalecore_generator.blocks.base import PanelTemplates
+from scalecore_generator.blocks.stash import Stash, hold_back_fallbacks
 from scalecore_generator.build import bake, cache, disk, offline
 from scalecore_generator.build.corpora import load_for_build
 from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
@@ -118,6 +120,7 @@ class SiteBuild:
         self.cache_use = None
         self.minifier = None
         self.stashes = {}  # page -> its panels while Python-Markdown converts it (blocks/stash.py)
+        self.held_back = Stash()  # the pages' fallbacks, from read() to finish_page()
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
         self.mentor_model = None
         self.files: dict[str, Path] = {}
@@ -243,6 +246,7 @@ class SiteBuild:
         self.files.update(frontend.minified(self.files, self.own_folders(), self.minifier))
         self.figures = {}
         self.stashes = {}
+        self.held_back = Stash()
         self.mentor = mentor.Collector(self.memos["mentor"])  # every page's passages, for the module pages' mentor
         self.quotes = self._quote_tree()
         self.manifest = self._manifest(live)
@@ -612,15 +616,22 @@ class SiteBuild:
         theme wraps it (and before the math is typeset: a passage keeps its formula as readable
         text). Then the runs between headings become boxes the browser skips off screen
         (pages/offscreen.py). ``resolve_link``: for an engine that turns links to .md files into
-        pages' URLs only after this step (Zensical), the mentor reads them as they will be."""
+        pages' URLs only after this step (Zensical), the mentor reads them as they will be.
+        The content returned holds its panels' fallbacks back until finish_page (blocks/stash.py:
+        a search index leaves them out anyway, and a search plugin parsed every tag to do so)."""
         from scalecore_generator.blocks.base import PAGE_LINK
 
         read = html
         if resolve_link is not None:
             read = PAGE_LINK.sub(lambda m: f'href="{resolve_link(m[1]) or m[1]}{m[2] or ""}"', html)
         self.mentor.read(read, page.dest_uri, page.title, page.meta)
-        return self.memos["offscreen"].get(hashlib.sha256(html.encode("utf-8")).hexdigest(),
-                                           lambda: offscreen.wrap(html))
+        boxed = self.memos["offscreen"].get(hashlib.sha256(html.encode("utf-8")).hexdigest(),
+                                            lambda: offscreen.wrap(html))
+        return hold_back_fallbacks(boxed, self.held_back)
+
+    def put_back(self, html: str) -> str:
+        """A page's HTML with the fallbacks read() held back in it again."""
+        return self.held_back.restore(html)
 
     def check_neighbours(self, pages: list[PageInfo]) -> None:
         """Every prerequisite and next title of a module page names a page (or is external)."""
@@ -636,12 +647,13 @@ class SiteBuild:
             raise BuildError(str(error)) from None
 
     def finish_page(self, page: PageInfo | None, html: str, pages: list[PageInfo] = ()) -> str:
-        """The module header and end of a module page (pages/module_page.py; ``pages`` are every
-        page of the site, for its cards), then the page's math typeset, so that no math script
+        """The page's fallbacks back in (held back since read()), the module header and end of a
+        module page (pages/module_page.py; ``pages`` are every page of the site, for its cards), then the page's math typeset, so that no math script
         runs in the reader's browser, then its Content-Security-Policy (pages/csp.py). Math is
         done on the finished page: the search index keeps the formulas' TeX (what a reader
         types), not the typeset markup. ``page`` None: a page of the theme's own (404.html),
         which only gets the policy."""
+        html = self.put_back(html)
         if page is not None:
             script = mentor.script_path(page.dest_uri) if page.meta.get("code") else None
             html = module_page.decorate(html, page, list(pages), script, self.mentor_model, self.module_templates)

@@ -8,8 +8,9 @@ error, raised once at the edge (``_edge``) from the build's ``ScalecoreError``.
     on_pre_build   the build's bake, runtime and manifest
     on_files       our theme's files minified
     on_env         the templates' cache; every baked and runtime file written (not MkDocs' files)
-    on_page_markdown, on_page_content   the authors' blocks out and the panels in
-    on_post_page   the page's math, font preload and policy
+    on_page_markdown, on_page_content   the authors' blocks out and the panels in (their
+                   fallbacks held back from the search plugin)
+    on_post_page   the fallbacks back first; the page's math, font preload and policy
     on_post_build  the staged site swapped into place
     on_serve       what the dev server watches besides docs/
 """
@@ -166,9 +167,16 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self.build.check_neighbours(self.all_pages)
         return context
 
+    @event_priority(100)  # before another plugin reads the page's HTML (search read it without them)
     @_edge
-    def on_post_page(self, html, page, config):
+    def _put_back_fallbacks(self, html, page, config):
+        return self.build.put_back(html)
+
+    @_edge
+    def _finish_page(self, html, page, config):
         return self.build.finish_page(_page_info(page), html, self.all_pages)
+
+    on_post_page = CombinedEvent(_put_back_fallbacks, _finish_page)
 
     @_edge
     def on_post_template(self, output_content, template_name, config):
