@@ -31,6 +31,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -45,7 +46,7 @@ from scalecore_generator.build import bake, cache, disk, offline
 from scalecore_generator.build.corpora import load_for_build
 from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
     build_manifest, for_pages
-from scalecore_generator.build.site_swap import StagedSite, folders_to_carry
+from scalecore_generator.build.site_swap import StagedSite, folders_to_carry, ledger_beside
 from scalecore_generator.errors import BuildError
 from scalecore_generator.kinds import registry, site_kinds
 from scalecore_generator.kinds.kind import Site
@@ -137,10 +138,12 @@ class SiteBuild:
 
     def configure(self) -> None:
         settings = self.settings
-        self.option_lines = {key: settings.where(key) for key in ("corpora", "seeds", "kinds")}
-        # the sha256 of what the site publishes (cache/digests.py); a staged build keeps its ledger
-        # beside the site (stage), so a warm build writes nothing in the cache
-        self.digests = cache.Digests(self.cache / "digests.json")
+        self.option_lines = _OptionLines(settings.where, ("corpora", "seeds", "kinds"))
+        # the sha256 of what the site publishes and of what it derives from (cache/digests.py); a
+        # staged build keeps its ledger beside the site (stage), so a warm build writes nothing in
+        # the cache. Chosen before the corpora are read: their files' digests are kept in it too.
+        staged = self.command == "build"
+        self.digests = cache.Digests(ledger_beside(self.engine.site_dir) if staged else self.cache / "digests.json")
         self.published = {}
         self.unchanged = {}
         default_source_date_epoch(self.root)
@@ -191,7 +194,6 @@ class SiteBuild:
         if self.command == "build" and not self.staged:
             self.staged = StagedSite(str(self.engine.site_dir))
             self.engine.site_dir = Path(self.staged.begin())
-            self.digests = cache.Digests(self.staged.digests_path)
         return self.engine.site_dir
 
     def needs(self, need: str) -> bool:
@@ -761,6 +763,28 @@ class SiteBuild:
                                          f"{self.root}: that text is baked and published with this site. If that "
                                          "is not meant, copy the corpus into corpora_dir instead of linking it.")
                         break
+
+
+class _OptionLines(Mapping):
+    """Where each of some options is written ("mkdocs.yml:14"), found when a kind's message asks:
+    finding the lines parses the configuration file again (1.6 ms), which a build whose kinds
+    have nothing to say need not do."""
+
+    def __init__(self, where, keys: tuple[str, ...]):
+        self._where, self._keys = where, keys
+
+    @functools.cached_property
+    def _lines(self) -> dict[str, str]:
+        return {key: self._where(key) for key in self._keys}
+
+    def __getitem__(self, key: str) -> str:
+        return self._lines[key]
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
 
 
 def _is_ours(extension) -> bool:

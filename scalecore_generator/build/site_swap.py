@@ -49,12 +49,17 @@ class WarningCounter(logging.Handler):
         self.count += 1
 
 
+def ledger_beside(site: Path) -> Path:
+    """The digest ledger a staged build keeps beside its site (build/cache/digests.py)."""
+    site = Path(site).absolute()
+    return site.with_name(f".{site.name}.digests.json")
+
+
 class StagedSite:
     def __init__(self, final: str):
         self.final = Path(final).absolute()
         self.staging = self.final.with_name(f".{self.final.name}.partial-{os.getpid()}")
         self.lock_path = self.final.with_name(f".{self.final.name}.lock")
-        self.digests_path = self.final.with_name(f".{self.final.name}.digests.json")  # build/cache/digests.py
         # Who holds the lock, for the message another build gives: beside the lock file, replaced
         # whole (the lock file itself cannot be: a new inode would not be the one locked), so it
         # never reads empty while it is written.
