@@ -135,10 +135,11 @@ def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
     # of small's table that the site serves ...
     changed = {path for path, stamp in before.items() if after.get(path) != stamp}
     # (and the rendered fallback views, which show small's new numbers, the ledger of which
-    # entries this build used, and the memos of what pages quote and say and of the pages' off-screen
-    # boxes, what the embedding tables give the site and the corpora's digests, scalecore_generator/build/cache/)
+    # entries this build used, and the memos of what pages quote and say, of the pages' panels and
+    # off-screen boxes, what the embedding tables give the site and the corpora's digests,
+    # scalecore_generator/build/cache/)
     assert changed <= {"bake", "corpora", "embeddings", "site/api/embeddings", "site/api/embeddings/small.json",
-                       "views.json", "usage.json", "memo", "memo/quotes.json", "memo/mentor.json",
+                       "views.json", "usage.json", "memo", "memo/quotes.json", "memo/mentor.json", "memo/panels.json",
                        "memo/offscreen.json", "memo/tables.json", "memo/corpora.json"}
     # ... and what is new is small's unit, its embedding table and its verification record.
     added = set(after) - set(before)

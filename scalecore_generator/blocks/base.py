@@ -57,6 +57,8 @@ class PageContext:
     memo: object = None
     # The build's templates and views (outside a build: a set of their own, without caches)
     templates: "PanelTemplates" = field(default_factory=lambda: PanelTemplates())
+    # The pages' panels as earlier builds rendered them (blocks/remembered.py), or None
+    remembered: object = None
 
 
 def _conversion_key(context: PageContext) -> Callable[[str], str | None]:

@@ -21,17 +21,27 @@ def expand_blocks(markdown: str, context: PageContext, keep: Callable[[str], str
     (the plugin's slot, scalecore_generator/blocks/stash.py). Raises BlockError."""
     try:
         segments = scan(markdown, sorted(context.kinds), context.line_offset)
-        page = _Page(context)
+        blocks = [segment for segment in segments if isinstance(segment, RawBlock)]
+        if context.remembered is not None and blocks:  # blocks/remembered.py
+            panels = iter(context.remembered.panels(context, blocks, lambda recording: _render(recording, blocks)))
+        else:
+            panels = iter(_render(context, blocks))
         lines = []
         for segment in segments:
             if isinstance(segment, RawBlock):
-                html = page.expand(segment)
+                html = next(panels)
                 lines += ["", keep(html) if keep else html, ""]
             else:
                 lines.append(segment)
         return "\n".join(lines)
     except Located as error:
         raise BlockError(context.page, error.line, error.message) from None
+
+
+def _render(context: PageContext, blocks: list[RawBlock]) -> list[str]:
+    """The panels of a page's blocks, in order: one expansion, whose state the blocks share."""
+    page = _Page(context)
+    return [page.expand(block) for block in blocks]
 
 
 class _Page:

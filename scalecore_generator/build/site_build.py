@@ -41,6 +41,7 @@ from scalecore.embeddings import cached_embeddings, table_path
 from scalecore.experiment import sentence_tokens
 from scalecore_generator import mentor, vendor
 from scalecore_generator.blocks.base import PanelTemplates
+from scalecore_generator.blocks.remembered import RememberedPanels
 from scalecore_generator.blocks.stash import Stash, hold_back_fallbacks
 from scalecore_generator.build import bake, cache, disk, offline
 from scalecore_generator.build.corpora import load_for_build
@@ -248,6 +249,8 @@ class SiteBuild:
         self.files.update(frontend.minified(self.files, self.own_folders(), self.minifier))
         self.figures = {}
         self.stashes = {}
+        self._kind_keys = {}
+        self.remembered = RememberedPanels(self.memos["panels"], self._kind_key)  # the pages' panels
         self.held_back = Stash()
         self.mentor = mentor.Collector(self.memos["mentor"])  # every page's passages, for the module pages' mentor
         self.quotes = self._quote_tree()
@@ -415,6 +418,27 @@ class SiteBuild:
 
     def read_baked(self, site_path: str):
         return json.loads(self.files[site_path].read_text(encoding="utf-8"))
+
+    def _kind_key(self, name: str) -> str:
+        """Everything of the kind ``name`` that its panels are rendered from besides their blocks
+        (blocks/remembered.py): the files of its folder and of the site's packages, its view of
+        the site, its baked entries (named by the hash of what made them) and its scripts."""
+        if name not in self._kind_keys:
+            site, baked = self.site(name), self.baked.get(name)
+            seen = [self._files_key(self.kinds[name].folder), [self._files_key(p) for p in self.packages],
+                    site.corpora, site.titles, site.seeds, site.settings, site.options, self.served.get(name),
+                    sorted(target.name for target in baked.entries.values()) if baked else None]
+            self._kind_keys[name] = hashlib.sha256(json.dumps(seen, sort_keys=True).encode()).hexdigest()
+        return self._kind_keys[name]
+
+    def _files_key(self, folder: Path) -> list:
+        """Each file under ``folder`` (its path there, its sha256 from the ledger)."""
+        found = []
+        for top, folders, files in os.walk(folder):
+            folders[:] = sorted(f for f in folders if f != "__pycache__")
+            found += [(os.path.relpath(os.path.join(top, f), folder), self.digests.of(os.path.join(top, f)))
+                      for f in sorted(files) if not f.endswith(".pyc")]
+        return found
 
     def _quote_tree(self) -> LazyNamespace:
         """What ``{{ baked: }}`` quotes and the mentor's facts read: each kind's quote tree, made
@@ -590,7 +614,7 @@ class SiteBuild:
             markdown_config=self.engine.markdown_config,
             scripts={name: self.served.get(name, {}) for name in self.kinds},
             figures=self.figures, resolve_link=resolve_link, pages=pages, memo=self.memos["markdown"],
-            templates=self.panel_templates,
+            templates=self.panel_templates, remembered=self.remembered,
         )
         tables = {name: functools.partial(write, self.kinds) for name, write in self.references.items()}
         tables["corpora"] = lambda: corpora_table(self.manifest["corpora"])
@@ -796,18 +820,20 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
     """What a warm build need not derive again (build/cache.Memo), each versioned by the code
     that derives it: the modules each source imports (the bake's keys), each page's mentor
     passages and each module's mentor script, the values pages quote, the mentor's facts, the
-    HTML of the authors' texts in blocks (blocks/base.py), each page with its off-screen boxes
+    HTML of the authors' texts in blocks (blocks/base.py), each page's panels (blocks/remembered.py), each page with its off-screen boxes
     (pages/offscreen.py), the web app's icons (build/offline.py), the kinds' files found sound
     (kinds/registry.py), what the embedding tables give the site (_learn_tables), the sha256 of
     the wheels built (runtime/wheel.py), and of each corpus's text and metadata together
     (build/corpora.py). Each memo is read when first used."""
     from scalecore import embeddings
-    from scalecore_generator.blocks import base
+    from scalecore_generator.blocks import base, expand, remembered
     from scalecore_generator.build import corpora
+    from scalecore_generator.kinds import kind, options
     from scalecore_generator.pages import quotes
     from scalecore_generator.runtime import wheel
 
-    source = functools.cache(lambda module: Path(module.__file__).read_bytes())  # a module versions several
+    # a module (or a file) versions several
+    source = functools.cache(lambda module: Path(getattr(module, "__file__", module)).read_bytes())
 
     def version(*modules):
         return hashlib.sha256(b"".join(source(module) for module in modules)).hexdigest()
@@ -817,6 +843,8 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
             "quotes": cache.Memo(folder / "quotes.json", log, version(quotes, mentor)),
             "facts": cache.Memo(folder / "facts.json", log, version(quotes, mentor)),
             "markdown": cache.Memo(folder / "markdown.json", log, version(base)),
+            "panels": cache.Memo(folder / "panels.json", log, version(base, expand, remembered, kind, options, views,
+                                                                     base.SHARED_TEMPLATES / "panel.html", views.VIEWS)),
             "offscreen": cache.Memo(folder / "offscreen.json", log, version(offscreen)),
             "app": cache.Memo(folder / "app.json", log, version(offline)),
             "kinds": cache.Memo(folder / "kinds.json", log, version(registry)),

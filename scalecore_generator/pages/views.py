@@ -10,6 +10,7 @@ npm packages); nothing here is fetched.
 """
 
 import atexit
+import contextlib
 import hashlib
 import json
 from pathlib import Path
@@ -150,43 +151,79 @@ class Views:
     so it stays bounded. A warm build that renders the same views starts no Node at all."""
 
     def __init__(self, memo_file: Path | None = None, log=None):
-        from scalecore_generator.build.cache import read_record
-
         self.memo_file = Path(memo_file) if memo_file is not None else None
+        self.log = log
         self.version = f"{_views_hash()} {KEYS}"
-        self.memo: dict[str, str] = {}
-        data = read_record(self.memo_file, log) if self.memo_file is not None else None
-        if isinstance(data, dict) and data.get("views") == self.version and isinstance(data.get("markup"), dict):
-            self.memo.update(data["markup"])
-        self.loaded = set(self.memo)  # what the memo held when the build started
+        self._memo: dict[str, str] | None = None  # read on first use (memo)
+        self.loaded: set[str] = set()  # what the memo held when the build started
         self.used: set[str] = set()  # the requests this build made: what the memo keeps
+        self.kept: set[str] = set()  # requests an earlier render made, kept without asking them (keep)
+        self.asked: set[str] | None = None  # where recording() notes the requests
         self.server = None
+
+    @property
+    def memo(self) -> dict[str, str]:
+        """Each request's markup, as earlier builds rendered it: read when a view is first asked
+        for, so a build whose panels all come from their own memo (blocks/remembered.py) reads
+        none of its megabytes."""
+        if self._memo is None:
+            from scalecore_generator.build.cache import read_record
+
+            self._memo = {}
+            data = read_record(self.memo_file, self.log) if self.memo_file is not None else None
+            if isinstance(data, dict) and data.get("views") == self.version and isinstance(data.get("markup"), dict):
+                self._memo.update(data["markup"])
+            self.loaded = set(self._memo)
+        return self._memo
 
     def view(self, name: str, spec) -> str:
         """The markup of one view (or one number: ``view("number", [value, spec])``)."""
         key = request_key(name, spec)
         self.used.add(key)
-        if key not in self.memo:
+        if self.asked is not None:
+            self.asked.add(key)
+        memo = self.memo
+        if key not in memo:
             if self.server is None:
                 self.server = _Server()
-            self.memo[key] = self.server.ask(name, spec)
-        return self.memo[key]
+            memo[key] = self.server.ask(name, spec)
+        return memo[key]
 
     def figure(self, name: str, spec) -> str:
         """One view as the text of a standalone SVG file."""
         return self.view("standalone", self.view(name, spec))
 
+    @contextlib.contextmanager
+    def recording(self, asked: set[str]):
+        """``with views.recording(asked):`` every request made meanwhile is noted in ``asked``, so
+        a render taken later from a memo can keep them (keep)."""
+        outer, self.asked = self.asked, asked
+        try:
+            yield asked
+        finally:
+            self.asked = outer
+            if outer is not None:
+                outer.update(asked)
+
+    def keep(self, keys) -> None:
+        """Keep these requests' markup for later builds, as if asked again (without reading the memo)."""
+        self.kept.update(keys)
+
     def save(self) -> None:
-        """Keep what this build rendered, and only that, when it differs from what the memo held
-        (best effort: the memo only saves time)."""
-        if self.memo_file is None or self.used == self.loaded:
+        """Keep what this build rendered or kept, and only that, when it differs from what the
+        memo held (best effort: the memo only saves time). A build that never read the memo
+        leaves it as it is."""
+        if self.memo_file is None or self._memo is None:
+            return
+        keys = self.used | (self.kept & self._memo.keys())
+        if keys == self.loaded:
             return
         from scalecore_generator.build.cache import write_record
 
         try:
             write_record(self.memo_file, {"views": self.version,
-                                          "markup": {key: self.memo[key] for key in sorted(self.used)}})
-            self.loaded = set(self.used)
+                                          "markup": {key: self._memo[key] for key in sorted(keys)}})
+            self.loaded = keys
         except OSError:
             pass
 

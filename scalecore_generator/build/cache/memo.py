@@ -60,6 +60,7 @@ class Memo:
         self.path, self.version, self.log = (Path(path) if path is not None else None), version, log
         self._values: dict | None = None  # read on first use: a build that asks nothing of it reads nothing
         self.loaded, self.used = set(), set()
+        self.kept: set[str] = set()  # keys to keep if the memo holds them (keep), not read for it
 
     @property
     def values(self) -> dict:
@@ -79,9 +80,9 @@ class Memo:
         return self.values[key]
 
     def keep(self, key: str) -> None:
-        """Keep the value under ``key``, if there is one, for later builds (as get() would)."""
-        if key in self.values:
-            self.used.add(key)
+        """Keep the value under ``key``, if there is one, for later builds (as get() would),
+        without reading the memo for it: a build that only keeps values leaves the memo as it was."""
+        self.kept.add(key)
 
     def put(self, key: str, value) -> None:
         """Keep ``value`` under ``key`` (for later builds), whatever was there."""
@@ -89,11 +90,14 @@ class Memo:
         self.used.add(key)
 
     def save(self) -> None:
-        if self.path is None or self._values is None or self.used == self.loaded:
-            return  # unused by this build (left as it is for the next), or unchanged
+        if self.path is None or self._values is None:
+            return  # unused by this build, or only kept from: left as it is for the next
+        keys = self.used | (self.kept & self._values.keys())
+        if keys == self.loaded:
+            return  # unchanged
         try:
-            write_record(self.path, {"version": self.version, "values": {k: self.values[k] for k in sorted(self.used)}})
-            self.loaded = set(self.used)
+            write_record(self.path, {"version": self.version, "values": {k: self._values[k] for k in sorted(keys)}})
+            self.loaded = keys
         except OSError:
             pass  # best effort: the memo only saves time
 
