@@ -147,8 +147,14 @@ def test_a_warm_build_carries_unchanged_folders_whole_and_never_a_stray_file(col
     succeeded(build(site))  # the copy's own digest ledger (the copied one names the cold folder's paths)
     baked = sorted((site / "site" / UNITS).rglob("*.json"))
     inodes = {path: path.stat().st_ino for path in baked}
+    # the build's own folder, its stylesheet included: only the build writes there, so it is
+    # moved whole, and not one of its files is even linked again (a link changes a file's ctime)
+    own = site / "site" / "assets" / "scalecore"
+    stamps = {path: path.stat().st_ctime_ns for path in own.rglob("*") if path.is_file()}
+    assert own / "scalecore.min.css" in stamps
     succeeded(build(site))
     assert {path: path.stat().st_ino for path in baked} == inodes, "unchanged baked files were copied again"
+    assert {path: path.stat().st_ctime_ns for path in own.rglob("*") if path.is_file()} == stamps
     assert tree(site / "site") == cold[1]
 
     stray, removed = baked[0].parent / "stray.json", baked[1]

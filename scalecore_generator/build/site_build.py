@@ -732,13 +732,15 @@ class SiteBuild:
         for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
             memo.save()
         self.minifier.commit()
+        final = os.fspath(self.staged.final) if self.staged else ""
         if self.staged:
             try:
                 self.staged.commit(self.carried)
             except OSError as error:
                 raise BuildError(disk.explain(error, "swapping the new site in", self.staged.final)) from None
             self.staged = None
-        self.digests.published(self.published)  # after the swap, which changes the linked files' times
+        # after the swap, which changes the linked files' times (not those of carried folders' files)
+        self.digests.published(self.published, {os.path.join(final, site_path) for site_path in carried})
         self.digests.save()
         cache.finish_build(self.cache, self.settings.cache_keep_builds, self.cache_use, self.log)
         gc.unfreeze()

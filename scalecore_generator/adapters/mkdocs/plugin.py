@@ -119,8 +119,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         for uri, file in ours.items():
             files.remove(file)
             files.append(File.generated(config, uri, abs_src_path=str(done[uri]), inclusion=file.inclusion))
-        files.append(File.generated(config, frontend.STYLESHEET, abs_src_path=str(done[frontend.STYLESHEET]),
-                                    inclusion=InclusionLevel.NOT_IN_NAV))
+        # The stylesheet is the build's to write, as the rest of its folder (assets/scalecore): a
+        # folder only the build writes is carried whole into the next site when unchanged
+        # (SiteBuild._place_unchanged), not linked file by file.
+        self.build.files[frontend.STYLESHEET] = done[frontend.STYLESHEET]
 
     @_edge
     def on_env(self, env, config, files):

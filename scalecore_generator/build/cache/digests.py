@@ -122,13 +122,19 @@ class Digests:
         key = os.path.abspath(path)
         self._known[key] = _identity(os.stat(key)) + [digest]
 
-    def published(self, files: dict[Path, str]) -> None:
+    def published(self, files: dict[Path, str], carried: set[str] = frozenset()) -> None:
         """The files this build published (path -> sha256), in their final place: kept in the
         ledger, so the next build can tell an unchanged one without reading it (SiteBuild.publish
         links it instead of copying). They are not held to the two-second rule: this build wrote
-        them moments ago from bytes it hashed, and nothing else writes into a site being built."""
+        them moments ago from bytes it hashed, and nothing else writes into a site being built.
+        ``carried``: those of them that came into the site inside a folder moved whole, which
+        changes no file's times: their identity is the one this build found, not stat'ed again."""
         for path, digest in files.items():
             key = os.path.abspath(path)
+            known = self._known.get(key) if key in carried else None
+            if known is not None and known[5] == digest:
+                self._settled.add(key)
+                continue
             try:
                 self._known[key] = _identity(os.stat(key)) + [digest]
             except OSError:
