@@ -31,6 +31,40 @@ def test_a_kinds_code_version_ignores_its_browser_view_and_template(tmp_path, mo
     assert code_version(kind) != before
 
 
+def test_a_code_version_kept_under_its_sources_digests_is_the_one_hashed_from_them(tmp_path, monkeypatch):
+    """A build takes a kind's code version from its memo, under the sources' sha256 (which its
+    digest ledger gives without reading an unchanged file): the value a cluster's worker hashes
+    from the sources themselves, and made again when a source changes."""
+    from pathlib import Path
+
+    from scalecore_generator.build.cache import Memo, sha256_file
+
+    copy = tmp_path / "variance"
+    copy.mkdir()
+    for path in KINDS["variance"].folder.iterdir():
+        if path.is_file():
+            (copy / path.name).write_bytes(path.read_bytes())
+    monkeypatch.setattr(KINDS["variance"], "folder", copy)
+    kind, memo = KINDS["variance"], Memo(None, None)
+    ledger = {}  # as the build's: each file's sha256, read once
+
+    def digest(path):
+        if path not in ledger:
+            ledger[path] = sha256_file(path)
+        return ledger[path]
+
+    assert code_version(kind, memo, digest) == code_version(kind)
+    read = []
+    real = Path.read_bytes
+    monkeypatch.setattr(Path, "read_bytes", lambda path: read.append(path) or real(path))
+    before = code_version(kind, memo, digest)
+    assert read == []  # nothing read: the sources' digests name the version kept
+    monkeypatch.setattr(Path, "read_bytes", real)
+    (copy / "kind.py").write_text((copy / "kind.py").read_text(encoding="utf-8") + "\n# edited\n", encoding="utf-8")
+    ledger.clear()
+    assert code_version(kind, memo, digest) == code_version(kind) != before
+
+
 def test_a_bake_that_finishes_nothing_for_a_while_says_what_is_still_computing(monkeypatch):
     """The heartbeat of a long bake: a line every EVERY_S seconds while no group finishes, none
     while groups keep finishing, and none once the bake is over."""

@@ -82,10 +82,11 @@ def _imports(source: bytes) -> list[str]:
     return names
 
 
-def module_closure(module: str, memo: "cache.Memo | None" = None) -> list[Path]:
+def module_closure(module: str, memo: "cache.Memo | None" = None, digest=None) -> list[Path]:
     """The source files of ``module`` and of every module of the same top-level package it
     imports, directly or not: what a compute function's results can depend on. ``memo`` keeps
-    each source's imports under its sha256 (parsing the core was most of a warm bake's time)."""
+    each source's imports under its sha256 (parsing the core was most of a warm bake's time);
+    ``digest(path)``: a file's sha256 (the build's ledger: no source is read when unchanged)."""
     memo = memo or cache.Memo(None, None)
     top = module.split(".")[0]
     seen: dict[str, Path] = {}
@@ -98,24 +99,33 @@ def module_closure(module: str, memo: "cache.Memo | None" = None) -> list[Path]:
         if path is None:
             continue
         seen[name] = path
-        source = path.read_bytes()
-        imported = memo.get(hashlib.sha256(source).hexdigest(), lambda: _imports(source))
+        key = digest(path) if digest is not None else hashlib.sha256(path.read_bytes()).hexdigest()
+        imported = memo.get(key, lambda path=path: _imports(path.read_bytes()))
         todo += [other for other in imported if other.split(".")[0] == top]
     return [seen[name] for name in sorted(seen)]
 
 
-def code_version(kind: type[Kind], memo: "cache.Memo | None" = None) -> str:
+def code_version(kind: type[Kind], memo: "cache.Memo | None" = None, digest=None) -> str:
     """A hash of the code that shapes a kind's baked files: its Python and schema (its template
     and browser view do not), its compute closure, the bake and the shared views that draw the
-    figures."""
-    digest = hashlib.sha256()
+    figures. With the build's ledger (``digest``) and memo, kept under the sources' own sha256:
+    a warm build reads none of them (a cluster's worker, with neither, hashes them to the same value)."""
     here = Path(__file__).parent
     sources = sorted(p for p in kind.folder.rglob("*")
                      if p.suffix == ".py" or p.name == "schema.json" if "__pycache__" not in p.parts)
-    sources += module_closure(kind.compute.partition(":")[0], memo) + [here / "bake.py", Path(views.__file__), views.VIEWS]
-    for path in sources:
-        digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+    sources += module_closure(kind.compute.partition(":")[0], memo, digest) + [here / "bake.py", Path(views.__file__),
+                                                                              views.VIEWS]
+
+    def hashed() -> str:
+        digest = hashlib.sha256()
+        for path in sources:
+            digest.update(str(path.name).encode() + b"\0" + path.read_bytes())
+        return digest.hexdigest()
+
+    if memo is None or digest is None:
+        return hashed()
+    key = hashlib.sha256(json.dumps([[str(path), digest(path)] for path in sources]).encode()).hexdigest()
+    return memo.get(f"version {key}", hashed)
 
 
 # ------------------------------------------------------------------------------ the worker
@@ -399,7 +409,7 @@ def _check_bytes(name: str, bake: KindBake, first: Path, points: int, budget: Bu
 def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None,
           digest=cache.sha256_file, use=None) -> tuple[KindBake, list[dict]]:
     """Each group's cache entry: found and intact, or a job that bakes it."""
-    code = code_version(kind, imports)
+    code = code_version(kind, imports, digest)
     bake, groups, instance = KindBake(grid), {}, kind()
     for point in grid.points():
         groups.setdefault(grid.group(point), []).append(point)

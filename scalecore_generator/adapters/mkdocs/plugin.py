@@ -1,7 +1,7 @@
 """The Scalecore MkDocs plugin: MkDocs' hooks, each a few lines that call the engine-free build
-(build/site_build.py). What is MkDocs' own stays here: its configuration read into an
-``EngineSite``, its pages into ``PageInfo``s, its ``File``s, its nav, its dev server, and its
-error, raised once at the edge (``_edge``) from the build's ``ScalecoreError``.
+(build/site_build.py). What is MkDocs' own stays in the adapter: its configuration, pages, files,
+nav and dev server as the build needs them (site.py), and its error, raised once at the edge
+(``_edge``) from the build's ``ScalecoreError``.
 
     on_startup     which command runs (only ``build`` stages the site)
     on_config      the features' configuration; the build reads its kinds and corpora, stages the site
@@ -15,25 +15,19 @@ error, raised once at the edge (``_edge``) from the build's ``ScalecoreError``.
     on_serve       what the dev server watches besides docs/
 """
 
-import difflib
 import functools
 import logging
-import posixpath
-import re
 import secrets
-from pathlib import Path, PurePath
-from urllib.parse import unquote
+from pathlib import Path
 
-from mkdocs.config.config_options import ExtraScriptValue
 from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
-from mkdocs.structure.files import File, Files, InclusionLevel
+from mkdocs.structure.files import File
 
-from scalecore_generator.adapters.mkdocs import features
-from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, missing_nav_pages, \
-    nav_line, reference
+from scalecore_generator.adapters.mkdocs import features, site
+from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, reference
 from scalecore_generator.build import disk
-from scalecore_generator.build.site_build import THEME, EngineSite, PageInfo, SiteBuild
+from scalecore_generator.build.site_build import THEME, SiteBuild
 from scalecore_generator.build.site_swap import WarningCounter
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.pages import assets, frontend
@@ -78,12 +72,12 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     @_edge
     def on_config(self, config):
-        added = features.configure(config, THEME, functools.partial(_key_line, config.config_file_path))
+        added = features.configure(config, THEME, functools.partial(site.key_line, config.config_file_path))
         if added:
             log.info(f"configured for its features: {'; '.join(added)} (see the guide 'Plugin options')")
-        engine = _engine_site(config)
+        engine = site.engine_site(config)
         assets.check_math(engine.uses_math, self.config.math)
-        _add_page_assets(config, assets.page_scripts(isolation=self.config.live, theme=engine.uses_theme))
+        site.add_page_assets(config, assets.page_scripts(isolation=self.config.live, theme=engine.uses_theme))
         self.build = SiteBuild(self.config, engine, self.command, log, self.serve_nonce,
                                references={"options": lambda kinds: reference(), "kind-settings": kind_settings_reference})
         self.build.configure()
@@ -100,9 +94,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @_edge
     def on_files(self, files, config):
         self.site_files, self.all_pages = files, None  # all_pages: once every page is read
-        _check_nav(files, config)
+        site.check_nav(files, config)
         self._serve_theme_files(files, config)
-        files = self.site_files = _SiteFiles(files, config, {*self.build.files, *self.build.contents})
+        files = self.site_files = site.SiteFiles(files, config, {*self.build.files, *self.build.contents})
         return files
 
     def _serve_theme_files(self, files, config):
@@ -138,7 +132,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @event_priority(50)  # before other plugins see the markdown: they get plain HTML blocks
     @_edge
     def on_page_markdown(self, markdown, page, config, files):
-        return self.build.expand(_page_info(page), markdown, functools.partial(_page_link, files, page.file),
+        return self.build.expand(site.page_info(page), markdown, functools.partial(site.page_link, files, page.file),
                                  self._page_paths(files))
 
     def _page_paths(self, files) -> tuple[str, ...]:
@@ -152,11 +146,11 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @event_priority(50)  # as on_page_markdown: other plugins get the panels, never their slots
     @_edge
     def _restore_panels(self, html, page, config, files):
-        return self.build.restore(_page_info(page), html)
+        return self.build.restore(site.page_info(page), html)
 
     @_edge
     def _read_content(self, html, page, config, files):
-        return self.build.read(_page_info(page), html)
+        return self.build.read(site.page_info(page), html)
 
     on_page_content = CombinedEvent(_restore_panels, _read_content)
 
@@ -164,7 +158,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @_edge
     def on_page_context(self, context, page, config, nav):
         if self.all_pages is None:
-            self.all_pages = [_page_info(file.page) for file in self.site_files.documentation_pages()
+            self.all_pages = [site.page_info(file.page) for file in self.site_files.documentation_pages()
                               if file.page is not None]
             self.build.check_neighbours(self.all_pages)
         return context
@@ -176,7 +170,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     @_edge
     def _finish_page(self, html, page, config):
-        return self.build.finish_page(_page_info(page), html, self.all_pages)
+        return self.build.finish_page(site.page_info(page), html, self.all_pages)
 
     on_post_page = CombinedEvent(_put_back_fallbacks, _finish_page)
 
@@ -207,132 +201,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.config.enabled and self.build is not None:
             for path in self.build.watched():
                 server.watch(str(path))
-            _mark_reload_script(server, self.serve_nonce)
+            site.mark_reload_script(server, self.serve_nonce)
         return server
 
     def on_shutdown(self):
         if self.build is not None:
             self.build.abandon()  # a build that did not finish keeps nothing new
         logging.getLogger("mkdocs").removeHandler(self.warnings)
-
-
-class _SiteFiles(Files):
-    """MkDocs' files, and the build's own (SiteBuild.write_files) found on demand: a page's link
-    to one (``[the API](../api/index.json)``) is checked as a link to a file of the site, as MkDocs
-    checks any link, while a build no longer makes a thousand MkDocs Files (10 ms of every warm
-    build) for the few a page links to. MkDocs copies none of them: the build writes them."""
-
-    def __init__(self, files: Files, config, ours: set[str]):
-        super().__init__(list(files))
-        self._config, self._ours, self._made = config, ours, {}
-
-    def get_file_from_path(self, path: str) -> File | None:
-        found = super().get_file_from_path(path)
-        if found is None:
-            uri = PurePath(path).as_posix()
-            if uri in self._ours:
-                if uri not in self._made:
-                    self._made[uri] = _BuildFile.generated(self._config, uri, content=b"",
-                                                           inclusion=InclusionLevel.NOT_IN_NAV)
-                found = self._made[uri]
-        return found
-
-
-class _BuildFile(File):
-    """A file the build writes itself (SiteBuild.write_files), known to MkDocs so that a page's
-    link to it (``[the API](../api/index.json)``) is a link to a file of the site."""
-
-    def copy_file(self, dirty: bool = False) -> None:
-        pass
-
-    def is_modified(self) -> bool:
-        return False
-
-
-def _engine_site(config) -> EngineSite:
-    return EngineSite(config_file=Path(config.config_file_path or "mkdocs.yml"), docs_dir=Path(config.docs_dir),
-                      site_dir=Path(config.site_dir), markdown_extensions=config.markdown_extensions,
-                      markdown_config=config.mdx_configs, theme_dirs=list(config.theme.dirs),
-                      site_name=config.site_name, site_description=config.site_description or "")
-
-
-def _page_info(page) -> PageInfo:
-    """A page as the build sees it. Its ``meta`` is the page's own dict: the build's changes to it
-    (a title made text) are the page's."""
-    return PageInfo(src_uri=page.file.src_uri, dest_uri=page.file.dest_uri, url=page.url,
-                    abs_src_path=page.file.abs_src_path, title=page.title, meta=page.meta)
-
-
-def _add_page_assets(config, scripts: list[str]) -> None:
-    """The one stylesheet and our deferred scripts on every page (once, even if on_config runs
-    again on serve)."""
-    if frontend.STYLESHEET not in config.extra_css:
-        config.extra_css.append(frontend.STYLESHEET)
-    present = [str(script) for script in config.extra_javascript]
-    for script in scripts:
-        if script not in present:
-            deferred = ExtraScriptValue(script)
-            deferred.defer = True
-            config.extra_javascript.append(deferred)
-
-
-def _check_nav(files, config):
-    """A nav entry naming a page that is not in docs/ stops the build with its line in mkdocs.yml
-    (MkDocs itself only warns, and publishes a link that leads nowhere)."""
-    pages = sorted(f.src_uri for f in files.documentation_pages())
-    missing = missing_nav_pages(config.nav, pages)
-    if not missing:
-        return
-    target = missing[0]
-    source = config.config_file_path or "mkdocs.yml"
-    line = nav_line(source, target)
-    close = difflib.get_close_matches(target, pages, n=1, cutoff=0.6)
-    hint = f"did you mean {close[0]!r}? " if close else ""
-    docs = Path(config.docs_dir).name
-    listed = f" (the pages are: {', '.join(pages)})" if not close and len(pages) <= 20 else ""
-    raise ScalecoreError(f"{source}:{line or 1}: the nav entry {target!r} is not a page in {docs}/. Fix: {hint}"
-                         f"{'W' if hint else 'w'}rite the path of a page relative to {docs}/{listed}, or add that page.")
-
-
-def _page_link(files, here, target: str) -> str | None:
-    """A link from the page ``here`` to a .md file, as MkDocs writes it in a page's own markdown:
-    the URL of that page relative to ``here`` (so it follows use_directory_urls); None when the
-    file is no page of the site."""
-    path = posixpath.normpath(posixpath.join(posixpath.dirname(here.src_uri), unquote(target)))
-    found = files.get_file_from_path(path)
-    if found is None or not found.is_documentation_page():
-        return None
-    return found.url_relative_to(here)
-
-
-def _key_line(config_file: str | None, key: str) -> str:
-    """``mkdocs.yml:line`` of a top-level key (the file alone when the site does not set it)."""
-    source = config_file or "mkdocs.yml"
-    try:
-        lines = Path(source).read_text(encoding="utf-8-sig").splitlines()
-    except OSError:
-        return source
-    found = next((number for number, line in enumerate(lines, 1) if re.match(rf"{re.escape(key)}\s*:", line)), None)
-    return f"{source}:{found}" if found else source
-
-
-def _mark_reload_script(server, nonce: str | None) -> None:
-    """The development server's live-reload script, added to each page it serves, carries the
-    serve build's nonce, which the pages' policy allows: an author sees every edit without the
-    policy being loosened for anything else. (MkDocs has no hook for it: its method is wrapped.)"""
-    inject = getattr(server, "_inject_js_into_html", None)
-    if nonce is None or inject is None or getattr(inject, "scalecore_nonce", None) == nonce:
-        return
-
-    def marked(content, epoch):
-        injected = inject(content, epoch)
-        at = content.rfind(b"</body>")  # where MkDocs puts its script: before </body>, else at the end
-        at = len(content) if at < 0 else at
-        opening = b"<script>"
-        if injected[at:at + len(opening)] == opening:
-            injected = injected[:at] + f'<script nonce="{nonce}">'.encode() + injected[at + len(opening):]
-        return injected
-
-    marked.scalecore_nonce = nonce
-    server._inject_js_into_html = marked
-

@@ -1,0 +1,141 @@
+"""MkDocs' side of a build, as the plugin's hooks hand it over and take it back: its configuration
+as an ``EngineSite`` and its pages as ``PageInfo``s (build/site_build.py), its files with the
+build's own found on demand, its nav checked, a link between pages as MkDocs writes it, the
+assets every page loads, and the dev server's reload script allowed by the pages' policy.
+"""
+
+import difflib
+import posixpath
+import re
+from pathlib import Path, PurePath
+from urllib.parse import unquote
+
+from mkdocs.config.config_options import ExtraScriptValue
+from mkdocs.structure.files import File, Files, InclusionLevel
+
+from scalecore_generator.adapters.mkdocs.config import missing_nav_pages, nav_line
+from scalecore_generator.build.site_build import EngineSite, PageInfo
+from scalecore_generator.errors import ScalecoreError
+from scalecore_generator.pages import frontend
+
+
+class SiteFiles(Files):
+    """MkDocs' files, and the build's own (SiteBuild.write_files) found on demand: a page's link
+    to one (``[the API](../api/index.json)``) is checked as a link to a file of the site, as MkDocs
+    checks any link, while a build no longer makes a thousand MkDocs Files (10 ms of every warm
+    build) for the few a page links to. MkDocs copies none of them: the build writes them."""
+
+    def __init__(self, files: Files, config, ours: set[str]):
+        super().__init__(list(files))
+        self._config, self._ours, self._made = config, ours, {}
+
+    def get_file_from_path(self, path: str) -> File | None:
+        found = super().get_file_from_path(path)
+        if found is None:
+            uri = PurePath(path).as_posix()
+            if uri in self._ours:
+                if uri not in self._made:
+                    self._made[uri] = _BuildFile.generated(self._config, uri, content=b"",
+                                                           inclusion=InclusionLevel.NOT_IN_NAV)
+                found = self._made[uri]
+        return found
+
+
+class _BuildFile(File):
+    """A file the build writes itself (SiteBuild.write_files), known to MkDocs so that a page's
+    link to it (``[the API](../api/index.json)``) is a link to a file of the site."""
+
+    def copy_file(self, dirty: bool = False) -> None:
+        pass
+
+    def is_modified(self) -> bool:
+        return False
+
+
+def engine_site(config) -> EngineSite:
+    return EngineSite(config_file=Path(config.config_file_path or "mkdocs.yml"), docs_dir=Path(config.docs_dir),
+                      site_dir=Path(config.site_dir), markdown_extensions=config.markdown_extensions,
+                      markdown_config=config.mdx_configs, theme_dirs=list(config.theme.dirs),
+                      site_name=config.site_name, site_description=config.site_description or "")
+
+
+def page_info(page) -> PageInfo:
+    """A page as the build sees it. Its ``meta`` is the page's own dict: the build's changes to it
+    (a title made text) are the page's."""
+    return PageInfo(src_uri=page.file.src_uri, dest_uri=page.file.dest_uri, url=page.url,
+                    abs_src_path=page.file.abs_src_path, title=page.title, meta=page.meta)
+
+
+def add_page_assets(config, scripts: list[str]) -> None:
+    """The one stylesheet and our deferred scripts on every page (once, even if on_config runs
+    again on serve)."""
+    if frontend.STYLESHEET not in config.extra_css:
+        config.extra_css.append(frontend.STYLESHEET)
+    present = [str(script) for script in config.extra_javascript]
+    for script in scripts:
+        if script not in present:
+            deferred = ExtraScriptValue(script)
+            deferred.defer = True
+            config.extra_javascript.append(deferred)
+
+
+def check_nav(files, config):
+    """A nav entry naming a page that is not in docs/ stops the build with its line in mkdocs.yml
+    (MkDocs itself only warns, and publishes a link that leads nowhere)."""
+    pages = sorted(f.src_uri for f in files.documentation_pages())
+    missing = missing_nav_pages(config.nav, pages)
+    if not missing:
+        return
+    target = missing[0]
+    source = config.config_file_path or "mkdocs.yml"
+    line = nav_line(source, target)
+    close = difflib.get_close_matches(target, pages, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]!r}? " if close else ""
+    docs = Path(config.docs_dir).name
+    listed = f" (the pages are: {', '.join(pages)})" if not close and len(pages) <= 20 else ""
+    raise ScalecoreError(f"{source}:{line or 1}: the nav entry {target!r} is not a page in {docs}/. Fix: {hint}"
+                         f"{'W' if hint else 'w'}rite the path of a page relative to {docs}/{listed}, or add that page.")
+
+
+def page_link(files, here, target: str) -> str | None:
+    """A link from the page ``here`` to a .md file, as MkDocs writes it in a page's own markdown:
+    the URL of that page relative to ``here`` (so it follows use_directory_urls); None when the
+    file is no page of the site."""
+    path = posixpath.normpath(posixpath.join(posixpath.dirname(here.src_uri), unquote(target)))
+    found = files.get_file_from_path(path)
+    if found is None or not found.is_documentation_page():
+        return None
+    return found.url_relative_to(here)
+
+
+def key_line(config_file: str | None, key: str) -> str:
+    """``mkdocs.yml:line`` of a top-level key (the file alone when the site does not set it)."""
+    source = config_file or "mkdocs.yml"
+    try:
+        lines = Path(source).read_text(encoding="utf-8-sig").splitlines()
+    except OSError:
+        return source
+    found = next((number for number, line in enumerate(lines, 1) if re.match(rf"{re.escape(key)}\s*:", line)), None)
+    return f"{source}:{found}" if found else source
+
+
+def mark_reload_script(server, nonce: str | None) -> None:
+    """The development server's live-reload script, added to each page it serves, carries the
+    serve build's nonce, which the pages' policy allows: an author sees every edit without the
+    policy being loosened for anything else. (MkDocs has no hook for it: its method is wrapped.)"""
+    inject = getattr(server, "_inject_js_into_html", None)
+    if nonce is None or inject is None or getattr(inject, "scalecore_nonce", None) == nonce:
+        return
+
+    def marked(content, epoch):
+        injected = inject(content, epoch)
+        at = content.rfind(b"</body>")  # where MkDocs puts its script: before </body>, else at the end
+        at = len(content) if at < 0 else at
+        opening = b"<script>"
+        if injected[at:at + len(opening)] == opening:
+            injected = injected[:at] + f'<script nonce="{nonce}">'.encode() + injected[at + len(opening):]
+        return injected
+
+    marked.scalecore_nonce = nonce
+    server._inject_js_into_html = marked
+
