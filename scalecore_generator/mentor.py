@@ -34,6 +34,7 @@ import hashlib
 import json
 import posixpath
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html.parser import HTMLParser
 from pathlib import Path
@@ -498,32 +499,44 @@ class Collector:
     Module pages are those with a ``code`` in their front matter; their sources are the page
     itself and the pages its ``prerequisites`` name (by title, as the header cards do)."""
 
-    def __init__(self, memo=None):
-        self.pages: dict[str, Page] = {}
+    def __init__(self, memo=None, readings=None):
+        self.pages: dict[str, Page] = {}  # url -> its reading (with a memo: read when a script needs it)
+        self.unread: dict[str, Callable[[], Page]] = {}  # url -> its reading, from the memo or made
+        self.titles: dict[str, str] = {}
         self.meta: dict[str, dict] = {}
-        self.memo = memo  # a scalecore_generator.build.cache.Memo: a page's reading, under the hash of its HTML
+        self.memo = memo  # a scalecore_generator.build.cache.Memo: each module's script, each formula's reading
+        self.readings = readings if readings is not None else memo  # a page's reading, under the hash of its HTML
         self.keys: dict[str, str] = {}  # url -> that hash (with the memo only)
 
     def read(self, html: str, url: str, title: str, meta: dict) -> None:
+        """Note a rendered page. With the memo, it is read only when a module's script has to be
+        made again (a warm build reads no page: its scripts come from the memo, under the
+        hashes of their pages' HTML)."""
+        self.titles[url] = title
+        self.meta[url] = dict(meta or {})
         if self.memo is None:
             self.pages[url] = read_page(html, url, title)
-        else:
-            import hashlib
+            return
 
-            def reading():
-                page = read_page(html, url, title)
-                return {"passages": page.passages, "outline": page.outline, "panels": page.panels}
+        def reading():
+            page = read_page(html, url, title)
+            return {"passages": page.passages, "outline": page.outline, "panels": page.panels}
 
-            key = self.keys[url] = hashlib.sha256(f"{url}\0{title}\0{html}".encode()).hexdigest()
-            self.pages[url] = Page(url=url, title=title, **self.memo.get(key, reading))
-        self.meta[url] = dict(meta or {})
+        key = self.keys[url] = hashlib.sha256(f"{url}\0{title}\0{html}".encode()).hexdigest()
+        self.unread[url] = lambda: Page(url=url, title=title, **self.readings.get(key, reading))
+        self.readings.keep(key)
+
+    def page(self, url: str) -> Page:
+        if url not in self.pages:
+            self.pages[url] = self.unread.pop(url)()
+        return self.pages[url]
 
     def _by_title(self) -> dict[str, str]:
         titles = {}
-        for url, page in self.pages.items():
-            for title in (self.meta[url].get("title"), page.title):
-                if title:
-                    titles.setdefault(str(title), url)
+        for url, title in self.titles.items():
+            for name in (self.meta[url].get("title"), title):
+                if name:
+                    titles.setdefault(str(name), url)
         return titles
 
     def modules(self) -> list[str]:
@@ -541,31 +554,33 @@ class Collector:
         for url in self.modules():
             meta = self.meta[url]
             prerequisites = [titles[t] for t in titles_of(meta.get("prerequisites")) if t in titles]
-            sources = [self.pages[url]] + [self.pages[p] for p in dict.fromkeys(prerequisites) if p != url]
-            panels: dict[str, str] = {}
-            for page in sources:
-                for panel in page.panels:
-                    panels.setdefault(panel["kind"], f"{page.url}#{panel['anchor']}")
-            # The numbers of the kinds this page shows: a prerequisite's numbers are its mentor's.
-            shown = {panel["kind"] for panel in self.pages[url].panels} | {"corpus", "settings"}
+            sources = [url] + [p for p in dict.fromkeys(prerequisites) if p != url]
 
-            def write(typeset, url=url, sources=sources, shown=shown, panels=panels, code=str(meta["code"])):
-                return data_script(self.pages[url], sources, facts(tree, shown), panels, code, typeset, axes, self.memo)
+            def write(typeset, url=url, sources=sources, code=str(meta["code"])):
+                pages = [self.page(source) for source in sources]
+                panels: dict[str, str] = {}
+                for page in pages:
+                    for panel in page.panels:
+                        panels.setdefault(panel["kind"], f"{page.url}#{panel['anchor']}")
+                # The numbers of the kinds this page shows: a prerequisite's numbers are its mentor's.
+                shown = {panel["kind"] for panel in pages[0].panels} | {"corpus", "settings"}
+                return data_script(pages[0], pages, facts(tree, shown), panels, code, typeset, axes, self.memo)
 
-            key = self._script_key(url, sources, tree, shown, panels, str(meta["code"]), axes, typesetter)
+            key = self._script_key(url, sources, tree, str(meta["code"]), axes, typesetter)
             out[script_path(url)] = write(typeset) if key is None else self._remembered(key, write, typeset)
         return out
 
-    def _script_key(self, url, sources, tree, shown, panels, code, axes, typesetter) -> str | None:
+    def _script_key(self, url, sources, tree, code, axes, typesetter) -> str | None:
         """What a module's script is made of, hashed: the readings of its pages (by the hash of
-        their HTML), its facts (by the key of each kind's cache entries, or their values), its
-        panels, axes and code, and the typesetter's version; None when a part has no such key."""
+        their HTML: the panels it links to and the kinds whose numbers it holds follow from
+        them), the facts it may hold (by the key of each kind's cache entries, or their values),
+        the kinds' axes, its code and the typesetter's version; None when a part has no such key."""
         kinds = getattr(tree, "key", None)
-        if kinds is None or any(page.url not in self.keys for page in sources):
+        if kinds is None or any(source not in self.keys for source in sources):
             return None
-        facts_key = {name: kinds(name) or tree[name] for name in sorted(shown) if name in tree}
-        seen = [url, code, [self.keys[page.url] for page in sources], facts_key, panels,
-                {kind: list(names) for kind, names in sorted((axes or {}).items()) if kind in panels}, typesetter]
+        facts_key = {name: kinds(name) or tree[name] for name in sorted(tree)}
+        seen = [url, code, [self.keys[source] for source in sources], facts_key,
+                {kind: list(names) for kind, names in sorted((axes or {}).items())}, typesetter]
         return "script:" + hashlib.sha256(json.dumps(seen, sort_keys=True).encode("utf-8")).hexdigest()
 
     def _remembered(self, key: str, write, typeset) -> str:

@@ -648,8 +648,9 @@ def test_the_local_model_writes_a_labelled_reply_beside_its_sources(visit, model
 
 def test_a_module_script_from_the_memo_is_the_one_made_and_follows_its_facts(tmp_path):
     """Collector.scripts with a build's memo: a warm build's script is the one a build without the
-    memo writes; a changed number (another key for the kind's entries) makes it again; the
-    typesetter is still asked for every formula (it keeps only what the site uses)."""
+    memo writes, and no page is read for it; a changed number (another key for the kind's
+    entries) makes it again; the typesetter is still asked for every formula (it keeps only what
+    the site uses)."""
     from scalecore_generator.build import cache
     from scalecore_generator.pages.quotes import LazyNamespace
 
@@ -657,7 +658,7 @@ def test_a_module_script_from_the_memo_is_the_one_made_and_follows_its_facts(tmp
         def info(self, message):
             raise AssertionError(message)
 
-    asked = []
+    asked, collectors = [], []
 
     def typeset(tex, display):
         asked.append(tex)
@@ -665,7 +666,9 @@ def test_a_module_script_from_the_memo_is_the_one_made_and_follows_its_facts(tmp
 
     def scripts(memo_file, entries_key, mean):
         memo = cache.Memo(memo_file, Log(), "v1") if memo_file else None
-        collector = mentor.Collector(memo)
+        readings = cache.Memo(memo_file.with_name("readings.json"), Log(), "v1") if memo_file else None
+        collector = mentor.Collector(memo, readings)
+        collectors.append(collector)
         lesson = LESSON.replace("<h2", '<div data-scalecore-kind="k" id="k-1" aria-label="K"></div><h2', 1)
         collector.read(lesson, "m/buckets.html", "Buckets", {"code": "B.1"})
         tree = LazyNamespace({"k": (entries_key, lambda: {"a": {"mean": mean}})}, {"tiny": {"tokens": 9}},
@@ -673,6 +676,7 @@ def test_a_module_script_from_the_memo_is_the_one_made_and_follows_its_facts(tmp
         made = collector.scripts(tree, typeset, {"k": ["corpus"]}, "engine 1")
         if memo is not None:
             memo.save()
+            readings.save()
         return made
 
     memo_file = tmp_path / "mentor.json"
@@ -680,5 +684,6 @@ def test_a_module_script_from_the_memo_is_the_one_made_and_follows_its_facts(tmp
     assert scripts(memo_file, "e1", 0.25) == slow
     asked.clear()
     assert scripts(memo_file, "e1", 0.25) == slow and asked, "the typesetter was not asked from the memo"
+    assert collectors[-1].pages == {}  # the script came from the memo: no page's reading was needed
     changed = scripts(memo_file, "e2", 0.75)
     assert changed == scripts(None, "e2", 0.75) and changed != slow

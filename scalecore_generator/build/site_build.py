@@ -252,7 +252,8 @@ class SiteBuild:
         self._kind_keys = {}
         self.remembered = RememberedPanels(self.memos["panels"], self._kind_key)  # the pages' panels
         self.held_back = Stash()
-        self.mentor = mentor.Collector(self.memos["mentor"])  # every page's passages, for the module pages' mentor
+        # every page's passages, for the module pages' mentor
+        self.mentor = mentor.Collector(self.memos["mentor"], self.memos["readings"])
         self.quotes = self._quote_tree()
         self.manifest = self._manifest(live)
         pages_manifest = for_pages(self.manifest)
@@ -821,9 +822,9 @@ def _is_ours(extension) -> bool:
 def _memos(folder: Path, log) -> dict[str, cache.Memo]:
     """What a warm build need not derive again (build/cache.Memo), each versioned by the code
     that derives it: the modules each source imports (the bake's keys), each page's mentor
-    passages and each module's mentor script, the values pages quote, the mentor's facts, the
-    HTML of the authors' texts in blocks (blocks/base.py), each page's panels (blocks/remembered.py), each page with its off-screen boxes
-    (pages/offscreen.py), the web app's icons (build/offline.py), the kinds' files found sound
+    reading and each module's mentor script, the values pages quote, the mentor's facts, the
+    HTML of the authors' texts in blocks (blocks/base.py), each page's panels
+    (blocks/remembered.py), each page with its off-screen boxes (pages/offscreen.py), the web app's icons (build/offline.py), the kinds' files found sound
     (kinds/registry.py), what the embedding tables give the site (_learn_tables), the sha256 of
     the wheels built (runtime/wheel.py), and of each corpus's text and metadata together
     (build/corpora.py). Each memo is read when first used."""
@@ -842,6 +843,7 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
 
     return {"imports": cache.Memo(folder / "imports.json", log, version(bake)),
             "mentor": cache.Memo(folder / "mentor.json", log, version(mentor)),
+            "readings": cache.Memo(folder / "readings.json", log, version(mentor)),
             "quotes": cache.Memo(folder / "quotes.json", log, version(quotes, mentor)),
             "facts": cache.Memo(folder / "facts.json", log, version(quotes, mentor)),
             "markdown": cache.Memo(folder / "markdown.json", log, version(base)),
