@@ -675,11 +675,11 @@ class SiteBuild:
 
     def finish_page(self, page: PageInfo | None, html: str, pages: list[PageInfo] = ()) -> str:
         """The page's fallbacks back in (held back since read()), the module header and end of a
-        module page (pages/module_page.py; ``pages`` are every page of the site, for its cards), then the page's math typeset, so that no math script
-        runs in the reader's browser, then its Content-Security-Policy (pages/csp.py). Math is
-        done on the finished page: the search index keeps the formulas' TeX (what a reader
-        types), not the typeset markup. ``page`` None: a page of the theme's own (404.html),
-        which only gets the policy."""
+        module page (pages/module_page.py; ``pages`` are every page of the site, for its cards),
+        then the page's math typeset, so that no math script runs in the reader's browser, then
+        its Content-Security-Policy (pages/csp.py). Math is done on the finished page: the search
+        index keeps the formulas' TeX (what a reader types), not the typeset markup. ``page``
+        None: a page of the theme's own (404.html), which only gets the policy."""
         html = self.put_back(html)
         if page is not None:
             script = mentor.script_path(page.dest_uri) if page.meta.get("code") else None
