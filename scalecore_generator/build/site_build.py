@@ -426,11 +426,16 @@ class SiteBuild:
         the site, its baked entries (named by the hash of what made them) and its scripts."""
         if name not in self._kind_keys:
             site, baked = self.site(name), self.baked.get(name)
-            seen = [self._files_key(self.kinds[name].folder), [self._files_key(p) for p in self.packages],
+            seen = [self._files_key(self.kinds[name].folder), self._packages_key,
                     site.corpora, site.titles, site.seeds, site.settings, site.options, self.served.get(name),
                     sorted(target.name for target in baked.entries.values()) if baked else None]
             self._kind_keys[name] = hashlib.sha256(json.dumps(seen, sort_keys=True).encode()).hexdigest()
         return self._kind_keys[name]
+
+    @functools.cached_property
+    def _packages_key(self) -> list:
+        """The files of the site's packages (see _kind_key): one walk a build, whatever the kinds."""
+        return [self._files_key(package) for package in self.packages]
 
     def _files_key(self, folder: Path) -> list:
         """Each file under ``folder`` (its path there, its sha256 from the ledger)."""
