@@ -86,6 +86,19 @@ class RememberedPanels:
         return list(entry["panels"])
 
 
+def libraries() -> str:
+    """The versions of what renders a panel besides the generator's own code (the template engine,
+    Python-Markdown and its extensions): part of the memo's version, so an upgrade renders again."""
+    import jinja2
+    import markdown
+
+    try:
+        import pymdownx
+    except ImportError:
+        pymdownx = None
+    return f"jinja2 {jinja2.__version__} markdown {markdown.__version__} pymdownx {getattr(pymdownx, '__version__', None)}"
+
+
 def _named(value) -> str:
     """An option that is a function (a fence's format), by its name, not its address."""
     return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value).__name__)}"

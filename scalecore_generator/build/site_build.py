@@ -853,7 +853,8 @@ def _memos(folder: Path, log) -> dict[str, cache.Memo]:
             "facts": cache.Memo(folder / "facts.json", log, version(quotes, mentor)),
             "markdown": cache.Memo(folder / "markdown.json", log, version(base)),
             "panels": cache.Memo(folder / "panels.json", log, version(base, expand, remembered, kind, options, views,
-                                                                     base.SHARED_TEMPLATES / "panel.html", views.VIEWS)),
+                                                                     base.SHARED_TEMPLATES / "panel.html", views.VIEWS)
+                                 + " " + remembered.libraries()),
             "offscreen": cache.Memo(folder / "offscreen.json", log, version(offscreen)),
             "app": cache.Memo(folder / "app.json", log, version(offline)),
             "kinds": cache.Memo(folder / "kinds.json", log, version(registry)),
