@@ -88,3 +88,26 @@ def test_the_site_s_own_scripts_are_served_minified(built_site, tmp_path):
             copy.write_text(served, encoding="utf-8")
             checks.append(subprocess.run(["node", "--check", str(copy)], capture_output=True, text=True))
         assert any(check.returncode == 0 for check in checks), (script, [check.stderr for check in checks])
+
+
+def test_a_script_is_ours_by_its_real_folder_through_any_link(tmp_path):
+    """Whether a file is one of our scripts is decided by where it really is: a link to our
+    folder (a site that links the theme in) makes its scripts ours, a link out of it does not,
+    and a file's own link is followed."""
+    from scalecore_generator.pages.frontend import _real_folder, is_own
+
+    ours, other = tmp_path / "ours" / "assets", tmp_path / "npm" / "package"
+    ours.mkdir(parents=True)
+    other.mkdir(parents=True)
+    (ours / "panel.js").write_text("1", encoding="utf-8")
+    (other / "lib.js").write_text("2", encoding="utf-8")
+    (tmp_path / "site").mkdir()
+    (tmp_path / "site" / "theme").symlink_to(tmp_path / "ours", target_is_directory=True)
+    (ours / "vendor").symlink_to(other, target_is_directory=True)
+    (tmp_path / "site" / "linked.js").symlink_to(ours / "panel.js")
+    _real_folder.cache_clear()
+    own = [tmp_path / "ours"]
+    assert is_own(tmp_path / "site" / "theme" / "assets" / "panel.js", own)
+    assert not is_own(tmp_path / "site" / "theme" / "assets" / "vendor" / "lib.js", own)
+    assert not is_own(other / "lib.js", own) and not is_own(ours / "panel.css", [tmp_path / "npm"])
+    assert is_own(tmp_path / "site" / "linked.js", own)

@@ -125,10 +125,11 @@ class Minifier:
         where each came from, for esbuild's messages."""
         found: dict[str, Path] = {}
         missing: dict[str, tuple[str, bytes]] = {}
+        names = os.listdir(self.cache_dir) if self.cache_dir.is_dir() else []  # listed once, not a glob a file
         for site_path, data in sorted(sources.items()):
             suffix = Path(site_path).suffix
             key = self._key(suffix, data)
-            cached = content_named(self.cache_dir, key, suffix)
+            cached = content_named(self.cache_dir, key, suffix, names)
             if cached is not None:
                 found[site_path] = cached[0]
             else:
@@ -231,8 +232,14 @@ def is_own(source: Path, own: list[Path]) -> bool:
 def _real_folder(folder: Path) -> Path:
     """A folder's real path, symbolic links followed, worked out once per folder and build: a
     site's theme has some 1,900 scripts and styles in about a hundred folders, and resolving each
-    file's path on its own took 0.43 s a warm build under cProfile (0.07 s this way)."""
-    return folder.resolve()
+    file's path on its own took 0.43 s a warm build under cProfile (0.07 s this way). From its
+    parent's, known already for the next folder of the same tree: one lstat a folder (the bake's
+    hundred cache entries were each resolved from the root, 3 ms of every warm build)."""
+    parent = folder.parent
+    if parent == folder or not folder.is_absolute() or folder.name in ("", ".", ".."):
+        return folder.resolve()
+    here = _real_folder(parent) / folder.name
+    return here.resolve() if here.is_symlink() else here
 
 
 def minified(files: dict[str, Path], own: list[Path], minifier: Minifier) -> dict[str, Path]:

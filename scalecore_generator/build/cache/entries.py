@@ -33,16 +33,21 @@ def content_name(key: str, data: bytes, suffix: str) -> str:
     return f"{key}.{hashlib.sha256(data).hexdigest()[:32]}{suffix}"
 
 
-def content_named(folder: Path, key: str, suffix: str) -> tuple[Path, bytes] | None:
+def content_named(folder: Path, key: str, suffix: str, names: list[str] | None = None) -> tuple[Path, bytes] | None:
     """The cached result for ``key`` in ``folder`` whose bytes still match its name (see
     content_name), and its bytes; None if there is none, so a damaged copy is made again rather
-    than served."""
-    for cached in sorted(folder.glob(f"{key}.*{suffix}")):
+    than served. ``names``: the folder's listing, for a caller that looks up many keys (a glob
+    lists the folder again for each)."""
+    if names is None:
+        names = os.listdir(folder) if os.path.isdir(folder) else []
+    start = f"{key}."
+    for name in sorted(n for n in names if n.startswith(start) and n.endswith(suffix)):
+        cached = Path(folder) / name
         try:
             data = cached.read_bytes()
         except OSError:
             continue
-        if cached.name == content_name(key, data, suffix):
+        if name == content_name(key, data, suffix):
             return cached, data
     return None
 
