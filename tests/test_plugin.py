@@ -262,6 +262,7 @@ def on_page_context(context, page, config, nav):
 
 def on_post_page(output, page, config):
     _note(page, "output", output)
+    _note(page, "content afterwards", page.content)  # as a feed or blog plugin reads it
 
 def _note(page, moment, html):
     seen = Path(__file__).with_name("seen.json")
@@ -274,9 +275,10 @@ def _note(page, moment, html):
 
 def test_other_plugins_get_the_fallbacks_in_the_written_page_not_in_the_indexed_content(cold, tmp_path):
     """The panels' fallbacks are left out of every search index (data-search-exclude): a search
-    plugin need not parse them, so the page's content holds them back until the page is
-    written. Another plugin's ``on_post_page`` (here a site's own hook) gets the whole page;
-    the published page is the one a build without the hook writes."""
+    plugin need not parse them, so the page's content holds them back while the plugins read it
+    for their indexes (``on_page_context``). Then it has them again: the page the theme renders,
+    another plugin's ``on_post_page`` (here a site's own hook), and the page's content as a feed
+    plugin reads it later; the published page is the one a build without the hook writes."""
     folder = from_cold(cold, tmp_path)
     (folder / "spy.py").write_text(SPY, encoding="utf-8")
     edit(folder / "mkdocs.yml", "nav:\n", "hooks:\n  - spy.py\n\nnav:\n")
@@ -284,4 +286,5 @@ def test_other_plugins_get_the_fallbacks_in_the_written_page_not_in_the_indexed_
     lesson = json.loads((folder / "seen.json").read_text())["lesson.md"]
     assert lesson["content"]["fallbacks"] == lesson["output"]["fallbacks"] > 0
     assert lesson["content"]["tables"] == 0 < lesson["output"]["tables"]
+    assert lesson["content afterwards"]["tables"] == lesson["output"]["tables"]
     assert tree(folder / "site") == cold[1]

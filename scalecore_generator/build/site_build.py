@@ -649,8 +649,9 @@ class SiteBuild:
         text). Then the runs between headings become boxes the browser skips off screen
         (pages/offscreen.py). ``resolve_link``: for an engine that turns links to .md files into
         pages' URLs only after this step (Zensical), the mentor reads them as they will be.
-        The content returned holds its panels' fallbacks back until finish_page (blocks/stash.py:
-        a search index leaves them out anyway, and a search plugin parsed every tag to do so)."""
+        The content returned holds its panels' fallbacks back until put_back or finish_page
+        (blocks/stash.py: a search index leaves them out anyway, and a search plugin parsed every
+        tag to do so)."""
         from scalecore_generator.blocks.base import PAGE_LINK
 
         read = html
@@ -662,7 +663,8 @@ class SiteBuild:
         return hold_back_fallbacks(boxed, self.held_back)
 
     def put_back(self, html: str) -> str:
-        """A page's HTML with the fallbacks read() held back in it again."""
+        """A page's HTML with the fallbacks read() held back in it again (an adapter calls it once
+        its engine's search has indexed the page; finish_page does it in any case)."""
         return self.held_back.restore(html)
 
     def check_neighbours(self, pages: list[PageInfo]) -> None:

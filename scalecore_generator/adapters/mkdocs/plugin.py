@@ -9,8 +9,9 @@ nav and dev server as the build needs them (site.py), and its error, raised once
     on_files       our theme's files minified
     on_env         the templates' cache; every baked and runtime file written (not MkDocs' files)
     on_page_markdown, on_page_content   the authors' blocks out and the panels in (their
-                   fallbacks held back from the search plugin)
-    on_post_page   the fallbacks back first; the page's math, font preload and policy
+                   fallbacks held back from the search plugins...
+    on_page_context   ...until they have indexed the page); every page's neighbours checked
+    on_post_page   the page's math, font preload and policy
     on_post_build  the staged site swapped into place
     on_serve       what the dev server watches besides docs/
 """
@@ -156,23 +157,24 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     @event_priority(100)  # every page is read by now, before any is rendered with the theme
     @_edge
-    def on_page_context(self, context, page, config, nav):
+    def _check_neighbours(self, context, page, config, nav):
         if self.all_pages is None:
             self.all_pages = [site.page_info(file.page) for file in self.site_files.documentation_pages()
                               if file.page is not None]
             self.build.check_neighbours(self.all_pages)
         return context
 
-    @event_priority(100)  # before another plugin reads the page's HTML (search read it without them)
+    @event_priority(-100)  # after the search plugins (they indexed the page without its fallbacks)
     @_edge
-    def _put_back_fallbacks(self, html, page, config):
-        return self.build.put_back(html)
+    def _put_back_fallbacks(self, context, page, config, nav):
+        page.content = self.build.put_back(page.content)
+        return context
+
+    on_page_context = CombinedEvent(_check_neighbours, _put_back_fallbacks)
 
     @_edge
-    def _finish_page(self, html, page, config):
+    def on_post_page(self, html, page, config):
         return self.build.finish_page(site.page_info(page), html, self.all_pages)
-
-    on_post_page = CombinedEvent(_put_back_fallbacks, _finish_page)
 
     @_edge
     def on_post_template(self, output_content, template_name, config):
