@@ -51,11 +51,11 @@ class Build:
         self.figures = {}
         self.remembered = RememberedPanels(self.memo, lambda name: (kind_keys or {}).get(name, "same"))
 
-    def expand(self, text: str = PAGE) -> str:
+    def expand(self, text: str = PAGE, **markdown) -> str:
         context = PageContext(page="docs/lessons/guards.md", site_root="../../", kinds=DRAWING, sites=SITES,
                               read_baked=read_baked, figures=self.figures, memo=self.texts,
                               resolve_link=self.links.get, templates=PanelTemplates(self.views),
-                              remembered=self.remembered)
+                              remembered=self.remembered, **markdown)
         return expand_blocks(text, context)
 
     def finish(self):
@@ -126,3 +126,23 @@ def test_blocks_of_one_page_are_rendered_together_so_a_repeated_question_is_stil
     repeated = PAGE + "\n" + block("self-check", "question: why?", "answer: A", "explanation: E")
     with pytest.raises(BlockError, match="guards.md:13: .* the same question as the self-check at docs/lessons/guards.md:7;"):
         Build(tmp_path).expand(repeated)
+
+
+def test_a_page_whose_blocks_include_a_file_is_rendered_every_time(tmp_path, renders):
+    """pymdownx.snippets puts a file's text into a block's text: the file may change while the
+    page does not, so such a page's panels are never taken from the memo."""
+    (tmp_path / "answer.md").write_text("The first answer.", encoding="utf-8")
+    snippets = dict(markdown_extensions=["pymdownx.snippets"],
+                    markdown_config={"pymdownx.snippets": {"base_path": [str(tmp_path)]}})
+    page = block("self-check", "question: Why?", "answer: |", '  --8<-- "answer.md"', "explanation: E")
+    first = Build(tmp_path)
+    assert "The first answer." in first.expand(page, **snippets)
+    first.finish()
+    (tmp_path / "answer.md").write_text("The second answer.", encoding="utf-8")
+    assert "The second answer." in Build(tmp_path).expand(page, **snippets)
+    assert renders == [1, 1]
+    plain = Build(tmp_path)
+    plain.expand(PAGE, **snippets)
+    plain.finish()
+    Build(tmp_path).expand(PAGE, **snippets)  # a page without a snippet is remembered as any other
+    assert renders == [1, 1, 1]

@@ -62,9 +62,17 @@ class RememberedPanels:
         return html
 
     def _key(self, context, blocks: list) -> str | None:
-        """None when an extension is given as an object: nothing names what it does."""
-        if not all(isinstance(name, str) for name in context.markdown_extensions):
+        """None for a page rendered every time: an extension given as an object (nothing names
+        what it does), or pymdownx.snippets including a file's text (in a block, or appended to
+        every text), which may change without the page (as blocks/base._conversion_key)."""
+        extensions = context.markdown_extensions
+        if not all(isinstance(name, str) for name in extensions):
             return None
+        if "pymdownx.snippets" in extensions:
+            snippets = context.markdown_config.get("pymdownx.snippets") or {}
+            if any(snippets.get(option) for option in ("auto_append", "base_path_auto_append")) or \
+                    any("8<-" in line for block in blocks for line in [block.title or "", *block.body]):
+                return None
         seen = [context.page, context.site_root, context.line_offset, context.markdown_extensions, context.markdown_config,
                 [[block.kind, block.title, block.body, block.line, block.body_line] for block in blocks],
                 {name: self.kind_key(name) for name in sorted({block.kind for block in blocks}) if name in context.kinds}]
