@@ -61,31 +61,38 @@ class PageContext:
     remembered: object = None
 
 
+def named(value) -> str:
+    """An option that is a function (a fence's format), by its name, not its address."""
+    return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value).__name__)}"
+
+
+def reads_files(context: PageContext, text: str) -> bool:
+    """Converting ``text`` with the page's extensions may read files, so its HTML can change
+    while the text does not: pymdownx.snippets, for a text that includes one (``--8<--``, any
+    number of dashes) or for every text when it appends files of its own."""
+    if "pymdownx.snippets" not in context.markdown_extensions:
+        return False
+    options = context.markdown_config.get("pymdownx.snippets") or {}
+    return any(options.get(option) for option in ("auto_append", "base_path_auto_append")) or "8<-" in text
+
+
 def _conversion_key(context: PageContext) -> Callable[[str], str | None]:
     """The key an author text's HTML is kept under in the build's memo: the text, the page's
     extensions with their options, and the versions of Python-Markdown and its extensions, or
     None for a text to convert every time. Python-Markdown turns the same text into the same
-    HTML under the same extensions, except where one reads files: pymdownx.snippets, for a text
-    that includes one (``--8<--``, any number of dashes) or on every text when it appends files of its own."""
+    HTML under the same extensions, except where one reads files (reads_files)."""
     extensions = context.markdown_extensions
     if not all(isinstance(name, str) for name in extensions):
         return lambda text: None  # an extension given as an object: no name to key it by
-
-    def named(value):  # options may hold functions (a fence's format): by name, not by address
-        return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value).__name__)}"
-
     try:
         import pymdownx
     except ImportError:
         pymdownx = None
     versions = [markdown.__version__, getattr(pymdownx, "__version__", None)]
     setting = json.dumps([extensions, context.markdown_config, versions], sort_keys=True, default=named)
-    snippets = "pymdownx.snippets" in extensions
-    appends = snippets and any((context.markdown_config.get("pymdownx.snippets") or {}).get(option)
-                               for option in ("auto_append", "base_path_auto_append"))
 
     def key(text: str) -> str | None:
-        if appends or (snippets and "8<-" in text):
+        if reads_files(context, text):
             return None
         return hashlib.sha256(json.dumps([setting, text]).encode("utf-8")).hexdigest()
 

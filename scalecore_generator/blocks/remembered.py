@@ -25,6 +25,8 @@ import hashlib
 import json
 from collections.abc import Callable
 
+from scalecore_generator.blocks.base import named, reads_files
+
 
 class RememberedPanels:
     """The panels of every page one build expands: ``memo`` (build/cache/memo.Memo) keeps them
@@ -64,19 +66,15 @@ class RememberedPanels:
     def _key(self, context, blocks: list) -> str | None:
         """None for a page rendered every time: an extension given as an object (nothing names
         what it does), or pymdownx.snippets including a file's text (in a block, or appended to
-        every text), which may change without the page (as blocks/base._conversion_key)."""
-        extensions = context.markdown_extensions
-        if not all(isinstance(name, str) for name in extensions):
+        every text), which may change without the page (blocks/base.reads_files)."""
+        if not all(isinstance(name, str) for name in context.markdown_extensions):
             return None
-        if "pymdownx.snippets" in extensions:
-            snippets = context.markdown_config.get("pymdownx.snippets") or {}
-            if any(snippets.get(option) for option in ("auto_append", "base_path_auto_append")) or \
-                    any("8<-" in line for block in blocks for line in [block.title or "", *block.body]):
-                return None
+        if reads_files(context, "\n".join(line for block in blocks for line in [block.title or "", *block.body])):
+            return None
         seen = [context.page, context.site_root, context.line_offset, context.markdown_extensions, context.markdown_config,
                 [[block.kind, block.title, block.body, block.line, block.body_line] for block in blocks],
                 {name: self.kind_key(name) for name in sorted({block.kind for block in blocks}) if name in context.kinds}]
-        return hashlib.sha256(json.dumps(seen, sort_keys=True, default=_named).encode("utf-8")).hexdigest()
+        return hashlib.sha256(json.dumps(seen, sort_keys=True, default=named).encode("utf-8")).hexdigest()
 
     def _recall(self, key: str, context) -> list[str] | None:
         entry = self.memo.values.get(key)
@@ -105,11 +103,6 @@ def libraries() -> str:
     except ImportError:
         pymdownx = None
     return f"jinja2 {jinja2.__version__} markdown {markdown.__version__} pymdownx {getattr(pymdownx, '__version__', None)}"
-
-
-def _named(value) -> str:
-    """An option that is a function (a fence's format), by its name, not its address."""
-    return f"{getattr(value, '__module__', '')}.{getattr(value, '__qualname__', type(value).__name__)}"
 
 
 class _Noting:
