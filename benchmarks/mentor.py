@@ -4,13 +4,17 @@
 
 Builds the site once (into a temporary folder), then:
 
-- scores retrieval on the question set tests/data/mentor-questions.json, asked on each of the three
+- scores retrieval on two question sets side by side: the development set
+  tests/data/mentor-questions.json (the one the mentor is tuned on), asked on each of the three
   module pages (the softmax module's own self-check questions, verbatim, and questions in the
   forms learners ask: why, how, what happens if, what is the difference, with the facts an answer
   must contain, the claims the module contradicts, numbers that must be the baked value,
   questions the module does not answer and questions in other languages, where a refusal is due),
   with the page's own mentor-core.js run in Node; and checks that every link each answer renders
-  names a page and an element of the built site;
+  names a page and an element of the built site; and the held-out sets
+  (tests/data/mentor-heldout-*.json, written from the built pages alone by someone who never saw
+  the mentor, before any tuning), of which only the totals are printed: their questions are
+  never shown here, so that nobody tunes the mentor to them;
 - times an answer in Node and, in Chromium, from Ctrl+Enter to the answer on screen: the first
   question (which loads MiniSearch and the module's data) and the next ones;
 - weighs what the mentor adds to a module page: nothing until the reader comes to the box, then
@@ -32,12 +36,15 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 QUESTIONS = REPO / "tests" / "data" / "mentor-questions.json"
+HELD_OUT = sorted((REPO / "tests" / "data").glob("mentor-heldout-*.json"))
 ANSWER = REPO / "tests" / "mentor" / "answer.js"
 
 
 def build(target: Path) -> None:
-    subprocess.run([str(REPO / ".venv" / "bin" / "mkdocs"), "build", "-q", "-d", str(target)], cwd=REPO, check=True,
-                   capture_output=True)
+    done = subprocess.run([str(REPO / ".venv" / "bin" / "mkdocs"), "build", "-q", "-d", str(target)], cwd=REPO,
+                          capture_output=True, text=True)
+    if done.returncode:
+        sys.exit(f"the site did not build:\n{done.stderr[-3000:]}")
 
 
 def answer_text(answer: dict) -> str:
@@ -177,10 +184,47 @@ def report(rows) -> None:
         for href in m["broken"]:
             print(f"    broken link {href}: {q['question']}")
 
+def totals(rows) -> dict:
+    """One set's totals: the columns of the side-by-side table."""
+    answerable = [(q, m) for q, _, m, _ in rows if not m["due"]]
+    due = [(q, m) for q, _, m, _ in rows if m["due"]]
+    numbers = [(q, m) for q, m in answerable if q.get("number") or q.get("form") == "number"]
+    hrefs = sum(m["links"] for _, _, m, _ in rows)
+    return {
+        "questions": len(rows),
+        "key": (sum(m["key"] for _, m in answerable), len(answerable)),
+        "lead": (sum(m["lead"] for _, m in answerable), len(answerable)),
+        "contradictions": sum(bool(m["wrong"]) for _, _, m, _ in rows),
+        "refused": sum(m["refused"] for _, m in answerable),
+        "due": (sum(m["key"] for _, m in due), len(due)),
+        "numbers": (sum(m["key"] for _, m in numbers), len(numbers)),
+        "links": (hrefs - sum(len(m["broken"]) for _, _, m, _ in rows), hrefs),
+    }
 
-def in_chromium(site: Path, page: str, questions: list[str]) -> list[float]:
+
+def side_by_side(columns: dict[str, dict]) -> None:
+    """The sets' totals in columns: development first, then each held-out set."""
+    def ratio(pair, percent=False):
+        got, of = pair
+        return f"{got}/{of}" + (f" ({100 * got / of:.0f}%)" if percent and of else "")
+
+    lines = [("questions", lambda t: str(t["questions"])),
+             ("key facts (answerable)", lambda t: ratio(t["key"], True)),
+             ("key fact in the lead", lambda t: ratio(t["lead"], True)),
+             ("contradictions", lambda t: str(t["contradictions"])),
+             ("answerable questions refused", lambda t: str(t["refused"])),
+             ("unanswerable, rightly refused", lambda t: ratio(t["due"])),
+             ("number questions right", lambda t: ratio(t["numbers"])),
+             ("links that land", lambda t: ratio(t["links"]))]
+    print("  " + f"{'':32}" + "".join(f"{name:>22}" for name in columns))
+    for label, cell in lines:
+        print("  " + f"{label:32}" + "".join(f"{cell(t):>22}" for t in columns.values()))
+
+
+def in_chromium(site: Path, page: str, questions: list[str], throttle: int = 1) -> list[float]:
     """Milliseconds from Ctrl+Enter to the answer in the page, question by question (the page
-    times itself: data-scalecore-mentor-ms)."""
+    times itself: data-scalecore-mentor-ms), the CPU slowed ``throttle`` times (DevTools'
+    Emulation.setCPUThrottlingRate, as Lighthouse's mobile runs do)."""
     from browser import ARGS, CHROMIUM, StaticServer
     from playwright.sync_api import sync_playwright
 
@@ -190,6 +234,9 @@ def in_chromium(site: Path, page: str, questions: list[str]) -> list[float]:
         with sync_playwright() as playwright:
             browser = playwright.chromium.launch(executable_path=str(CHROMIUM), args=ARGS)
             tab = browser.new_context(service_workers="block").new_page()
+            if throttle > 1:
+                cdp = tab.context.new_cdp_session(tab)  # kept for the whole visit
+                cdp.send("Emulation.setCPUThrottlingRate", {"rate": throttle})
             tab.goto(server.url + page)
             box = tab.get_by_role("textbox", name="Your question")
             box.focus()  # the reader comes to the box: the mentor starts loading
@@ -219,21 +266,33 @@ def main() -> None:
     questions = spec["questions"]
     with tempfile.TemporaryDirectory() as folder:
         site = Path(folder) / "site"
-        build(site)
+        if "--site" in sys.argv:  # a site built already (python -m benchmarks.mentor --site DIR)
+            site = Path(sys.argv[sys.argv.index("--site") + 1]).resolve()
+        else:
+            build(site)
         rows = evaluate(site, questions)
+        columns = {"development": totals(rows)}
+        for path in HELD_OUT:
+            held = json.loads(path.read_text(encoding="utf-8"))["questions"]
+            columns[path.stem.removeprefix("mentor-")] = totals(evaluate(site, held))
         pages = sorted({q["page"] for q in questions})
-        print(f"Question set: {len(questions)} questions on {len(pages)} module pages ({QUESTIONS.relative_to(REPO)})")
-        print("Retrieval alone (no language model); 'key fact' counts the questions the module answers, 'in the lead'"
-              " those whose lead sentence (or self-check answer) holds it; links are the page#anchor of every link"
-              " the answer renders, found in the built site:")
+        print(f"Development set: {len(questions)} questions on {len(pages)} module pages ({QUESTIONS.relative_to(REPO)});"
+              f" held out: {', '.join(str(p.relative_to(REPO)) for p in HELD_OUT) or 'none'} (totals only)")
+        print("Retrieval alone (no language model); 'key facts' counts the questions the module answers whose answer holds"
+              " every key fact, 'in the lead' those whose lead sentence (or self-check answer) holds them; links are the"
+              " page#anchor of every link the answer renders, found in the built site:")
+        side_by_side(columns)
+        print("The development set, page by page and form by form:")
         report(rows)
         ms = [row[3] for row in rows]
         print(f"Node: an answer takes {statistics.median(ms):.1f} ms (median), {max(ms):.1f} ms (slowest)")
         softmax = [q for q in questions if q["page"] == "modules/softmax-range.html"]
-        times = in_chromium(site, "modules/softmax-range.html", [q["question"] for q in softmax[:8]])
-        print(f"Chromium: focus on the box to mentor ready (MiniSearch, core and data loaded, index built) {times[0]:.0f} ms;"
-              f" Ctrl+Enter to the answer in the page: first {times[1]:.0f} ms, then {statistics.median(times[2:]):.0f} ms"
-              f" (median of {len(times) - 2})")
+        for rate in (1, 4):
+            times = in_chromium(site, "modules/softmax-range.html", [q["question"] for q in softmax[:8]], rate)
+            print(f"Chromium{' at 4x CPU throttling' if rate > 1 else ''}: focus on the box to mentor ready (MiniSearch, core"
+                  f" and data loaded, index built) {times[0]:.0f} ms; Ctrl+Enter to the answer in the page: first"
+                  f" {times[1]:.0f} ms, then {statistics.median(times[2:]):.0f} ms (median of {len(times) - 2},"
+                  f" slowest {max(times[1:]):.0f} ms)")
         print("Bytes, fetched only when the reader comes to the question box:")
         print(f"  MiniSearch                {weight(site / 'assets/scalecore/vendor/minisearch.js')}")
         print(f"  mentor-core.js            {weight(site / 'assets/scalecore-module/mentor-core.js')}")
