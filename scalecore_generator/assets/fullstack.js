@@ -20,21 +20,23 @@ const timings = (globalThis.scalecoreTimings = globalThis.scalecoreTimings || {}
 const INPUT_BYTES = 65536; // the longest answer to input(), in UTF-8 bytes (as live.js)
 let shared = null;
 
-/* The full stack's files in the manifest, with what they cost to download; null without it. */
+/* The full stack's files in the manifest, with what they cost to download; null without it.
+   python.wasm and the standard library are published as gzip parts (runtime/fullstack.py), which
+   every host sends as they are: ``download`` is the sum of the parts' published bytes, what the
+   reader's browser receives from this host; ``bytes`` what they unpack to. */
 export function fullStack(manifest) {
   const runtime = manifest.data.runtime || {};
-  if (!runtime.fullstack_wasm || !runtime.fullstack_stdlib || !runtime.fullstack_shim_index) return null;
-  const sum = (field) => runtime.fullstack_wasm[field] + runtime.fullstack_stdlib[field];
-  return { bytes: sum("bytes"), brotli: sum("brotli_bytes") || null, gzip: sum("gzip_bytes") || null };
+  const files = [runtime.fullstack_wasm, runtime.fullstack_stdlib];
+  if (files.some((file) => !file || !Array.isArray(file.parts)) || !runtime.fullstack_shim_index) return null;
+  const published = (file) => file.parts.reduce((sum, part) => sum + part.bytes, 0);
+  return { bytes: files[0].bytes + files[1].bytes, download: published(files[0]) + published(files[1]) };
 }
 
-/* What the reader is told the full stack costs: the compressed size a host serving the .br or
-   .gz copies sends, and what it takes unpacked. */
+/* What the reader is told the full stack costs: the bytes this host sends (the parts as
+   published, measured at build), and what they take unpacked. */
 export function sizeText(info) {
   const mb = (bytes) => Math.round(bytes / 1e6) + " MB";
-  const wire = info.brotli || info.gzip;
-  return wire ? `a ${mb(wire)} download (${mb(info.bytes)} unpacked), once; the browser keeps it`
-    : `a ${mb(info.bytes)} download, once; the browser keeps it`;
+  return `a ${mb(info.download)} download (${mb(info.bytes)} unpacked), once; the browser keeps it`;
 }
 
 // The smallest module with a try_table block: WebAssembly's exception handling with exnref,
@@ -55,6 +57,8 @@ export function cannotRun() {
 function runtimeConfig(manifest) {
   const runtime = manifest.data.runtime;
   const absolute = (entry) => ({ url: new URL(entry.url, manifest.url).href, sha256: entry.sha256, bytes: entry.bytes });
+  const parted = (entry) => ({ sha256: entry.sha256, bytes: entry.bytes, parts: entry.parts.map((part) => ({
+    url: new URL(part.url, manifest.url).href, sha256: part.sha256, bytes: part.bytes, rawBytes: part.raw_bytes })) });
   const shim = {};
   for (const key of Object.keys(runtime).sort()) {
     if (key.startsWith("fullstack_shim_")) shim[key.slice("fullstack_shim_".length)] = absolute(runtime[key]);
@@ -64,7 +68,7 @@ function runtimeConfig(manifest) {
   for (const corpus of manifest.data.corpora) files["api/embeddings/" + corpus.name + ".json"] = absolute(corpus.embeddings);
   // What the site's Pyodide has offline: an import of it here says to switch (scalecore/fullstack.py).
   if (runtime.packages) files["assets/pyodide/packages.json"] = absolute(runtime.packages);
-  return { wasm: absolute(runtime.fullstack_wasm), stdlib: absolute(runtime.fullstack_stdlib), shim, wheels, files };
+  return { wasm: parted(runtime.fullstack_wasm), stdlib: parted(runtime.fullstack_stdlib), shim, wheels, files };
 }
 
 class FullStackClient {

@@ -11,10 +11,18 @@
 // "stdout" | "stderr" | "image", an image's part carrying its PNG as `bytes`) and
 // {type: "input", id, prompt} when input() waits for the reader.
 //
-//   init  {wasm, stdlib: {url, sha256}, shim: {module name: {url, sha256}}, wheels: [{url,
-//         sha256}], files: {site path: {url, sha256}}, module?, stdlibBytes?, input?}
+//   init  {wasm, stdlib: {sha256, bytes, parts: [{url, sha256, bytes, rawBytes}]}, shim: {module
+//         name: {url, sha256}}, wheels: [{url, sha256}], files: {site path: {url, sha256}},
+//         module?, stdlibBytes?, input?}
 //
-// Every file is checked against the sha256 the manifest gives it before it is used: the shim's
+// python.wasm and the standard library come as gzip parts (runtime/fullstack.py: no static host
+// takes a file over 25 MiB, and a plain server sends what it has): fetched in order, each
+// decoded with DecompressionStream("gzip") as it streams into the whole file, the progress
+// counted in the bytes the host sends. A host that decoded a part itself (Content-Encoding:
+// gzip) hands over raw bytes, which no longer begin with gzip's 1f 8b: taken as they are.
+//
+// Every file is checked against the sha256 the manifest gives it before it is used (a part's
+// own sha256 where its published bytes arrived, and always the reassembled whole's): the shim's
 // modules are fetched and checked before they are imported (the import then comes from the
 // browser's cache, as worker.js does for Pyodide's loader). Python here reaches nothing but this
 // worker's host function (no JavaScript, no network): the page's CSP and worker-sandbox.js's box
@@ -61,7 +69,7 @@ async function start(config) {
       progress("download", total ? 3 * Math.min(1, loaded / total) : 0, "Downloading the full stack" +
         (total ? ` (${(loaded / 1e6).toFixed(1)} of ${(total / 1e6).toFixed(1)} MB)` : "") + "\u2026");
     };
-    const [wasm, zip] = await Promise.all([config.wasm, config.stdlib].map((entry) => download(entry, sizes, report)));
+    const [wasm, zip] = await Promise.all([config.wasm, config.stdlib].map((entry) => downloadParts(entry, sizes, report)));
     timings.downloadMs = performance.now() - t0;
     progress("start", 3, "Compiling Python\u2026");
     const t = performance.now();
@@ -184,30 +192,112 @@ async function checked(entry) {
   return bytes;
 }
 
-/* A big file, its progress counted as it arrives, then checked. */
-async function download(entry, sizes, report) {
-  const response = await fetch(entry.url);
-  if (!response.ok || !response.body) throw new Error(`could not download ${entry.url} (HTTP ${response.status})`);
-  const file = { loaded: 0, total: Number(response.headers.get("Content-Length")) || entry.bytes || 0 };
-  sizes.set(entry.url, file);
-  const chunks = [];
-  const reader = response.body.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    file.loaded += value.byteLength;
+/* A file published as gzip parts (see the top): the parts fetched in order and decoded into the
+   whole as they arrive, the progress counted in published bytes; the whole then checked. */
+async function downloadParts(entry, sizes, report) {
+  const name = entry.parts[0].url.replace(/\.part-1\.gz$/, "");
+  const file = { loaded: 0, total: entry.parts.reduce((sum, part) => sum + part.bytes, 0) };
+  sizes.set(name, file);
+  const whole = new Uint8Array(entry.bytes);
+  let at = 0;
+  for (const part of entry.parts) {
+    const response = await fetch(part.url);
+    if (!response.ok || !response.body) throw new Error(`could not download ${part.url} (HTTP ${response.status})`);
+    const before = file.loaded;
+    at = await readPart(response.body, part, whole, at, name, entry, (published) => {
+      file.loaded = before + Math.min(published, part.bytes);
+      report();
+    });
+    file.loaded = before + part.bytes;
     report();
   }
-  const bytes = new Uint8Array(file.loaded);
-  let at = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, at);
-    at += chunk.byteLength;
+  const actual = at === entry.bytes ? await sha256(whole) : `that of ${at} bytes, not ${entry.bytes}`;
+  if (actual !== entry.sha256) throw mismatch(name, actual, entry.sha256);
+  return whole;
+}
+
+/* One part's body into ``whole`` from ``at``; returns where the next part starts. */
+async function readPart(body, part, whole, at, name, entry, progressed) {
+  const reader = body.getReader();
+  const head = [];
+  let headBytes = 0;
+  let ended = false;
+  while (headBytes < 2) { // enough to tell gzip from bytes a host already decoded
+    const { done, value } = await reader.read();
+    if (done) {
+      ended = true;
+      break;
+    }
+    head.push(value);
+    headBytes += value.byteLength;
   }
-  const actual = await sha256(bytes);
-  if (actual !== entry.sha256) throw mismatch(entry.url, actual, entry.sha256);
-  return bytes;
+  const first = head.length ? head[0] : new Uint8Array(0);
+  const second = first.byteLength > 1 ? first[1] : head.length > 1 ? head[1][0] : undefined;
+  const gzipped = first[0] === 0x1f && second === 0x8b;
+  const store = (bytes) => {
+    if (at + bytes.byteLength > whole.byteLength) throw mismatch(name, `that of more than ${entry.bytes} bytes`, entry.sha256);
+    whole.set(bytes, at);
+    at += bytes.byteLength;
+  };
+  async function* chunks() {
+    yield* head;
+    if (ended) return;
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      yield value;
+    }
+  }
+  if (!gzipped) { // decoded by the host: raw bytes, their progress scaled to the part's published size
+    let raw = 0;
+    for await (const chunk of chunks()) {
+      store(chunk);
+      raw += chunk.byteLength;
+      progressed(part.rawBytes ? Math.round((raw * part.bytes) / part.rawBytes) : 0);
+    }
+    return at;
+  }
+  const kept = []; // the published bytes, for the part's own sha256
+  let published = 0;
+  const decoder = new DecompressionStream("gzip");
+  const writer = decoder.writable.getWriter();
+  const drained = (async () => {
+    const out = decoder.readable.getReader();
+    for (;;) {
+      const { done, value } = await out.read();
+      if (done) return;
+      store(value);
+    }
+  })();
+  let failed = null;
+  drained.catch((error) => {
+    failed = failed || error;
+  });
+  for await (const chunk of chunks()) {
+    kept.push(chunk);
+    published += chunk.byteLength;
+    progressed(published);
+    if (failed) continue; // read the rest: the part's sha256 says what went wrong
+    try {
+      await writer.write(chunk);
+    } catch (error) {
+      failed = failed || error;
+    }
+  }
+  if (!failed) {
+    try {
+      await writer.close();
+      await drained;
+    } catch (error) {
+      failed = failed || error;
+    }
+  }
+  if (failed) {
+    const actual = await sha256(await new Blob(kept).arrayBuffer());
+    if (actual !== part.sha256) throw mismatch(part.url, actual, part.sha256);
+    throw failed;
+  }
+  return at;
 }
 
 /* The shim's ES modules, each checked, then its index imported. */

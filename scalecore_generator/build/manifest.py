@@ -64,7 +64,8 @@ def kind_entry(kind, bake, served: dict[str, str], files: dict[str, Path], diges
 def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files, runtime, kinds, digest,
                    runtime_details=None) -> dict:
     """``corpora``: name -> dict(title, counts, embeddings site path); ``files``: site path -> file;
-    ``runtime``: key -> site path; ``kinds``: name -> (Kind, KindBake or None, served files);
+    ``runtime``: key -> site path, or None for an entry made wholly of its details (the full
+    stack's files, published as parts); ``kinds``: name -> (Kind, KindBake or None, served files);
     ``runtime_details``: key -> more fields of that runtime entry (the snapshot's staleness key)."""
     return {
         "schema": SCHEMA,
@@ -84,7 +85,8 @@ def build_manifest(*, version, settings, sentence, tokens, seeds, corpora, files
             }
             for name, info in corpora.items()
         ],
-        "runtime": {key: {**entry(path, files, digest), **(runtime_details or {}).get(key, {})}
+        "runtime": {key: {**(entry(path, files, digest) if path is not None else {}),
+                          **(runtime_details or {}).get(key, {})}
                     for key, path in runtime.items()},
         "kinds": {name: kind_entry(kind, bake, served, files, digest) for name, (kind, bake, served) in sorted(kinds.items())},
     }

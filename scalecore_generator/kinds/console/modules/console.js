@@ -138,7 +138,7 @@ class Console {
     this.picker = el("select", { id, class: "scalecore-console__runtime" }, [
       el("option", { value: "pyodide" }, "Pyodide: standard library, starts in seconds"),
       el("option", { value: "full" }, "Full stack: numpy, pandas, scikit-learn, matplotlib (" +
-        Math.round((this.fullStack.brotli || this.fullStack.gzip || this.fullStack.bytes) / 1e6) + " MB)"),
+        Math.round(this.fullStack.download / 1e6) + " MB)"),
     ]);
     this.picker.value = this.runtime;
     this.picker.addEventListener("change", () => this.choose(this.picker.value));
