@@ -110,13 +110,16 @@ def test_the_bundle_carries_the_search_index_as_a_classic_script(tmp_path):
     assert data == json.loads((site / bundle.SEARCH_INDEX).read_text(encoding="utf-8"))
 
 
-def test_precompressed_copies_are_not_listed_but_a_gzip_file_of_its_own_is(tmp_path):
+def test_the_full_stacks_parts_are_listed_as_the_stack_and_a_gzip_file_is_a_file(tmp_path):
     site = _site(tmp_path)
-    for name in ("assets/fullstack/python.wasm", "assets/fullstack/python.wasm.gz", "assets/fullstack/python.wasm.br",
-                 "assets/pyodide/snapshot.bin.gz"):
+    for name in ("assets/fullstack/python.wasm.part-1.gz", "assets/fullstack/python.wasm.part-2.gz",
+                 "assets/fullstack/shim/index.js", "assets/pyodide/snapshot.bin.gz", "data/words.txt",
+                 "data/words.txt.gz"):
         (site / name).parent.mkdir(parents=True, exist_ok=True)
         (site / name).write_bytes(b"x")
     files = offline.listing(site)["files"]
-    assert "assets/fullstack/python.wasm" in files and files["assets/fullstack/python.wasm"]["runtime"] is True
-    assert "assets/fullstack/python.wasm.gz" not in files and "assets/fullstack/python.wasm.br" not in files
-    assert "assets/pyodide/snapshot.bin.gz" in files  # no snapshot.bin beside it: the file itself
+    for name in ("assets/fullstack/python.wasm.part-1.gz", "assets/fullstack/python.wasm.part-2.gz",
+                 "assets/fullstack/shim/index.js"):
+        assert files[name]["runtime"] is True and files[name]["stack"] is True  # what the worker fetches
+    assert "stack" not in files["assets/pyodide/snapshot.bin.gz"]
+    assert "data/words.txt" in files and "data/words.txt.gz" in files  # an author's file and its gzip: both served

@@ -31,8 +31,10 @@ VERSION_SLOT = '"__SCALECORE_BUILD__"'
 # The live runtime and the optional models: downloaded for offline use only when asked.
 RUNTIME_PREFIXES = ("assets/pyodide/", "assets/fullstack/", "assets/scalecore/models/",
                     "assets/scalecore/vendor/wllama/", "assets/scalecore/vendor/pdfjs/")
-FULL_STACK = "assets/fullstack/"  # scalecore_generator/runtime/fullstack.py
-PRECOMPRESSED = (".gz", ".br")  # a copy beside its file, for hosts that send it as Content-Encoding
+# The console's full scientific stack (scalecore_generator/runtime/fullstack.py): its two big files
+# are published as gzip parts (python.wasm.part-1.gz, ...), files like any other here: what the
+# worker fetches, so what it caches. No file of the site is a precompressed copy of another.
+FULL_STACK = "assets/fullstack/"
 # Source maps (only a browser's developer tools ask for them) and the sitemaps (for crawlers; they
 # hold the deployed site's absolute URLs, which a host may write for itself): never cached.
 NOT_LISTED = (".map", "sitemap.xml", "sitemap.xml.gz")
@@ -60,8 +62,6 @@ def listing(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None 
     for site_path in sorted(everything):
         if site_path in own or site_path.endswith(NOT_LISTED) or site_path.startswith("."):
             continue
-        if site_path.endswith(PRECOMPRESSED) and site_path.rsplit(".", 1)[0] in everything:
-            continue  # the browser asks for the file itself (and gets these bytes decoded)
         sha256, size = also[site_path] if site_path in also else describe(found[site_path])
         entry = {"sha256": sha256, "bytes": size}
         if is_runtime(site_path):
