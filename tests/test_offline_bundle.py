@@ -218,3 +218,51 @@ def test_from_disk_the_offline_control_says_the_copy_needs_no_network(visit, bun
     expect(dialog).to_contain_text("already opens without a network")
     assert dialog.get_by_role("button", name="Save for offline").count() == 0
     watch.check()
+
+
+def test_the_plain_build_carries_its_search_index_as_a_script_whose_every_result_exists(built_site):
+    """site/ as `mkdocs build` writes it, no bundle: the index's script is the search plugin's index,
+    listed for offline use like any file, and every location in it is a page of the site and, after
+    '#', an element of that page."""
+    script = (built_site / "search" / "search_index.js").read_text(encoding="utf-8")
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    assert json.loads(script[len("var __index = "):-2]) == index
+    assert "search/search_index.js" in json.loads((built_site / "offline.json").read_text(encoding="utf-8"))["files"]
+    missing = []
+    for doc in index["docs"]:
+        page, _, anchor = doc["location"].partition("#")
+        html = built_site / (page + "index.html" if page == "" or page.endswith("/") else page)
+        if not html.is_file() or (anchor and f'id="{anchor}"' not in html.read_text(encoding="utf-8")):
+            missing.append(doc["location"])
+    assert len(index["docs"]) > 50 and missing == []
+
+
+def test_the_plain_build_searches_from_disk_and_every_result_opens_its_section(visit, built_site):
+    """The built site/ folder opened from disk (no bundle): a query shows results, and each result's
+    link opens an existing page from disk, at an element with the link's anchor."""
+    from urllib.parse import unquote, urlsplit
+
+    page, watch = visit((built_site / "index.html").as_uri())
+    search = page.get_by_role("textbox", name="Search")
+    expect(search).to_be_visible()
+    search.click()
+    search.fill("softmax")
+    results = page.locator(".md-search-result__item a")
+    expect(results.first).to_be_visible()
+    expect(page.locator(".md-search-result__meta")).to_contain_text("matching documents")
+    links = results.evaluate_all("links => links.map(a => a.href)")
+    assert len(links) >= 5 and all(link.startswith(built_site.as_uri() + "/") for link in links), links
+    results.first.click()  # as a reader does
+    page.wait_for_url(links[0])
+    for link in links:
+        if page.url != link:
+            page.goto("about:blank")  # a fresh load, as from the results of another page
+            page.goto(link)
+        parts = urlsplit(link)
+        assert (built_site / unquote(parts.path)[len(urlsplit(built_site.as_uri()).path) + 1:]).is_file(), link
+        assert page.locator("article h1").count() >= 1, link
+        if parts.fragment:
+            expect(page.locator(f"[id='{unquote(parts.fragment)}']")).to_have_count(1)
+            expect(page.locator(f"[id='{unquote(parts.fragment)}']")).to_be_in_viewport()
+    assert all(url.startswith("file://") for url in watch.requests), watch.requests
+    watch.check()

@@ -1,6 +1,7 @@
-"""What the build writes for offline reading (scalecore_generator/build/offline.py) and what the
-bundle adds for search from disk (scalecore_generator/build/bundle.py), on a small folder: no
-browser (tests/test_offline.py reads a real site offline in Chromium)."""
+"""What the build writes for offline reading (scalecore_generator/build/offline.py), and for search
+from disk (scalecore_generator/build/disk_search.py, which the bundle adds to a site built without
+it: scalecore_generator/build/bundle.py), on a small folder: no browser (tests/test_offline.py
+reads a real site offline in Chromium)."""
 
 import hashlib
 import json
@@ -8,7 +9,7 @@ import struct
 import zipfile
 import zlib
 
-from scalecore_generator.build import bundle, offline
+from scalecore_generator.build import bundle, disk_search, offline
 
 
 def _site(tmp_path):
@@ -123,3 +124,18 @@ def test_the_full_stacks_parts_are_listed_as_the_stack_and_a_gzip_file_is_a_file
         assert files[name]["runtime"] is True and files[name]["stack"] is True  # what the worker fetches
     assert "stack" not in files["assets/pyodide/snapshot.bin.gz"]
     assert "data/words.txt" in files and "data/words.txt.gz" in files  # an author's file and its gzip: both served
+
+
+def test_the_search_script_is_the_index_as_a_classic_script_and_deterministic(tmp_path):
+    site = tmp_path / "site"
+    index = {"config": {"lang": ["en"]}, "docs": [{"location": "index.html", "title": "</script> é", "text": "home"}]}
+    (site / "search").mkdir(parents=True)
+    (site / disk_search.SEARCH_INDEX).write_text(json.dumps(index), encoding="utf-8")
+    made = disk_search.files(site)[disk_search.SEARCH_SCRIPT]
+    assert made == disk_search.files(site)[disk_search.SEARCH_SCRIPT]
+    text = made.decode("utf-8")
+    assert text.startswith("var __index = ") and text.endswith(";\n") and "</script>" not in text
+    assert json.loads(text[len("var __index = "):-2]) == index
+    (site / disk_search.SEARCH_INDEX).write_text(json.dumps({"items": []}), encoding="utf-8")  # not this format
+    assert disk_search.files(site) == {}
+    assert disk_search.files(tmp_path / "no site") == {}

@@ -1,9 +1,9 @@
-/* Search in the offline bundle, opened from disk (file://).
+/* Search in a site opened from disk (file://): the built site/ folder or the offline bundle.
  *
  * Material searches in a worker loaded from a URL, which a page opened from disk may not start,
  * so Material hides its search box there. This classic script (it does nothing over http, where
  * Material's search works) shows the box again and searches in the page: the same index Material
- * builds, written by the bundle as a classic script (search/search_index.js, scalecore_generator/build/bundle.py,
+ * builds, written by the build as a classic script (search/search_index.js, scalecore_generator/build/disk_search.py,
  * in the format Material's own offline plugin uses, ``var __index``), and MiniSearch (npm, MIT,
  * served by the site already for the mentor) to rank it. Both load when the reader first types.
  * Results link to the page and the section, as Material's do.
@@ -75,6 +75,14 @@
     return paragraph;
   }
 
+  /* A location as a file: with directory URLs a page is "guide/" (a server answers with its
+   * index.html, a disk with a listing of the folder). */
+  function onDisk(location) {
+    var parts = location.split("#");
+    if (parts[0] === "" || parts[0].slice(-1) === "/") parts[0] += "index.html";
+    return parts.join("#");
+  }
+
   function show(box, query, results) {
     var meta = box.querySelector(".md-search-result__meta");
     var list = box.querySelector(".md-search-result__list");
@@ -87,7 +95,7 @@
       item.className = "md-search-result__item";
       var link = item.appendChild(document.createElement("a"));
       link.className = "md-search-result__link";
-      link.href = new URL(result.location, ROOT).href;
+      link.href = new URL(onDisk(result.location), ROOT).href;
       var article = link.appendChild(document.createElement("article"));
       article.className = "md-search-result__article md-typeset";
       article.appendChild(document.createElement("h1")).textContent = result.title;
@@ -102,8 +110,8 @@
 
   function unavailable(box, error) {
     box.querySelector(".md-search-result__meta").textContent = "Search cannot read this copy's index (" +
-      error.message + "). The offline bundle carries it (python -m scalecore_generator.build.bundle); " +
-      "or serve this folder: python3 -m http.server.";
+      error.message + "): the site was built without the search plugin, or before the build wrote it. " +
+      "Build it again, or serve this folder: python3 -m http.server.";
   }
 
   function setUp() {

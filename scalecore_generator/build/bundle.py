@@ -7,13 +7,10 @@ The zip is byte-reproducible like the site itself: entries sorted, one timestamp
 (file://) with every baked panel working; live mode and the console need it served over http:
 ``python3 -m http.server -d <folder> 8000``.
 
-Search works from disk too: a page opened from disk may not fetch Material's search index nor start
-its search worker, so the bundle adds the same index as a classic script, search/search_index.js
-(``var __index = ...``, the format of Material's own offline plugin), which
-scalecore_generator/assets/disk-search.js searches in the page.
+Search works from disk too: the build writes the search index as a classic script,
+search/search_index.js (build/disk_search.py), which scalecore_generator/assets/disk-search.js
+searches in the page; the bundle adds it to a site built without it.
 """
-
-import json
 
 import os
 import sys
@@ -21,24 +18,13 @@ import time
 import zipfile
 from pathlib import Path
 
+from scalecore_generator.build.disk_search import SEARCH_INDEX, SEARCH_SCRIPT  # noqa: F401 (the tests name them here)
+from scalecore_generator.build.disk_search import files as disk_files
+
 
 def _stamp() -> tuple[int, int, int, int, int, int]:
     epoch = int(os.environ.get("SOURCE_DATE_EPOCH", "315532800"))
     return max(time.gmtime(epoch)[:6], (1980, 1, 1, 0, 0, 0))
-
-
-SEARCH_INDEX = "search/search_index.json"
-SEARCH_SCRIPT = "search/search_index.js"
-
-
-def disk_files(site: Path) -> dict[str, bytes]:
-    """What only a copy read from disk needs: the search index as a classic script."""
-    index = site / SEARCH_INDEX
-    if not index.is_file():
-        return {}
-    data = json.loads(index.read_text(encoding="utf-8"))
-    text = "var __index = " + json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/") + ";\n"
-    return {SEARCH_SCRIPT: text.encode("utf-8")}
 
 
 def make_bundle(site: Path, target: Path) -> Path:
@@ -49,7 +35,7 @@ def make_bundle(site: Path, target: Path) -> Path:
     stamp = _stamp()
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
         entries = {path.relative_to(site).as_posix(): path for path in site.rglob("*") if path.is_file()}
-        added = disk_files(site)
+        added = {name: data for name, data in disk_files(site).items() if name not in entries}  # a site built without it
         for name in sorted(set(entries) | set(added)):
             info = zipfile.ZipInfo(name, date_time=stamp)
             info.external_attr = 0o100644 << 16

@@ -43,7 +43,7 @@ from scalecore_generator import mentor, vendor
 from scalecore_generator.blocks.base import PanelTemplates
 from scalecore_generator.blocks.remembered import RememberedPanels
 from scalecore_generator.blocks.stash import Stash, hold_back_fallbacks
-from scalecore_generator.build import bake, cache, disk, offline
+from scalecore_generator.build import bake, cache, disk, disk_search, offline
 from scalecore_generator.build.corpora import load_for_build
 from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
     build_manifest, for_pages
@@ -725,6 +725,7 @@ class SiteBuild:
             if self.typesetter is not None and self.math_font is not None:
                 written.update(self.math_font.files(self.typesetter.markup()))
             written.update(offline.app_files(self.engine.site_name, self.engine.site_description, self.memos["app"]))
+            written.update(disk_search.files(site_dir))  # the search plugins wrote their index before finish
             for site_path, data in sorted(written.items()):
                 self._write(data, os.path.join(site_dir, site_path), site_path)
         except OSError as error:

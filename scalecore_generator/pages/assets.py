@@ -24,7 +24,7 @@ CSS = (f"{OWN_SITE}/scalecore.css",)
 SCRIPTS = (f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
 ISOLATE = f"{OWN_SITE}/isolate.js"  # reloads a console's page once to make it cross-origin isolated
 OFFLINE = f"{OWN_SITE}/offline.js"  # registers the site's service worker; "Make this site available offline"
-DISK_SEARCH = f"{OWN_SITE}/disk-search.js"  # search in the offline bundle, from file://
+DISK_SEARCH = f"{OWN_SITE}/disk-search.js"  # search in a site opened from disk (file://)
 # The theme's (scalecore_generator/theme, theme.custom_dir): the scripts and styles of the module
 # header, the notes and the mentor (which pages/module_page.py writes into module pages).
 # The plugin adds them, not the theme's templates, so a page built without the plugin does not

@@ -183,6 +183,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             return output_content
         return self.build.finish_page(None, output_content)
 
+    @event_priority(-100)  # after the other plugins' on_post_build: the search plugins write their index there
     @_edge
     def on_post_build(self, config):
         if config.strict and self.warnings.count:
