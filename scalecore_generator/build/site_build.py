@@ -43,7 +43,7 @@ from scalecore_generator import mentor, vendor
 from scalecore_generator.blocks.base import PanelTemplates
 from scalecore_generator.blocks.remembered import RememberedPanels
 from scalecore_generator.blocks.stash import Stash, hold_back_fallbacks
-from scalecore_generator.build import bake, cache, disk, disk_search, offline
+from scalecore_generator.build import bake, cache, disk, disk_search, hosts, offline
 from scalecore_generator.build.corpora import load_for_build
 from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
     build_manifest, for_pages
@@ -76,6 +76,7 @@ class EngineSite:
     theme_dirs: list = field(default_factory=list)  # template folders, first wins
     site_name: str = ""  # the web manifest's name (build/offline.py)
     site_description: str = ""
+    strict: bool = False  # the engine stops a build that warns: what the build would warn about stops it before the swap
 
     @property
     def uses_math(self) -> bool:
@@ -735,9 +736,10 @@ class SiteBuild:
         except OSError as error:
             raise BuildError(disk.explain(error, "linking the unchanged files", site_dir)) from None
         try:  # last: the listing is of the site as published (build/offline.py)
-            offline.write(Path(site_dir), self.digests.sized, also=carried)
+            listed = offline.write(Path(site_dir), self.digests.sized, also=carried)
         except OSError as error:
             raise BuildError(disk.explain(error, "writing the offline listing", site_dir)) from None
+        self._check_host(os.fspath(site_dir), {path: entry["bytes"] for path, entry in listed["files"].items()})
         for memo in self.memos.values():  # after the mentor's scripts: they read the quotes memo
             memo.save()
         self.minifier.commit()
@@ -753,6 +755,34 @@ class SiteBuild:
         self.digests.save()
         cache.finish_build(self.cache, self.settings.cache_keep_builds, self.cache_use, self.log)
         gc.unfreeze()
+
+    def _check_host(self, site_dir: str, listed: dict[str, int]) -> None:
+        """The finished site against the limits of the host it is published to (option host,
+        build/hosts.py), before it replaces the previous one: a limit of the host named is a
+        BuildError (nothing is published), of ``any`` a warning. A dev server's site is not published."""
+        host = self.settings.host
+        if self.command != "build" or host == "self-hosted":
+            return
+        sizes = hosts.site_sizes(site_dir, listed)  # the listing's sizes, the files it leaves out stat'ed
+        docs = self.engine.docs_dir
+
+        def source_of(path: str) -> str | None:  # a file the author put in docs/, copied as it is
+            return f"{docs.name}/{path}" if (docs / path).is_file() else None
+
+        found = hosts.problems(sizes, host, source_of)
+        if not found:
+            return
+        where = self.settings.where("host")
+        if host == hosts.ANY and not self.engine.strict:
+            for problem in found:
+                self.log.warning(f"{where}: host {host}: {problem}")
+            return
+        if host == hosts.ANY:
+            raise BuildError(f"{where}: the site is not published: {' Also: '.join(found)} (With host: any, the host is "
+                             "not known and these are warnings, which strict: true makes a stop.) The previous site "
+                             "is unchanged.")
+        raise BuildError(f"{where}: the site is not published, {hosts.HOSTS[host].title} (host: {host}) would refuse "
+                         f"it: {' Also: '.join(found)} The previous site is unchanged.")
 
     def abandon(self) -> Path | None:
         """A build that stopped: nothing it made is kept (the staging folder, the minifier's new

@@ -16,6 +16,7 @@ from mkdocs.config import config_options as c
 from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE, CorpusError, find_corpora, is_valid_name, tokenise
 from scalecore_generator.kinds.options import Bounded, described  # noqa: F401 (kinds and the reference use them)
 from scalecore_generator.build.corpora import available as site_corpora
+from scalecore_generator.build.hosts import ANY as ANY_HOST, NAMES as HOST_NAMES
 from scalecore.embeddings import DEFAULT_RECIPE, RECIPES
 from scalecore.experiment import Settings
 
@@ -118,6 +119,13 @@ class ScalecoreConfig(base.Config):
                                      "`<script>` elements: the build allows them in the page's policy and lists each "
                                      "in its log. Elsewhere an inline script is a build error naming its line.",
                                      "page paths, e.g. [demo/widget.md]")
+    host = described(c.Choice(HOST_NAMES, default=ANY_HOST),
+                     "The static host the site is published to. The finished site is checked against its limits "
+                     "(the largest file, the number of files, the whole site's size; the guide Static hosts gives "
+                     "each) before it replaces the previous one: a site the host would refuse stops the build, "
+                     "naming each file, its size, the limit and the fix, and the previous site stays. `any` "
+                     "(the host is not known) warns about what any of these hosts would refuse, such as a file "
+                     "over 25 MiB, and `strict: true` makes that a stop; `self-hosted` checks nothing.")
     math = described(c.Choice(("mathml", "html"), default="mathml"),
                      "How the build typesets math: mathml is MathML alone (Temml), drawn natively by the browser "
                      "with a cut of STIX Two Math, for a light page; html is KaTeX's look (Computer Modern), "

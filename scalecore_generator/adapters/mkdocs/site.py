@@ -56,7 +56,8 @@ def engine_site(config) -> EngineSite:
     return EngineSite(config_file=Path(config.config_file_path or "mkdocs.yml"), docs_dir=Path(config.docs_dir),
                       site_dir=Path(config.site_dir), markdown_extensions=config.markdown_extensions,
                       markdown_config=config.mdx_configs, theme_dirs=list(config.theme.dirs),
-                      site_name=config.site_name, site_description=config.site_description or "")
+                      site_name=config.site_name, site_description=config.site_description or "",
+                      strict=bool(config.strict))
 
 
 def page_info(page) -> PageInfo:

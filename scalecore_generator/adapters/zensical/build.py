@@ -56,7 +56,8 @@ def build(config_file: Path, strict: bool = False, site_dir: Path | None = None)
     site = (root / (site_dir or config.get("site_dir", "site"))).resolve()
     engine = EngineSite(config_file=config_file, docs_dir=docs_dir, site_dir=site,
                         markdown_extensions=[], markdown_config={}, theme_dirs=[THEME],
-                        site_name=str(config.get("site_name", "")), site_description=str(config.get("site_description") or ""))
+                        site_name=str(config.get("site_name", "")), site_description=str(config.get("site_description") or ""),
+                        strict=strict)
     derived = _derive(config, engine, settings)
     assets.check_math(engine.uses_math, settings.math)
     from scalecore_generator.adapters.mkdocs.config import kind_settings_reference, reference
