@@ -1,6 +1,12 @@
 """Serve is for writing: under ``mkdocs serve`` the page reloads by itself when its source
 changes, with the site's Content-Security-Policy in force (the development server's live-reload
-script is allowed by a nonce, in serve builds only), and a production build allows no nonce."""
+script is allowed by a nonce, in serve builds only), and a production build allows no nonce.
+
+No service worker stands between an edit and the reload that shows it (issue 42): a dev build's
+pages register none, and the worker a built site left on the same origin (a reader served the
+built site on port 8000, then ran ``mkdocs serve`` there) steps aside on the first visit: the
+pages come from the dev server, every edit shows, on this page and the next.
+"""
 
 import subprocess
 import sys
@@ -8,17 +14,20 @@ import time
 import urllib.request
 
 import pytest
+from playwright.sync_api import expect
 
-from browser import free_port
+from browser import StaticServer, free_port
 from sites import build, copy_site, edit, environment
 from test_kinds_tutorial import TUTORIAL
 
+SERVE_MARKER = 'meta[name="scalecore-serve"]'
+CONTROLLER = "() => navigator.serviceWorker.controller ? navigator.serviceWorker.controller.scriptURL : null"
+CACHES = "() => caches.keys()"
 
-@pytest.fixture
-def serving(tmp_path):
-    folder = copy_site(tmp_path / "site", source=TUTORIAL)
-    port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+
+def start_serving(folder, port: int, command: str = "mkdocs"):
+    """``<command> serve`` on 127.0.0.1:port in ``folder``, once it answers: (process, url)."""
+    server = subprocess.Popen([sys.executable, "-m", command, "serve", "--dev-addr", f"127.0.0.1:{port}"],
                               cwd=folder, env=environment(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                               text=True)
     url = f"http://127.0.0.1:{port}/"
@@ -32,12 +41,23 @@ def serving(tmp_path):
             pass
         assert server.poll() is None and time.monotonic() < deadline, server.stdout.read()
         time.sleep(0.5)
-    yield folder, url
+    return server, url
+
+
+def stop(server) -> None:
     server.terminate()
     try:
         server.wait(timeout=20)
     except subprocess.TimeoutExpired:
         server.kill()
+
+
+@pytest.fixture
+def serving(tmp_path):
+    folder = copy_site(tmp_path / "site", source=TUTORIAL)
+    server, url = start_serving(folder, free_port())
+    yield folder, url
+    stop(server)
 
 
 def test_an_edit_reloads_the_page_under_the_sites_policy(visit, serving):
@@ -51,9 +71,86 @@ def test_an_edit_reloads_the_page_under_the_sites_policy(visit, serving):
     visit.close_all()  # while the server still runs: the page's checks (no CSP violation) see it whole
 
 
+def test_no_worker_takes_a_dev_servers_pages(visit, serving):
+    """Service workers allowed, as a reader's browser has them: a dev build registers none, an
+    edit shows on reload and on the next page, and the header's offline dialog says why."""
+    folder, url = serving
+    page, watch = visit(url + "index.html", bypass_csp=False, service_workers="allow")
+    page.get_by_role("heading", name="My lessons", level=1).wait_for()
+    assert page.locator(SERVE_MARKER).count() == 1
+    page.wait_for_timeout(1500)  # offline.js and isolate.js do their work when the page is idle
+    assert page.evaluate("navigator.serviceWorker.getRegistrations().then(r => r.length)") == 0
+    page.get_by_role("button", name="Make this site available offline").click()
+    dialog = page.get_by_role("dialog", name="Make this site available offline")
+    expect(dialog).to_contain_text("development server")
+    dialog.get_by_role("button", name="Close").click()
+    edit(folder / "docs" / "index.md", "# My lessons\n", "# My lessons\n\nSecond edit.\n")
+    page.get_by_text("Second edit.").wait_for(timeout=120_000)
+    page.reload()
+    expect(page.get_by_text("Second edit.")).to_be_visible()
+    assert page.evaluate(CONTROLLER) is None
+    visit.close_all()
+
+
+def test_a_built_sites_worker_steps_aside_for_mkdocs_serve_on_the_same_origin(chromium, tmp_path):
+    """The reader's sequence of issue 42: the built site served on a port and read (its worker
+    installs and keeps the pages), then ``mkdocs serve`` on the same port: the first visit brings
+    the dev server's page, the old worker is gone with its caches, and edits show."""
+    folder = copy_site(tmp_path / "site", source=TUTORIAL)
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    built = StaticServer(folder / "site")
+    port = built.port
+    context = chromium.new_context(service_workers="allow", viewport={"width": 1280, "height": 900})
+    try:
+        page = context.new_page()
+        page.goto(built.url + "index.html")
+        page.wait_for_function("() => !!navigator.serviceWorker.controller", timeout=30_000)
+        page.reload()  # the page now comes through the worker, which keeps it
+        page.wait_for_function("() => caches.keys().then(k => k.length > 0)", timeout=30_000)
+        built.close()
+        server, url = start_serving(folder, port)
+        try:
+            page.goto(url + "index.html")
+            # The old worker answered this navigation; the browser's check of the worker's script
+            # found the dev build's, which took over, unregistered and reloaded the page.
+            page.wait_for_function("() => !!document.querySelector('meta[name=\"scalecore-serve\"]')", timeout=20_000)
+            page.wait_for_function("() => !navigator.serviceWorker.controller", timeout=20_000)
+            page.wait_for_function("() => caches.keys().then(names => names.length === 0)", timeout=10_000)
+            assert page.evaluate("navigator.serviceWorker.getRegistrations().then(r => r.length)") == 0
+            edit(folder / "docs" / "index.md", "# My lessons\n", "# My lessons\n\nEdited after the built site.\n")
+            page.get_by_text("Edited after the built site.").wait_for(timeout=120_000)
+            started = time.monotonic()
+            page.reload()
+            expect(page.get_by_text("Edited after the built site.")).to_be_visible()
+            assert time.monotonic() - started < 10
+        finally:
+            stop(server)
+    finally:
+        context.close()
+
+
+def test_properdocs_serve_keeps_the_same_edit_loop(visit, tmp_path):
+    pytest.importorskip("properdocs")
+    folder = copy_site(tmp_path / "site", source=TUTORIAL)
+    server, url = start_serving(folder, free_port(), command="properdocs")
+    try:
+        page, watch = visit(url + "index.html", bypass_csp=False, service_workers="allow")
+        page.get_by_role("heading", name="My lessons", level=1).wait_for()
+        assert page.locator(SERVE_MARKER).count() == 1
+        edit(folder / "docs" / "index.md", "# My lessons\n", "# My lessons\n\nEdited under ProperDocs.\n")
+        page.get_by_text("Edited under ProperDocs.").wait_for(timeout=120_000)
+        assert page.evaluate(CONTROLLER) is None
+        visit.close_all()
+    finally:
+        stop(server)
+
+
 def test_a_production_build_allows_no_nonce(tmp_path):
     folder = copy_site(tmp_path / "site", source=TUTORIAL)
     result = build(folder)
     assert result.returncode == 0, result.describe()
     for page in (folder / "site").rglob("*.html"):
-        assert "'nonce-" not in page.read_text(encoding="utf-8"), page
+        text = page.read_text(encoding="utf-8")
+        assert "'nonce-" not in text, page
+        assert 'name="scalecore-serve"' not in text, page

@@ -18,7 +18,9 @@
  * (Stop restarts Python; input() says it cannot read here).
  *
  * Nothing happens from file:// (service workers do not run there), on an insecure origin, where
- * service workers are unavailable (private modes), or where the host already isolates the page.
+ * service workers are unavailable (private modes), where the host already isolates the page, or
+ * on a development server's page (mkdocs serve marks it scalecore-serve): no worker may stand
+ * between an author's edit and the reload that shows it, so there Stop restarts Python.
  */
 (function () {
   "use strict";
@@ -29,6 +31,7 @@
   var PANEL = ".scalecore-panel[data-scalecore-isolated]";
   var FOCUSABLE = "textarea, input, select, button, [contenteditable], [tabindex]";
   if (!script || !/^https?:$/.test(location.protocol)) return;
+  if (document.querySelector('meta[name="scalecore-serve"]')) return;
 
   function storage(work) {
     try { return work(window.sessionStorage); } catch (error) { return null; /* no storage */ }

@@ -3,9 +3,12 @@
  *
  * The worker (scalecore_generator/build/service-worker.js, served at the site root) keeps what the
  * reader uses; the dialog states the size of the rest before anything is fetched (the pages, and
- * separately the live runtime, which is most of the bytes), then shows progress. When a newer build
- * has been prepared beside the current one, a notice offers to reload into it: nothing of the new
- * build reaches this page until then.
+ * separately the live runtime, which is most of the bytes), then shows progress. When a newer
+ * build's worker has taken over while this page was open, a notice offers one action: reload into
+ * the new version (in every open tab of the site).
+ *
+ * A page a development server serves (mkdocs serve: the build marks it with a scalecore-serve
+ * meta) registers no worker: an edit must show on the next reload (build/service-worker-step-aside.js).
  *
  * A classic, deferred script that does its work when the browser is idle: nothing here holds up
  * the first paint. From disk (file://) there is nothing to install: the dialog says why, in words.
@@ -18,7 +21,8 @@
   var ROOT = new URL("../../", script.src); // assets/scalecore/offline.js -> the site root
   var WORKER = new URL("coi-serviceworker.js", ROOT).href;
   var served = /^https?:$/.test(location.protocol);
-  var usable = served && window.isSecureContext && "serviceWorker" in navigator;
+  var developing = !!document.querySelector('meta[name="scalecore-serve"]');
+  var usable = served && !developing && window.isSecureContext && "serviceWorker" in navigator;
   var registration = null;
   // A page the worker did not serve (the first visit, a hard reload) hands it the files it loaded.
   var uncontrolled = usable && !navigator.serviceWorker.controller;
@@ -80,41 +84,26 @@
 
   /* ---- updates ------------------------------------------------------------------------------- */
 
-  var reloadOnSwitch = false;
-
+  // A newer build's worker takes over as soon as it is ready (the network answers first, so this
+  // page lost nothing): a page that was held by a worker before is told, with one action.
   function watchUpdates() {
-    if (registration.waiting && navigator.serviceWorker.controller) offerUpdate();
-    registration.addEventListener("updatefound", function () {
-      var next = registration.installing;
-      if (!next) return;
-      next.addEventListener("statechange", function () {
-        if (next.state === "installed" && navigator.serviceWorker.controller) offerUpdate();
-      });
-    });
+    var held = !!navigator.serviceWorker.controller;
     navigator.serviceWorker.addEventListener("controllerchange", function () {
-      if (reloadOnSwitch) location.reload();
-      else if (navigator.serviceWorker.controller && document.querySelector(".scalecore-update")) offerUpdate(true);
+      if (held) offerUpdate();
+      held = true;
     });
   }
 
-  function offerUpdate(switched) {
-    var notice = document.querySelector(".scalecore-update");
-    if (!notice) {
-      notice = element("div", { class: "scalecore-update", role: "status" });
-      notice.appendChild(element("p", { class: "scalecore-update__text" }));
-      var button = element("button", { type: "button", class: "md-button md-button--primary scalecore-update__reload" },
-        "Reload to update");
-      button.addEventListener("click", function () {
-        reloadOnSwitch = true;
-        if (registration && registration.waiting) registration.waiting.postMessage({ type: "skip-waiting" });
-        else location.reload();
-      });
-      notice.appendChild(button);
-      document.body.appendChild(notice);
-    }
-    notice.querySelector("p").textContent = switched
-      ? "A newer version of this site took over in another tab. Reload this page to read it."
-      : "A newer version of this site is ready. This page stays as it is until you reload.";
+  function offerUpdate() {
+    if (document.querySelector(".scalecore-update")) return;
+    var notice = element("div", { class: "scalecore-update", role: "status" });
+    notice.appendChild(element("p", { class: "scalecore-update__text" },
+      "This site was updated while this page was open. Reload to read the newest version."));
+    var button = element("button", { type: "button", class: "md-button md-button--primary scalecore-update__reload" },
+      "Reload to update");
+    button.addEventListener("click", function () { location.reload(); });
+    notice.appendChild(button);
+    document.body.appendChild(notice);
   }
 
   /* ---- the control and its dialog ------------------------------------------------------------- */
@@ -129,7 +118,10 @@
     var box = element("dialog", { id: "scalecore-offline", class: "scalecore-offline", "aria-labelledby": id });
     box.appendChild(element("h2", { id: id }, "Make this site available offline"));
     var intro = box.appendChild(element("p", { class: "scalecore-offline__intro" }));
-    if (!served) {
+    if (developing) {
+      intro.textContent = "This is a preview from a development server (mkdocs serve): pages are not kept, so that " +
+        "every edit shows on the next reload. The site that mkdocs build writes offers to save itself here.";
+    } else if (!served) {
       intro.textContent = "You are reading a copy of this site from your disk: every page already opens without a " +
         "network. Saving the site in the browser and being told of new versions work when the site is served over http.";
     } else if (!usable) {
@@ -249,6 +241,23 @@
     var before = header.querySelector('label.md-header__button[for="__search"]') || header.querySelector(".md-search");
     header.insertBefore(button, before && before.parentNode === header ? before : null);
   }
+
+  /* A development server's page held by a worker a built site left on this origin: the worker
+     goes (and its caches), and the page comes again from the dev server. Once: after the reload
+     nothing holds the page. */
+  function stepAside() {
+    if (!navigator.serviceWorker || !navigator.serviceWorker.controller) return;
+    navigator.serviceWorker.getRegistrations().then(function (found) {
+      return Promise.all(found.map(function (registration) { return registration.unregister(); }));
+    }).then(function () {
+      return window.caches ? caches.keys() : [];
+    }).then(function (names) {
+      return Promise.all(names.filter(function (name) { return name.indexOf("scalecore-") === 0; })
+        .map(function (name) { return caches.delete(name); }));
+    }).then(function () { location.reload(); }, function () { /* refused: the step-aside worker does it */ });
+  }
+
+  if (developing && served) stepAside();
 
   idle(function () {
     placeButton();

@@ -272,6 +272,22 @@
     ]);
   }
 
+  /* What to say when a part the page fetches on first use (live mode, the console, their
+     runtime) could not be had: over http that is the network, and offline it means the part was
+     not kept on this device. Said as such, never as the browser's module or fetch error. Other
+     errors are returned as they are. */
+  var NETWORK_ERROR = /failed to fetch|networkerror|load failed|dynamically imported module|could not download|importing a module script failed/i;
+  function unreachable(what, error) {
+    var message = error && error.message ? error.message : String(error);
+    var offline = navigator.onLine === false;
+    if (!offline && !NETWORK_ERROR.test(message)) return error;
+    return new Error(offline
+      ? what + " is not saved on this device, and there is no network. It is kept once it has started on a " +
+        "page while online; to keep it for every page, choose \u201cMake this site available offline\u201d in " +
+        "the header, with the live runtime, the next time you are online"
+      : what + " could not be downloaded: the site's server did not answer. Try again in a moment");
+  }
+
   /* The live client (live.js, a module, with the worker): imported on first use only. */
   var liveModule = null;
   function live() {
@@ -279,7 +295,7 @@
     if (!liveModule) {
       liveModule = import(new URL("live.js", S.base).href).catch(function (error) {
         liveModule = null;
-        throw error;
+        throw unreachable("Live mode", error);
       });
     }
     return liveModule;
@@ -392,6 +408,7 @@
           " ms. The switches now show these results.");
       }).catch(function (error) {
         var own = spec.explain ? spec.explain(error) : null;
+        error = unreachable(spec.feature || "Live mode", error);
         say(own || (error && error.message ? error.message : String(error)), true);
       }).then(function () {
         clearTimeout(busy);
@@ -983,7 +1000,7 @@
     el: el, svg: svg, append: append, nextId: nextId, fmt: fmt,
     loadScript: loadScript, ensureData: ensureData, panelData: panelData, isHttp: isHttp, manifestOf: manifestOf,
     resolveUrl: resolveUrl, announcer: announcer, controls: controls, toggle: toggle,
-    labelledSelect: labelledSelect, needsHttp: needsHttp, live: live, progressView: progressView,
+    labelledSelect: labelledSelect, needsHttp: needsHttp, unreachable: unreachable, live: live, progressView: progressView,
     showError: showError, clearError: clearError, liveForm: liveForm, wholeNumber: wholeNumber,
     corpusTitle: corpusTitle, corpusSeedPickers: corpusSeedPickers, loadGroup: loadGroup,
     sentenceSeedFields: sentenceSeedFields, byKey: byKey, bakedAxis: bakedAxis,

@@ -27,6 +27,10 @@ WORKER = "coi-serviceworker.js"  # at the site root: its scope is the whole site
 WEB_MANIFEST = "manifest.webmanifest"
 ICONS = "assets/scalecore/icons"
 WORKER_SOURCE = Path(__file__).with_name("service-worker.js")
+# What a development build (mkdocs serve) serves in the worker's place: no page taken, and a
+# worker a built site left on the same origin replaced and unregistered (see the file).
+STEP_ASIDE_SOURCE = Path(__file__).with_name("service-worker-step-aside.js")
+SERVE_MARKER = "scalecore-serve"  # a <meta> name on a development build's pages: register no worker
 VERSION_SLOT = '"__SCALECORE_BUILD__"'
 # The live runtime and the optional models: downloaded for offline use only when asked.
 RUNTIME_PREFIXES = ("assets/pyodide/", "assets/fullstack/", "assets/scalecore/models/",
@@ -91,7 +95,11 @@ def _site_files(site: str) -> dict[str, str]:
     return found
 
 
-def worker(version: str) -> str:
+def worker(version: str, serving: bool = False) -> str:
+    """The service worker's script for this build; ``serving``: a development build's, which
+    steps aside."""
+    if serving:
+        return STEP_ASIDE_SOURCE.read_text(encoding="utf-8")
     source = WORKER_SOURCE.read_text(encoding="utf-8")
     if VERSION_SLOT not in source:
         raise ValueError(f"{WORKER_SOURCE} has no {VERSION_SLOT} to write the build's version into")
@@ -194,11 +202,12 @@ def app_files(name: str, description: str, memo=None) -> dict[str, bytes]:
     return {WEB_MANIFEST: text.encode("utf-8"), **drawn}
 
 
-def write(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None = None) -> dict:
-    """The listing and the worker, written last into the finished site; returns the listing."""
+def write(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None = None, serving: bool = False) -> dict:
+    """The listing and the worker, written last into the finished site; returns the listing.
+    ``serving``: a development build, whose worker steps aside (``worker``)."""
     found = listing(site, describe, also)
     _replace(site / LISTING, json.dumps(found, sort_keys=True, separators=(",", ":")) + "\n")
-    _replace(site / WORKER, worker(found["version"]))
+    _replace(site / WORKER, worker(found["version"], serving))
     return found
 
 

@@ -1,4 +1,5 @@
-/* The site's service worker: cross-origin isolation, and the site kept for offline reading.
+/* The site's service worker: cross-origin isolation, and the pages a reader opened kept for
+ * reading offline.
  *
  * Served at the site root as coi-serviceworker.js (scalecore_generator/build/offline.py writes this file
  * there with the build's version in BUILD), so its scope is the whole site, under any subpath.
@@ -6,24 +7,27 @@
  * Isolation: every response it gives carries COOP same-origin and COEP require-corp (with CORP),
  * as coi-serviceworker (npm, MIT) did before: Stop interrupts Python and input() waits for the
  * reader on hosts that cannot send those headers (assets/isolate.js reloads a panel's page once).
- * Written here rather than wrapped: that worker answers every request itself, and the answers must
- * now come from a verified cache.
+ *
+ * A guest, never in the way. The network answers first, always: while the network can be
+ * reached the reader gets exactly what the host serves, as if there were no worker, whatever the
+ * worker is doing (installing, saving, updating). The cache answers only what the network
+ * cannot: offline, or a request that fails. What the network gives is kept on the side, after
+ * the page has its answer, and only if it is a file of this build (its sha256 is the one
+ * offline.json lists); a file with another digest says a newer build is published: the browser
+ * is asked for the newer worker, which takes over as soon as it has copied what the reader had.
+ * Network-first rather than cache-first: a cached copy served while online is a copy that may be
+ * of an older build than the page that asked for it, and an edit loop (a dev server on the same
+ * origin) must never be answered from a cache.
  *
  * Offline: offline.json, written by the same build, lists every file of the site with its sha256
- * and size. The worker keeps what the reader uses (pages, styles, fonts, baked data) in one cache
- * per build, "scalecore-<version>", and on request ("Make this site available offline",
- * assets/offline.js) fetches the rest, with or without the live runtime. Rules:
+ * and size. The worker keeps what the reader used (pages, styles, fonts, baked data, and the live
+ * runtime once it ran) in one cache per build, "scalecore-<version>", and on request ("Make this
+ * site available offline", assets/offline.js) fetches the rest, with or without the live runtime.
  *  - only this site's own files (same origin, inside the scope, listed); nothing of another origin
  *    is ever stored;
  *  - a file is stored and served only if its bytes have the listed sha256, checked every time it
  *    is served: a damaged or altered cached file is dropped and fetched again, never served;
- *  - a page never mixes two builds: this worker serves its own build only. A file the network
- *    gives with another digest belongs to a newer build: it is not served, the browser is asked to
- *    look for the newer worker, and the pages are told;
- *  - updates are atomic: a new build is a new worker (its BUILD differs), installed beside this
- *    one. It fills its own cache (files unchanged between builds are copied after checking them,
- *    the rest fetched and checked) and only then waits; the pages offer "Reload to update", and the
- *    old caches are deleted when the new worker takes over. A failed install leaves the old one.
+ *  - a page asked for offline that was not kept gets a page saying so, with the pages that were.
  * Hand-written rather than Workbox: Workbox's precache checks revisions, not the bytes, and it
  * would be a second worker to merge with the isolation headers.
  */
@@ -77,15 +81,18 @@ async function fetchListing() {
   return { found, response };
 }
 
+let knownFiles = null; // the listing's files once read: which requests are this site's files
+
 function currentListing() {
   if (!listing) {
-    listing = caches.open(CACHE).then((cache) => cache.match(LISTING)).then(async (stored) => {
+    // caches.match, not caches.open: reading never creates a cache (one deleted meanwhile stays so)
+    listing = caches.match(LISTING, { cacheName: CACHE }).then(async (stored) => {
       if (stored) return stored.json();
       const { found, response } = await fetchListing();
       await (await caches.open(CACHE)).put(LISTING, response);
       return found;
     });
-    listing.catch(() => { listing = null; }); // try again on the next request
+    listing.then((found) => { knownFiles = found.files; }, () => { listing = null; }); // else: again on the next request
   }
   return listing;
 }
@@ -120,53 +127,96 @@ async function networkCopy(cache, path, entry) {
   throw new NewerBuild(path);
 }
 
-async function copyOf(path, entry) {
-  const cache = await caches.open(CACHE);
-  return (await cachedCopy(cache, path, entry)) || networkCopy(cache, path, entry);
-}
-
 const served = ({ body, type }) => isolated(new Response(body, { headers: { "Content-Type": type } }));
 
-/* What a page shows where this worker cannot give the page it asked for. Static text, no script. */
-function notice(title, text) {
+/* What a page shows where neither the network nor the cache can give the page it asked for:
+   static text (no script), with the pages this device keeps, so the reader has somewhere to go. */
+function notice(title, text, kept = []) {
+  const escape = (value) => value.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+  const pages = kept.length ? `<h2 style="font-size:1.1rem">Saved on this device</h2><ul>` +
+    kept.map((path) => `<li><a href="${escape(keyOf(path))}">${escape(path)}</a></li>`).join("") + "</ul>" : "";
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
     `<title>${title}</title><body style="font:1rem/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem">` +
-    `<h1 style="font-size:1.4rem">${title}</h1><p>${text}</p><p><a href="">Try again</a> · <a href="${ROOT.href}">Home</a></p>`;
+    `<h1 style="font-size:1.4rem">${title}</h1><p>${text}</p><p><a href="">Try again</a> · <a href="${ROOT.href}">Home</a></p>${pages}`;
   return isolated(new Response(html, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } }));
+}
+
+const PAGE_LIMIT = 40; // the saved pages a notice lists
+
+async function keptPages() {
+  const cache = await caches.open(CACHE);
+  return (await cache.keys()).map((request) => sitePath(request.url))
+    .filter((path) => path && path.endsWith(".html")).sort().slice(0, PAGE_LIMIT);
 }
 
 async function tellPages(message) {
   for (const client of await self.clients.matchAll({ includeUncontrolled: true })) client.postMessage(message);
 }
 
-async function answer(request, path) {
-  let files;
-  try { files = (await currentListing()).files; } catch (error) { return isolated(await fetch(request)); }
-  const entry = files[path];
-  if (!entry) return isolated(await fetch(request)); // not a file of this build (a 404, a query): the network's
-  try {
-    return served(await copyOf(path, entry));
-  } catch (error) {
-    if (error instanceof NewerBuild) {
-      self.registration.update().catch(() => {});
-      tellPages({ type: "newer-build" });
-      return request.mode === "navigate"
-        ? notice("This site was just updated", "The page you asked for belongs to a newer version of this site, which " +
-          "is being prepared. Reload in a moment: you will be offered the new version.")
-        : new Response("", { status: 503, statusText: "Newer build" });
-    }
-    return request.mode === "navigate"
-      ? notice("Not saved for offline reading", "This page was not saved on this device, and the network cannot be " +
-        "reached. Pages you have read, and every page once you choose \u201cMake this site available offline\u201d, open without a network.")
-      : Response.error();
-  }
+let newerAsked = false; // a newer build was seen: the browser is asked for its worker once
+
+function newerBuild() {
+  if (newerAsked) return;
+  newerAsked = true;
+  self.registration.update().catch(() => { newerAsked = false; });
+  tellPages({ type: "newer-build" }).catch(() => {});
 }
 
+/* The listing of this build, or null when it cannot be had now (it never holds a request up
+   longer than its own fetch, and never fails one). */
+async function filesOrNull() {
+  try { return (await currentListing()).files; } catch (error) { return null; }
+}
+
+/* A copy of what the network gave, kept if it is this build's file and not kept already. Runs
+   after the page has its answer: nothing here can delay or fail the request. */
+async function keepCopy(response, path, entry) {
+  if (await caches.match(keyOf(path), { cacheName: CACHE })) return; // kept already (checked when kept, and when served)
+  const body = await response.arrayBuffer();
+  if ((await sha256(body)) !== entry.sha256) { newerBuild(); return; }
+  const type = response.headers.get("Content-Type") || "";
+  await (await caches.open(CACHE)).put(keyOf(path), new Response(body, { headers: { "Content-Type": type } }));
+}
+
+/* What the cache holds for a request the network could not answer. */
+async function offlineAnswer(request, path, files) {
+  const entry = files && files[path];
+  if (entry) {
+    const copy = await cachedCopy(await caches.open(CACHE), path, entry).catch(() => null);
+    if (copy) return served(copy);
+  }
+  if (request.mode !== "navigate") return Response.error();
+  return notice("Not saved for offline reading", "This page was not saved on this device, and the network cannot be " +
+    "reached. Every page you read while online is kept; to keep the whole site, choose \u201cMake this site " +
+    "available offline\u201d (the arrow in the header) the next time you are online.", await keptPages().catch(() => []));
+}
+
+async function answer(event, path) {
+  const request = event.request;
+  const files = await filesOrNull();
+  let response;
+  try {
+    response = await fetch(request);
+  } catch (error) { // offline, or the host could not be reached
+    return offlineAnswer(request, path, files);
+  }
+  const entry = files && files[path];
+  if (entry && response.status === 200 && response.type === "basic") {
+    event.waitUntil(keepCopy(response.clone(), path, entry).catch(() => {}));
+  }
+  return isolated(response);
+}
+
+/* Which requests the worker answers: pages (they need the isolation headers) and this site's
+   own files. Everything else goes to the network without the worker (a request it answers is one
+   it holds: a dev server's live-reload poll, held open for a minute, would keep a newer worker
+   from taking over for that long). */
 self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.cache === "only-if-cached" && request.mode !== "same-origin") return;
   const path = request.method === "GET" && !request.headers.has("Range") ? sitePath(request.url) : null;
-  event.respondWith(path === null ? fetch(request).then(isolated) : answer(request, path));
+  if (request.mode === "navigate") event.respondWith(path === null ? fetch(request).then(isolated) : answer(event, path));
+  else if (path !== null && (!knownFiles || knownFiles[path])) event.respondWith(answer(event, path));
 });
 
 /* ---- install and update -------------------------------------------------------------------- */
@@ -177,7 +227,8 @@ async function otherCaches() {
 
 /* Fill this build's cache with what the reader had: each kept file of an older build that this
    build lists unchanged is copied (after checking it), a changed one fetched; if they had asked
-   for the whole site, the whole site. Nothing else touches the old caches. */
+   for the whole site, the whole site. Nothing else touches the old caches, and a failure leaves
+   the older worker in place (the browser tries again on a later visit). */
 async function prepare() {
   await caches.delete(CACHE); // a half-filled cache from an install that failed
   const { found, response } = await fetchListing();
@@ -204,7 +255,6 @@ async function prepare() {
   });
   if (saved) await cache.put(SAVED, new Response(JSON.stringify(saved)));
   await cache.put(LISTING, response);
-  return (await otherCaches()).length === 0;
 }
 
 async function inParallel(items, work, done = () => {}) {
@@ -220,9 +270,10 @@ async function inParallel(items, work, done = () => {}) {
 }
 
 self.addEventListener("install", (event) => {
-  // The first worker (no older build cached, or the plain isolation worker before it) takes over
-  // at once; a newer build waits until the reader chooses to reload.
-  event.waitUntil(prepare().then((first) => first && self.skipWaiting()));
+  // Every build's worker takes over as soon as its cache holds what the reader had: the network
+  // answers first, so an open page of the older build loses nothing by it (the pages are told,
+  // assets/offline.js, and offer a reload into the new version).
+  event.waitUntil(prepare().then(() => self.skipWaiting()));
 });
 
 self.addEventListener("activate", (event) => {

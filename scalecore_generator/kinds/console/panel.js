@@ -18,7 +18,13 @@
         return;
       }
       var module = here ? new URL("modules/console.js", here) : new URL("kinds/console/modules/console.js", S.base);
-      return import(module.href).then(function (loaded) {
+      return import(module.href).catch(function (error) {
+        // Offline, the console's code was not kept: its fallback note (about pages opened from
+        // disk) is not the reason, so it goes, and the panel says what is.
+        var note = root.querySelector(".scalecore-console-note");
+        if (note) note.hidden = true;
+        throw u.unreachable("The console", error);
+      }).then(function (loaded) {
         return loaded.mountConsole(root, context);
       });
     },

@@ -594,7 +594,7 @@ class Console {
         this.status.textContent = "Stopped; Python restarted.";
         if (live === this.full) this.offerRerun();
       } else {
-        this.write("stderr", error.message + "\n");
+        this.write("stderr", u.unreachable("The console's Python", error).message + "\n");
         this.status.textContent = "Python could not run the code.";
       }
     } finally {
