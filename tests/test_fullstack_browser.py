@@ -9,6 +9,9 @@ the numbers live in benchmarks/ (python -m benchmarks full_stack).
 from __future__ import annotations
 
 import functools
+import gzip
+import json
+import re
 import threading
 import time
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -17,10 +20,10 @@ import pytest
 from playwright.sync_api import expect
 
 pytest.register_assert_rewrite("browser")
-from browser import module_page, page_url  # noqa: E402
+from browser import module_page, page_url, python_http_server  # noqa: E402
 
 RUNNING = "() => !document.querySelector('.scalecore-panel--console[data-scalecore-running]')"
-FULL_STACK_TIMEOUT_MS = 300_000  # a cold start downloads ~36 MB and imports scikit-learn: this catches a hang only
+FULL_STACK_TIMEOUT_MS = 300_000  # a cold start downloads ~50 MB and imports scikit-learn: this catches a hang only
 FIT = ("import numpy as np, pandas as pd\nfrom sklearn.linear_model import LogisticRegression\n"
        "X = np.array([[0.0], [1.0], [2.0], [3.0]]); y = [0, 0, 1, 1]\n"
        "model = LogisticRegression().fit(X, y)\nmodel.predict([[0.2], [2.8]]).tolist()")
@@ -183,6 +186,71 @@ def test_a_changed_byte_in_a_full_stack_file_is_refused_with_the_reason(visit, s
     run(page, editor, "1 + 1")
     assert "failed its check: its sha256 is" in last_run(output)
     assert "fullstack/shim/wasi.js" in last_run(output)
+    assert "2\n" not in last_run(output)
+
+
+def test_a_plain_http_server_sends_what_the_label_says_and_numpy_runs(visit, built_site, lesson):
+    """``python -m http.server`` (no Content-Encoding, the way the guides serve a site): the
+    parts arrive as published, and what the browser received for them is the label's size."""
+    process, url = python_http_server(built_site)
+    try:
+        page, _ = visit(url + lesson)
+        finished = []
+        page.context.on("requestfinished", lambda request: finished.append(request))
+        panel, editor, output = console(page)
+        run(page, editor, "import numpy\nint(numpy.arange(4).sum())", wait=False)
+        offer = panel.locator(".scalecore-console__offer")
+        expect(offer).to_contain_text(" MB download")
+        label = re.search(r"a (\d+) MB download \((\d+) MB unpacked\)", offer.text_content())
+        assert label, offer.text_content()
+        offer.get_by_role("button", name="Switch to the full stack and run").click()
+        page.wait_for_function(RUNNING, timeout=FULL_STACK_TIMEOUT_MS)
+        assert last_run(output) == "6\n"
+        parts = [request for request in finished
+                 if re.search(r"/assets/fullstack/[^/]+\.part-\d+\.gz$", request.url)]
+        manifest = json.loads((built_site / "api" / "index.json").read_text(encoding="utf-8"))["runtime"]
+        listed = [part for key in ("fullstack_wasm", "fullstack_stdlib") for part in manifest[key]["parts"]]
+        assert len(parts) == len(listed)
+        assert all(request.response().header_value("content-encoding") is None for request in parts)
+        received = sum(request.sizes()["responseBodySize"] for request in parts)
+        assert received == sum(part["bytes"] for part in listed)
+        stated = int(label[1]) * 1e6
+        print(f"\nfull stack over http.server: label {label[0]!r}, received {received} bytes in {len(parts)} parts")
+        assert abs(received - stated) <= 0.02 * stated
+        assert int(label[2]) == round(sum(manifest[key]["bytes"] for key in ("fullstack_wasm", "fullstack_stdlib")) / 1e6)
+    finally:
+        visit.close_all()  # the pages go before their server
+        process.terminate()
+        process.wait()
+
+
+def test_a_part_a_host_decoded_is_taken_as_it_is(visit, site_server, lesson):
+    def decoded(route):  # as a host that sent it with Content-Encoding: gzip leaves it to the worker
+        response = route.fetch()
+        route.fulfill(status=200, body=gzip.decompress(response.body()),
+                      headers={"content-type": "application/octet-stream"})
+
+    page, _ = visit(site_server.url + lesson)
+    page.route("**/assets/fullstack/python315.zip.part-*.gz", decoded)
+    panel, editor, output = console(page)
+    panel.locator("select.scalecore-console__runtime").select_option("full")
+    run(page, editor, "import numpy\nint(numpy.arange(3).sum())")
+    assert last_run(output) == "3\n"
+
+
+def test_a_changed_byte_in_a_part_is_refused_with_the_reason(visit, site_server, lesson):
+    def tampered(route):
+        response = route.fetch()
+        body = bytearray(response.body())
+        body[len(body) // 2] ^= 0x01
+        route.fulfill(response=response, body=bytes(body))
+
+    page, _ = visit(site_server.url + lesson)
+    page.route("**/assets/fullstack/python.wasm.part-2.gz", tampered)
+    panel, editor, output = console(page)
+    panel.locator("select.scalecore-console__runtime").select_option("full")
+    run(page, editor, "1 + 1")
+    assert "fullstack/python.wasm.part-2.gz failed its check: its sha256 is" in last_run(output)
     assert "2\n" not in last_run(output)
 
 
