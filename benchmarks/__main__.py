@@ -26,6 +26,7 @@ BENCHMARKS = (
     ("math", "Math: MathML (Temml, the cut STIX Two Math) against KaTeX's HTML, on the same pages"),
     ("console", "The console: Stop to the next output, import sympy offline, a flood of output"),
     ("full_stack", "The console's full stack: bytes, time to first output against Pyodide, first imports, Stop"),
+    ("fullstack_build", "The full stack's build: cold with the user cache empty and filled, warm into the same and a new folder"),
     ("mentor", "The mentor: retrieval scored on the question set, answer time, bytes"),
     ("offline", "Offline reading: the bytes the cache takes with and without the runtime, reloading offline"),
 )

@@ -1,14 +1,15 @@
 """The console's full scientific stack against its Pyodide, in one run in headless Chromium:
 ``.venv/bin/python -m benchmarks.full_stack``.
 
-- bytes: what the option adds to the site (every file under assets/fullstack/, the .br and .gz
-  copies included), and what a reader downloads: python.wasm and the trimmed standard library
-  raw, gzip and brotli (the build's own copies);
+- bytes: what the option adds to the site (every file under assets/fullstack/), and what a
+  reader downloads: python.wasm and the trimmed standard library, raw and as the gzip parts the
+  site publishes (what every host sends), part by part;
 - time to first output: from Run on `print(1)` to the "1" on the page, in a fresh browser
   context (nothing cached) for Pyodide and for the full stack, and on a revisit (the page
   opened again in a browser profile on disk: its HTTP cache), the full stack served two ways: as
-  plain files, and as a host serving the build's .gz copies (Content-Encoding: gzip; Chromium
-  asks no br over plain http), with the bytes the server sent;
+  plain files (the worker decodes the parts), and as a host that sends a .gz file with
+  Content-Encoding: gzip (the browser decodes the parts; the worker takes them as they are),
+  with the bytes the server sent;
 - first imports, timed in Python (time.perf_counter around the import): numpy, pandas,
   sklearn, matplotlib.pyplot, each once in that order on a fresh full stack;
 - Stop: from the click to the console idle, and the restart from the compiled module.
@@ -44,9 +45,8 @@ FIRST_OUTPUT = """() => { window.firstOutput = null;
 
 
 class Server:
-    """The site on a free 127.0.0.1 port, counting the bytes it sends; with ``gzip``, a .gz copy
-    beside a file is sent in its place (Content-Encoding: gzip), as hosts that serve
-    pre-compressed files do."""
+    """The site on a free 127.0.0.1 port, counting the bytes it sends; with ``gzip``, a .gz file
+    is sent with Content-Encoding: gzip (the browser decodes it), as some hosts do."""
 
     def __init__(self, directory: Path, gzip: bool = False):
         self.sent = 0
@@ -57,12 +57,11 @@ class Server:
                 pass
 
             def send_head(self):
-                path = Path(self.translate_path(self.path))
-                packed = path.with_name(path.name + ".gz")
-                if gzip and packed.is_file() and "gzip" in self.headers.get("Accept-Encoding", ""):
+                packed = Path(self.translate_path(self.path))
+                if gzip and packed.suffix == ".gz" and packed.is_file() and "gzip" in self.headers.get("Accept-Encoding", ""):
                     body = packed.open("rb")
                     self.send_response(200)
-                    self.send_header("Content-Type", self.guess_type(str(path)))
+                    self.send_header("Content-Type", "application/octet-stream")
                     self.send_header("Content-Encoding", "gzip")
                     self.send_header("Content-Length", str(packed.stat().st_size))
                     self.end_headers()
@@ -135,18 +134,20 @@ def main() -> None:
                        check=True, capture_output=True)
         runtime = json.loads((site / "api" / "index.json").read_text(encoding="utf-8"))["runtime"]
         added = sum(path.stat().st_size for path in (site / "assets" / "fullstack").rglob("*") if path.is_file())
-        print(f"bytes the option adds to the site: {added / 1e6:.1f} MB (every file under assets/fullstack/, "
-              "the .br and .gz copies included)")
+        largest = max(path.stat().st_size for path in site.rglob("*") if path.is_file())
+        print(f"bytes the option adds to the site: {added / 1e6:.1f} MB (every file under assets/fullstack/); "
+              f"the site's largest file: {largest / 2**20:.1f} MiB")
         pyodide = sum(entry.get("bytes") or (site / "api" / entry["url"]).resolve().stat().st_size
                       for key, entry in runtime.items() if key.startswith("pyodide"))
         for key, name in (("fullstack_wasm", "python.wasm"), ("fullstack_stdlib", "python315.zip (trimmed, stored)")):
             entry = runtime[key]
-            print(f"  {name:34} raw {entry['bytes'] / 1e6:6.1f} MB  gzip {entry['gzip_bytes'] / 1e6:5.1f} MB  "
-                  f"brotli {entry['brotli_bytes'] / 1e6:5.1f} MB")
-        total = {field: runtime["fullstack_wasm"][field] + runtime["fullstack_stdlib"][field]
-                 for field in ("bytes", "gzip_bytes", "brotli_bytes")}
-        print(f"  {'a reader downloads (both)':34} raw {total['bytes'] / 1e6:6.1f} MB  gzip {total['gzip_bytes'] / 1e6:5.1f} MB  "
-              f"brotli {total['brotli_bytes'] / 1e6:5.1f} MB   (Pyodide's files, raw: {pyodide / 1e6:.1f} MB)")
+            published = sum(part["bytes"] for part in entry["parts"])
+            print(f"  {name:34} raw {entry['bytes'] / 1e6:6.1f} MB  published {published / 1e6:5.1f} MB in "
+                  f"{len(entry['parts'])} gzip parts (" + ", ".join(f"{part['bytes'] / 1e6:.1f}" for part in entry["parts"]) + " MB)")
+        raw = runtime["fullstack_wasm"]["bytes"] + runtime["fullstack_stdlib"]["bytes"]
+        published = sum(part["bytes"] for key in ("fullstack_wasm", "fullstack_stdlib") for part in runtime[key]["parts"])
+        print(f"  {'a reader downloads (both)':34} raw {raw / 1e6:6.1f} MB  published {published / 1e6:5.1f} MB, from any host"
+              f"   (Pyodide's files, raw: {pyodide / 1e6:.1f} MB)")
 
         plain, packed = Server(site), Server(site, gzip=True)
         with sync_playwright() as playwright:
@@ -184,7 +185,8 @@ def main() -> None:
         print(f"time to first output (Run on print(1) to the 1 on the page), fresh context, plain files:")
         print(f"  Pyodide {on_pyodide:.1f} s; full stack {fresh:.1f} s ({fresh_sent / 1e6:.1f} MB sent), "
               f"ratio {fresh / on_pyodide:.1f}x")
-        print(f"  full stack, the .gz copies sent (Content-Encoding: gzip): {gzip_fresh:.1f} s ({gzip_sent / 1e6:.1f} MB sent)")
+        print(f"  full stack, the parts sent with Content-Encoding: gzip (the browser decodes): {gzip_fresh:.1f} s "
+              f"({gzip_sent / 1e6:.1f} MB sent)")
         print(f"  full stack, revisit (a profile on disk, its HTTP cache filled by a first visit): {revisit:.1f} s ({revisit_sent / 1e6:.2f} MB sent)")
         print("first imports on the full stack, timed in Python: " +
               ", ".join(f"{name} {seconds:.2f} s" for name, seconds in times.items()))
