@@ -1,10 +1,12 @@
-"""Reading offline after one visit (issue 33), in Chromium with the site's service worker.
+"""Reading offline after one visit (issues 33 and 42), in Chromium with the site's service worker.
 
 A reader visits two pages of a served site, goes offline (the browser context's offline mode),
 reloads both, and opens a third that only "Make this site available offline" fetched; with the
-live runtime saved too, the console runs Python offline. A new build published while the site is
-cached is offered to the reader, who never sees a page of one build with a file of the other; a
-cached file that was altered is refused. Every server records what it was asked for, so "nothing
+live runtime saved too, the console runs Python offline. Pages read without saving stay readable,
+with the figures they showed; an unread page says so; live mode and the console say truthfully
+what was saved. The worker is never in the way: a second page's quick switches while it installs
+and saves lose nothing, and a new build reaches every open tab with one action. A cached file
+that was altered is refused. Every server records what it was asked for, so "nothing
 reached the network" is checked on the server's side, and no request ever leaves 127.0.0.1.
 """
 
@@ -18,7 +20,7 @@ import pytest
 from playwright.sync_api import expect
 
 pytest.register_assert_rewrite("browser")
-from browser import PYODIDE_TIMEOUT_MS, StaticServer, module_page, page_url  # noqa: E402
+from browser import PYODIDE_TIMEOUT_MS, StaticServer, module_page, page_url, wait_hydrated  # noqa: E402
 
 from scalecore_generator.build import offline  # noqa: E402
 
@@ -170,29 +172,35 @@ def new_build(tmp_path, site, marker: str):
 
 
 BUILD_OF_STYLES = "() => getComputedStyle(document.body).getPropertyValue('--scalecore-build').trim()"
+UPDATE = ".scalecore-update"
 
 
-def test_a_new_build_is_offered_and_no_page_mixes_two_builds(reader, built_site, tmp_path):
+def test_a_new_build_reaches_every_tab_with_one_action(reader, built_site, tmp_path):
+    """Online, the network answers first: a reload after a new build is published brings it at
+    once (page and styles of the same build). The newer build's worker takes over as soon as it
+    holds what the reader had; a second tab still showing the older build offers one action,
+    "Reload to update", which brings the new version; the tab already of the new build is not
+    asked. The old cache is gone, and the site the reader saved stays saved, of the new build."""
     folder, publish = published(tmp_path, built_site)
     server = StaticServer(folder)
     try:
         context, page = reader(server)
         controlled(page, server.url)
         wait_saved(page)
-        first_title = page.locator("h1").first.text_content()
+        other = context.new_page()
+        controlled(other, server.url + THIRD)
         publish(new_build(tmp_path, built_site, "second"))
-        page.reload()  # the page and its styles: still the first build, from the cache
-        expect(page.locator(".scalecore-update")).to_contain_text("A newer version of this site is ready",
-                                                                  timeout=60_000)
-        assert page.locator("h1").first.text_content() == first_title
-        assert page.evaluate(BUILD_OF_STYLES) == ""
-        page.goto(server.url + THIRD)  # another page before updating: the first build's too
-        assert page.evaluate(BUILD_OF_STYLES) == ""
-        page.goto(server.url)
-        page.get_by_role("button", name="Reload to update").click()
+        page.reload()
         expect(page.locator("h1").first).to_contain_text("(second)", timeout=20_000)
         assert page.evaluate(BUILD_OF_STYLES) == "second"
-        assert len(page.evaluate(CACHE_KEYS)) == 1  # the first build's cache is gone
+        # The second tab: told once the new worker has taken over, with one action.
+        notice = other.locator(UPDATE)
+        expect(notice).to_contain_text("This site was updated", timeout=60_000)
+        other.get_by_role("button", name="Reload to update").click()
+        other.goto(server.url)
+        expect(other.locator("h1").first).to_contain_text("(second)", timeout=20_000)
+        assert page.locator(UPDATE).count() == 0, "the tab already of the new build is not asked to reload"
+        page.wait_for_function("() => caches.keys().then(names => names.length === 1)", timeout=20_000)
         context.set_offline(True)
         page.goto(server.url + THIRD)  # the update kept the whole site saved
         expect(page.locator("h1").first).to_contain_text("Write your own interactive")
@@ -200,6 +208,124 @@ def test_a_new_build_is_offered_and_no_page_mixes_two_builds(reader, built_site,
         assert context.refused == []
     finally:
         server.close()
+
+
+SWITCH_EVERY_GUARD = """() => {
+  for (const panel of document.querySelectorAll('.scalecore-panel--scale-guards')) {
+    panel.scrollIntoView();
+    for (const control of panel.querySelectorAll('[role=switch]:not([disabled])')) { control.click(); control.click(); }
+  }
+}"""
+# An image that finished loading with nothing to show (one still loading lazily is not broken).
+BROKEN_IMAGES = """() => Array.from(document.querySelectorAll('.scalecore-panel img'))
+  .filter(img => img.getAttribute('src') && img.complete && img.naturalWidth === 0).map(img => img.src)"""
+
+
+def switch_everything(page) -> None:
+    """Every guard switch of every scale-guards panel on the page, on and off, without waiting."""
+    wait_hydrated(page)
+    page.evaluate(SWITCH_EVERY_GUARD)
+    page.wait_for_load_state("networkidle")
+
+
+def test_a_readers_second_page_loses_nothing_while_the_worker_is_busy(reader, site_server, built_site):
+    """Issue 42's sequence: the first page (the worker installs and keeps what it used), then the
+    home page's guard switches in turn; then every module page's switches while the reader's
+    first save runs. Every request the pages make is answered: no failed request, no broken
+    figure."""
+    context, page = reader(site_server)
+    failed = []  # a request the page cancelled itself (ERR_ABORTED: it navigated on) is not one the site failed
+    page.on("requestfailed", lambda request: request.failure == "net::ERR_ABORTED"
+            or failed.append(f"{request.url}: {request.failure}"))
+    page.goto(site_server.url + "corpora.html")
+    page.goto(site_server.url + "index.html")
+    switch_everything(page)
+    assert failed == [] and page.evaluate(BROKEN_IMAGES) == []
+    page.get_by_role("button", name="Make this site available offline").click()
+    dialog = page.get_by_role("dialog", name="Make this site available offline")
+    expect(dialog.locator('[data-size="site"]')).to_contain_text("MB", timeout=20_000)
+    dialog.get_by_role("button", name="Save for offline").click()  # the first save: the worker is busy
+    dialog.get_by_role("button", name="Close").click()
+    for module in module_pages(built_site):
+        page.goto(site_server.url + page_url(module))
+        switch_everything(page)
+        assert page.evaluate(BROKEN_IMAGES) == [], module
+    assert failed == [], failed
+    assert context.refused == []
+
+
+def module_pages(site) -> list[str]:
+    return sorted(path.relative_to(site).as_posix() for path in (site / "modules").glob("*.html") if path.name != "index.html")
+
+
+def test_pages_read_stay_readable_offline_and_an_unread_one_says_so(reader, site_server, built_site):
+    """Without saving anything: the pages the reader opened (and the figures their switches
+    showed) open offline; a page never opened says it was not saved, and lists those that were."""
+    context, page = reader(site_server)
+    controlled(page, site_server.url)
+    lesson = page_url(module_page(built_site))
+    page.goto(site_server.url + lesson)
+    switch_everything(page)
+    page.wait_for_timeout(1000)  # the copies are kept after the answers
+    context.set_offline(True)
+    asked = len(site_server.paths)
+    for url in ("", lesson):
+        page.goto(site_server.url + url)
+        page.reload()
+        expect(page.locator("h1").first).to_be_visible()
+        assert page.evaluate("document.querySelectorAll('link[rel=stylesheet]').length") > 0
+    switch_everything(page)
+    assert page.evaluate(BROKEN_IMAGES) == []
+    page.goto(site_server.url + THIRD)
+    expect(page.locator("h1")).to_have_text("Not saved for offline reading")
+    saved = page.get_by_role("link", name=lesson.split("?")[0])
+    expect(saved).to_be_visible()
+    saved.click()
+    expect(page.locator(".scalecore-panel").first).to_be_visible()
+    assert network(site_server, asked) == []
+    assert context.refused == []
+
+
+def test_offline_live_mode_and_the_console_say_what_was_saved(reader, site_server, built_site):
+    """A page read online, live mode never started: offline, live mode and the console say they
+    were not saved on this device (never the file:// text, never a module error). Started once
+    online on that page, live mode then runs there offline."""
+    context, page = reader(site_server)
+    lesson = page_url(module_page(built_site))
+    controlled(page, site_server.url + lesson)
+    page.reload()
+    page.wait_for_load_state("networkidle")
+    context.set_offline(True)
+    page.reload()
+    guards = page.locator(".scalecore-panel--scale-guards").first
+    guards.scroll_into_view_if_needed()
+    guards.get_by_role("button", name="Compute live").click()
+    message = guards.locator(".scalecore-live__message")
+    expect(message).to_contain_text("not saved on this device", timeout=30_000)
+    assert "dynamically imported" not in message.text_content()
+    console = page.locator(".scalecore-panel--console").first
+    console.scroll_into_view_if_needed()
+    expect(console).to_contain_text("not saved on this device", timeout=30_000)
+    assert not console.get_by_text("rather than opened from disk").is_visible()
+    context.set_offline(False)
+    page.reload()
+    guards = page.locator(".scalecore-panel--scale-guards").first
+    guards.scroll_into_view_if_needed()
+    guards.get_by_role("button", name="Compute live").click()
+    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=guards.element_handle(),
+                           timeout=PYODIDE_TIMEOUT_MS)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(1000)
+    context.set_offline(True)
+    asked = len(site_server.paths)
+    page.reload()
+    guards = page.locator(".scalecore-panel--scale-guards").first
+    guards.scroll_into_view_if_needed()
+    guards.get_by_role("button", name="Compute live").click()
+    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=guards.element_handle(),
+                           timeout=PYODIDE_TIMEOUT_MS)
+    assert network(site_server, asked) == []
+    assert context.refused == []
 
 
 def test_an_altered_cached_file_is_refused(reader, site_server, built_site):
@@ -235,3 +361,31 @@ def test_under_a_subpath_the_worker_keeps_to_it_and_reads_offline(reader, subpat
     expect(page.locator("h1").first).to_contain_text("Write your own interactive")
     assert network(subpath_server, asked) == [] and subpath_server.outside_since(0) == []
     assert context.refused == []
+
+
+def test_two_sites_of_one_origin_keep_their_own_pages(reader, built_site, tmp_path):
+    """Two sites under two subpaths of one origin (two project sites of a GitHub user, two
+    versions on Read the Docs), each a build of its own: reading one never drops what the other
+    kept, and both read offline."""
+    root = tmp_path / "origin"
+    root.mkdir()
+    (root / "a").symlink_to(built_site, target_is_directory=True)
+    (root / "b").symlink_to(new_build(tmp_path, built_site, "second"), target_is_directory=True)
+    server = StaticServer(root)
+    try:
+        context, page = reader(server)
+        for site in ("a/", "b/", "a/"):
+            controlled(page, server.url + site)
+            page.reload()
+            page.wait_for_load_state("networkidle")
+        names = page.evaluate("caches.keys()")
+        assert len(names) == 2 and {name.split(":")[0] for name in names} == {"scalecore-/a/", "scalecore-/b/"}, names
+        context.set_offline(True)
+        for site, title in (("a/", None), ("b/", "(second)")):
+            page.goto(server.url + site)
+            expect(page.locator("h1").first).to_be_visible()
+            if title:
+                expect(page.locator("h1").first).to_contain_text(title)
+        assert context.refused == []
+    finally:
+        server.close()

@@ -75,7 +75,7 @@
 
   function heard(event) {
     var data = event.data || {};
-    if (data.type === "status") showStatus(data);
+    if (data.type === "status") { compareBuild(data); if (document.getElementById("scalecore-offline")) showStatus(data); }
     else if (data.type === "progress") showProgress(data);
     else if (data.type === "saved") finished(data);
     else if (data.type === "failed") failed(data);
@@ -85,13 +85,33 @@
   /* ---- updates ------------------------------------------------------------------------------- */
 
   // A newer build's worker takes over as soon as it is ready (the network answers first, so this
-  // page lost nothing): a page that was held by a worker before is told, with one action.
+  // page lost nothing): a page of an older build is told, with one action. Which build a page is,
+  // its worker said in the page's answer (Server-Timing "scalecore": a build, or "newer" for a page
+  // the network gave after a newer build was published, already of that build).
+  var pageBuild = (function () {
+    var entry = performance.getEntriesByType && performance.getEntriesByType("navigation")[0];
+    var stamp = entry && entry.serverTiming ? entry.serverTiming.filter(function (timing) {
+      return timing.name === "scalecore";
+    })[0] : null;
+    return stamp ? stamp.description : null;
+  })();
+
   function watchUpdates() {
     var held = !!navigator.serviceWorker.controller;
     navigator.serviceWorker.addEventListener("controllerchange", function () {
-      if (held) offerUpdate();
+      if (held && pageBuild !== "newer") {
+        askedForBuild = true;
+        ask({ type: "status" }); // the answer (heard) says the new worker's build
+      }
       held = true;
     });
+  }
+
+  var askedForBuild = false;
+  function compareBuild(data) {
+    if (!askedForBuild) return;
+    askedForBuild = false;
+    if (!data.build || data.build !== pageBuild) offerUpdate();
   }
 
   function offerUpdate() {
@@ -252,8 +272,14 @@
     }).then(function () {
       return window.caches ? caches.keys() : [];
     }).then(function (names) {
-      return Promise.all(names.filter(function (name) { return name.indexOf("scalecore-") === 0; })
-        .map(function (name) { return caches.delete(name); }));
+      // This site's caches (named by its scope, build/service-worker.js), and older ones that list its files.
+      var scoped = "scalecore-" + ROOT.pathname + ":";
+      var listing = new URL("offline.json", ROOT).href;
+      return Promise.all(names.map(function (name) {
+        if (name.indexOf(scoped) === 0) return caches.delete(name);
+        if (!/^scalecore-[0-9a-f]{20}$/.test(name)) return null;
+        return caches.match(listing, { cacheName: name }).then(function (found) { return found && caches.delete(name); });
+      }));
     }).then(function () { location.reload(); }, function () { /* refused: the step-aside worker does it */ });
   }
 

@@ -276,16 +276,18 @@
      runtime) could not be had: over http that is the network, and offline it means the part was
      not kept on this device. Said as such, never as the browser's module or fetch error. Other
      errors are returned as they are. */
-  var NETWORK_ERROR = /failed to fetch|networkerror|load failed|dynamically imported module|could not download|importing a module script failed/i;
+  var NETWORK_ERROR = /failed to fetch|networkerror|load failed|dynamically imported module|could not (download|load)|importing a module script failed/i;
   function unreachable(what, error) {
     var message = error && error.message ? error.message : String(error);
     var offline = navigator.onLine === false;
-    if (!offline && !NETWORK_ERROR.test(message)) return error;
-    return new Error(offline
+    if ((error && error.unreachable) || !NETWORK_ERROR.test(message)) return error;
+    var said = new Error(offline
       ? what + " is not saved on this device, and there is no network. It is kept once it has started on a " +
         "page while online; to keep it for every page, choose \u201cMake this site available offline\u201d in " +
         "the header, with the live runtime, the next time you are online"
       : what + " could not be downloaded: the site's server did not answer. Try again in a moment");
+    said.unreachable = true;
+    return said;
   }
 
   /* The live client (live.js, a module, with the worker): imported on first use only. */
@@ -932,6 +934,11 @@
       })
       .catch(function (error) {
         root.setAttribute("data-scalecore-hydrated", "error");
+        if (isHttp()) {
+          // Served: a fallback's note about pages opened from disk is not the reason (the kind marks it).
+          Array.prototype.forEach.call(root.querySelectorAll("[data-scalecore-disk-note]"), function (note) { note.hidden = true; });
+          error = unreachable("its code", error);
+        }
         showError(root, error && error.message ? error.message : String(error));
         console.error("scalecore: a " + kind + " panel could not start:", error);
       });

@@ -13,13 +13,18 @@
  */
 "use strict";
 
-const PREFIX = "scalecore-";
+const ROOT = new URL("./", self.location.href);
+const PREFIX = "scalecore-" + ROOT.pathname + ":"; // this site's caches (service-worker.js), not another's
+const LEGACY = /^scalecore-[0-9a-f]{20}$/;
+const LISTING = new URL("offline.json", ROOT).href;
 
 self.addEventListener("install", () => self.skipWaiting());
 
 self.addEventListener("activate", (event) => {
   event.waitUntil((async () => {
-    for (const name of await caches.keys()) if (name.startsWith(PREFIX)) await caches.delete(name);
+    for (const name of await caches.keys()) {
+      if (name.startsWith(PREFIX) || (LEGACY.test(name) && await caches.match(LISTING, { cacheName: name }))) await caches.delete(name);
+    }
     await self.registration.unregister();
     for (const client of await self.clients.matchAll({ type: "window" })) {
       client.navigate(client.url).catch(() => { /* not held by the old worker: nothing to reload */ });

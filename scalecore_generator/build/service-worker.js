@@ -21,7 +21,7 @@
  *
  * Offline: offline.json, written by the same build, lists every file of the site with its sha256
  * and size. The worker keeps what the reader used (pages, styles, fonts, baked data, and the live
- * runtime once it ran) in one cache per build, "scalecore-<version>", and on request ("Make this
+ * runtime once it ran) in one cache per build, "scalecore-<scope path>:<version>", and on request ("Make this
  * site available offline", assets/offline.js) fetches the rest, with or without the live runtime.
  *  - only this site's own files (same origin, inside the scope, listed); nothing of another origin
  *    is ever stored;
@@ -34,9 +34,12 @@
 "use strict";
 
 const BUILD = "__SCALECORE_BUILD__";
-const PREFIX = "scalecore-";
-const CACHE = PREFIX + BUILD;
 const ROOT = new URL("./", self.location.href); // the site root: this file lives there
+// One cache per build, named by the site's scope too: two sites of one origin (two project sites
+// of a GitHub user, two versions on Read the Docs) never take each other's caches for older builds.
+const PREFIX = "scalecore-" + ROOT.pathname + ":";
+const CACHE = PREFIX + BUILD;
+const LEGACY = /^scalecore-[0-9a-f]{20}$/; // before the scope was in the name: ours if it lists our files
 const LISTING = new URL("offline.json", ROOT).href;
 const SAVED = new URL("offline.json?saved", ROOT).href; // {level}: what the reader asked to save
 // (a query, not a fragment: the Cache API ignores fragments)
@@ -127,7 +130,13 @@ async function networkCopy(cache, path, entry) {
   throw new NewerBuild(path);
 }
 
-const served = ({ body, type }) => isolated(new Response(body, { headers: { "Content-Type": type } }));
+/* A page's answer says which build it is (Server-Timing, which the page reads from its navigation
+   entry: assets/offline.js): this worker's BUILD, or "newer" for a page the network gave with
+   another digest. A page told of a newer worker compares, so one already of the newer build is not
+   asked to reload. */
+const stamped = (headers, build) => { headers.set("Server-Timing", `scalecore;desc="${build}"`); return headers; };
+
+const served = ({ body, type }) => isolated(new Response(body, { headers: stamped(new Headers({ "Content-Type": type }), BUILD) }));
 
 /* What a page shows where neither the network nor the cache can give the page it asked for:
    static text (no script), with the pages this device keeps, so the reader has somewhere to go. */
@@ -201,10 +210,20 @@ async function answer(event, path) {
     return offlineAnswer(request, path, files);
   }
   const entry = files && files[path];
-  if (entry && response.status === 200 && response.type === "basic") {
-    event.waitUntil(keepCopy(response.clone(), path, entry).catch(() => {}));
-  }
+  if (!entry || response.status !== 200 || response.type !== "basic") return isolated(response);
+  if (request.mode === "navigate") return stampedPage(event, response, path, entry);
+  event.waitUntil(keepCopy(response.clone(), path, entry).catch(() => {}));
   return isolated(response);
+}
+
+/* A page from the network, read whole (pages are small) to say which build it is, then kept. */
+async function stampedPage(event, response, path, entry) {
+  const body = await response.arrayBuffer();
+  const ours = (await sha256(body)) === entry.sha256;
+  if (ours) event.waitUntil(keepCopy(new Response(body, { headers: response.headers }), path, entry).catch(() => {}));
+  else newerBuild();
+  const headers = stamped(new Headers(response.headers), ours ? BUILD : "newer");
+  return isolated(new Response(body, { status: response.status, statusText: response.statusText, headers }));
 }
 
 /* Which requests the worker answers: pages (they need the isolation headers) and this site's
@@ -222,7 +241,11 @@ self.addEventListener("fetch", (event) => {
 /* ---- install and update -------------------------------------------------------------------- */
 
 async function otherCaches() {
-  return (await caches.keys()).filter((name) => name.startsWith(PREFIX) && name !== CACHE);
+  const names = [];
+  for (const name of await caches.keys()) {
+    if (name.startsWith(PREFIX) ? name !== CACHE : LEGACY.test(name) && await caches.match(LISTING, { cacheName: name })) names.push(name);
+  }
+  return names;
 }
 
 /* Fill this build's cache with what the reader had: each kept file of an older build that this

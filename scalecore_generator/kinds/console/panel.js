@@ -19,11 +19,7 @@
       }
       var module = here ? new URL("modules/console.js", here) : new URL("kinds/console/modules/console.js", S.base);
       return import(module.href).catch(function (error) {
-        // Offline, the console's code was not kept: its fallback note (about pages opened from
-        // disk) is not the reason, so it goes, and the panel says what is.
-        var note = root.querySelector(".scalecore-console-note");
-        if (note) note.hidden = true;
-        throw u.unreachable("The console", error);
+        throw u.unreachable("the console's code", error); // offline, not kept: said as such (panels.js)
       }).then(function (loaded) {
         return loaded.mountConsole(root, context);
       });
