@@ -699,6 +699,8 @@ class SiteBuild:
         if page is not None:  # a browser offers to install the site (build/offline.py)
             manifest = module_page.relative_url(offline.WEB_MANIFEST, page.url)
             html = html.replace("</head>", f'<link rel="manifest" href="{manifest}">\n</head>', 1)
+        if self.command == "serve":  # a dev server's pages: no service worker takes them (offline.STEP_ASIDE_SOURCE)
+            html = html.replace("</head>", f'<meta name="{offline.SERVE_MARKER}" content="serve">\n</head>', 1)
         return csp.add(html, csp.origin_of(self.settings.package_mirror), self.serve_nonce)
 
     # -- the end ---------------------------------------------------------------------------------
@@ -736,7 +738,7 @@ class SiteBuild:
         except OSError as error:
             raise BuildError(disk.explain(error, "linking the unchanged files", site_dir)) from None
         try:  # last: the listing is of the site as published (build/offline.py)
-            listed = offline.write(Path(site_dir), self.digests.sized, also=carried)
+            listed = offline.write(Path(site_dir), self.digests.sized, also=carried, serving=self.command == "serve")
         except OSError as error:
             raise BuildError(disk.explain(error, "writing the offline listing", site_dir)) from None
         self._check_host(os.fspath(site_dir), {path: entry["bytes"] for path, entry in listed["files"].items()})
