@@ -210,8 +210,10 @@ def test_the_snapshot_build_is_deterministic_and_cached(tmp_path, monkeypatch, c
 
     monkeypatch.setenv("SOURCE_DATE_EPOCH", "1700000000")
     imports = snapshot.compute_modules(["scalecore.softmax:saturation_lesson", "scalecore.variance:lesson"])
-    made = [snapshot.make(runtime.pyodide_folder(), [core_wheel], imports, tmp_path / f"cache{i}", Log())
-            for i in (1, 2)]
+    made = []
+    for i in (1, 2):  # each made with a user cache of its own: made twice, never copied
+        monkeypatch.setenv("SCALECORE_USER_CACHE", str(tmp_path / f"user{i}"))
+        made.append(snapshot.make(runtime.pyodide_folder(), [core_wheel], imports, tmp_path / f"cache{i}", Log()))
     digests = [hashlib.sha256(one.path.read_bytes()).hexdigest() for one in made]
     assert digests[0] == digests[1]  # (digests: a diff of two 6 MB byte strings takes pytest minutes)
     assert made[0].key == made[1].key
@@ -227,3 +229,8 @@ def test_the_snapshot_build_is_deterministic_and_cached(tmp_path, monkeypatch, c
     monkeypatch.setattr(snapshot.subprocess, "run", no_maker)
     again = snapshot.make(runtime.pyodide_folder(), [core_wheel], imports, tmp_path / "cache1", Log())
     assert again.path == made[0].path
+    # Another site on this machine (a cache of its own, the user cache shared): copied, not made.
+    other = snapshot.make(runtime.pyodide_folder(), [core_wheel], imports, tmp_path / "another-site", Log())
+    assert other.path.parent.parent.parent == tmp_path / "another-site"
+    assert hashlib.sha256(other.path.read_bytes()).hexdigest() == digests[0] and other.key == made[0].key
+    assert other.path.stat().st_ino != made[1].path.stat().st_ino  # a copy, never a link

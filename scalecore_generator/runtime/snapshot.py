@@ -63,6 +63,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scalecore_generator.build import cache
+from scalecore_generator.build.cache import user
 from scalecore_generator.errors import ScalecoreError
 
 MAKER = Path(__file__).with_name("snapshot-maker.js")
@@ -150,7 +151,8 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
               "epoch_ms": _epoch_ms(), "maker": [cache.sha256_file(MAKER), cache.sha256_file(Path(__file__))],
               "npm_version": version, "chromium": _chromium_version(browser, cache_root)}
     folder = cache_root / "snapshot" / hashlib.sha256(json.dumps(inputs, sort_keys=True).encode()).hexdigest()[:24]
-    if cache.usable(folder, log, digest, use=use):
+    shared = user.folder() / "snapshot" / folder.name  # the same inputs' snapshot, for every site on this machine
+    if cache.usable(folder, log, digest, use=use) or _copied(shared, folder, log, use):
         info = json.loads((folder / "info.json").read_text(encoding="utf-8"))
         return Snapshot(folder / Path(SITE_PATH).name, info["key"], tuple(info["imports"]), info["raw_bytes"])
     if cached_only:
@@ -179,7 +181,27 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
             indent=1, sort_keys=True), encoding="utf-8")
     log.info(f"live: Pyodide memory snapshot made in {time.monotonic() - started:.1f} s "
              f"({answer['bytes'] / 1e6:.1f} MB, {len(imports)} modules imported)")
+    _copied(folder, shared, log)
     return Snapshot(folder / Path(SITE_PATH).name, key, tuple(imports), answer["bytes"])
+
+
+def _copied(source: Path, target: Path, log, use=None) -> bool:
+    """Whether ``target`` now holds a whole, checked copy of the entry ``source`` (the user
+    cache's, for a site's cache, or the reverse). Made once per machine, a snapshot is about 10 s
+    of a cold build; copied (6 MB), never linked: a byte changed in one cache reaches no other.
+    Builds racing to copy the same entry leave one whole copy (cache.writing). A user cache that
+    cannot be written only costs the next site its own making."""
+    if not cache.usable(source, log):
+        return False
+    try:
+        with cache.writing(target, use) as folder:
+            for path in sorted(source.iterdir()):
+                if path.is_file() and path.name != cache.RECORD:
+                    shutil.copyfile(path, folder / path.name)
+    except OSError as error:
+        log.info(f"live: the snapshot was not copied to {target.parent} ({error.strerror or error})")
+        return False
+    return cache.usable(target, log, use=use)
 
 
 # ------------------------------------------------------------------------------ the child process
