@@ -36,6 +36,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 QUESTIONS = REPO / "tests" / "data" / "mentor-questions.json"
+READERS = REPO / "tests" / "data" / "mentor-dev-readers.json"  # development too: readers' forms, written while tuning
 HELD_OUT = sorted((REPO / "tests" / "data").glob("mentor-heldout-*.json"))
 ANSWER = REPO / "tests" / "mentor" / "answer.js"
 
@@ -53,7 +54,7 @@ def answer_text(answer: dict) -> str:
     if answer.get("lead"):
         parts.append(answer["lead"]["text"])
     for fact in answer["numbers"]:
-        parts.append(f"{fact['path']} = {fact['value']}")
+        parts.append(f"{fact.get('text', fact['value'])} for {' · '.join(fact['path'].split('/'))}")  # as the page shows it
     if answer["check"]:
         parts += [answer["check"]["question"], answer["check"]["answer"], answer["check"]["explanation"]]
     parts += [p["text"] for p in answer["passages"]]
@@ -168,7 +169,7 @@ def report(rows) -> None:
     for page in dict.fromkeys(q["page"] for q, *_ in rows):
         line(page.split("/")[-1].removesuffix(".html"), [r for r in rows if r[0]["page"] == page])
     forms = {"self-check (verbatim)": lambda q: q.get("self_check"), "number": lambda q: q.get("number")}
-    for form in ("why", "how", "what-if", "difference", "what", "language"):
+    for form in ("why", "how", "what-if", "difference", "what", "language", "offtopic"):
         forms[form] = lambda q, form=form: q.get("form") == form
     forms["earlier, ours (what, how)"] = lambda q: not (q.get("self_check") or q.get("number") or q.get("form"))
     for name, test in forms.items():
@@ -262,8 +263,8 @@ def weight(path: Path) -> str:
 
 
 def main() -> None:
-    spec = json.loads(QUESTIONS.read_text(encoding="utf-8"))
-    questions = spec["questions"]
+    questions = [q for path in (QUESTIONS, READERS) if path.is_file()
+                 for q in json.loads(path.read_text(encoding="utf-8"))["questions"]]
     with tempfile.TemporaryDirectory() as folder:
         site = Path(folder) / "site"
         if "--site" in sys.argv:  # a site built already (python -m benchmarks.mentor --site DIR)
@@ -272,11 +273,13 @@ def main() -> None:
             build(site)
         rows = evaluate(site, questions)
         columns = {"development": totals(rows)}
-        for path in HELD_OUT:
+        tuning = "--dev" in sys.argv  # tuning: the development set alone, nothing else (never the held-out sets)
+        for path in [] if tuning else HELD_OUT:
             held = json.loads(path.read_text(encoding="utf-8"))["questions"]
             columns[path.stem.removeprefix("mentor-")] = totals(evaluate(site, held))
         pages = sorted({q["page"] for q in questions})
-        print(f"Development set: {len(questions)} questions on {len(pages)} module pages ({QUESTIONS.relative_to(REPO)});"
+        print(f"Development set: {len(questions)} questions on {len(pages)} module pages ({QUESTIONS.relative_to(REPO)},"
+              f" {READERS.relative_to(REPO)});"
               f" held out: {', '.join(str(p.relative_to(REPO)) for p in HELD_OUT) or 'none'} (totals only)")
         print("Retrieval alone (no language model); 'key facts' counts the questions the module answers whose answer holds"
               " every key fact, 'in the lead' those whose lead sentence (or self-check answer) holds them; links are the"
@@ -284,6 +287,8 @@ def main() -> None:
         side_by_side(columns)
         print("The development set, page by page and form by form:")
         report(rows)
+        if tuning:
+            return
         ms = [row[3] for row in rows]
         print(f"Node: an answer takes {statistics.median(ms):.1f} ms (median), {max(ms):.1f} ms (slowest)")
         softmax = [q for q in questions if q["page"] == "modules/softmax-range.html"]
@@ -296,6 +301,9 @@ def main() -> None:
         print("Bytes, fetched only when the reader comes to the question box:")
         print(f"  MiniSearch                {weight(site / 'assets/scalecore/vendor/minisearch.js')}")
         print(f"  mentor-core.js            {weight(site / 'assets/scalecore-module/mentor-core.js')}")
+        if (site / "assets/scalecore-module/mentor-embeddings.js").is_file():
+            print(f"  mentor-embeddings.js      {weight(site / 'assets/scalecore-module/mentor-embeddings.js')}"
+                  "  (the word-piece table: build_tools/mentor_embeddings.py)")
         for data in sorted((site / "assets/scalecore/mentor").glob("*.js")):
             print(f"  data {data.stem:22} {weight(data)}")
         print(f"When the mentor nears the viewport: mentor.js {weight(site / 'assets/scalecore-module/mentor.js')}")

@@ -275,6 +275,61 @@ def test_a_numbers_question_gets_the_baked_value(built_site):
         assert first["panel"].startswith(MODULE + "#scalecore-")
 
 
+def test_a_number_is_given_as_the_page_prints_it_with_a_state_the_panel_can_show(built_site):
+    """0.9999495 is printed 0.9999 by the page (never rounded up to 1.00); a seed's value, not the
+    mean over seeds, when the question names a seed; its link carries only values the panel's
+    controls offer (a seed, never "mean"), and no answer carries template text."""
+    got = answers(built_site, [{"question": "What is the mean row-max on kjv at seed 0 with init+scale?"},
+                               {"question": "mean row max for kjv, init+scale, seed 0?"}])["answers"]
+    html = (built_site / MODULE).read_text(encoding="utf-8")
+    for reply in got:
+        first = reply["answer"]["numbers"][0]
+        assert first["path"] == "scale-guards/kjv/0/init+scale/mean_row_max"
+        assert first["text"] == "0.9999" and "0.9999" in html
+        assert "=mean" not in first["panel"]  # (Node has no panel base: the state is added in the page, below)
+        assert "{{" not in json.dumps(reply["answer"]) and "baked:" not in json.dumps(reply["answer"])
+
+
+def test_no_answer_carries_template_text(built_site):
+    for module in MODULES:
+        got = answers(built_site, [{"question": q} for q in _asked_on(module)], module)["answers"]
+        for reply in got:
+            a = reply["answer"]
+            shown = [a["lead"]["text"] if a["lead"] else ""] + [p["text"] for p in a["passages"]] + \
+                [f["text"] for f in a["numbers"]] + ([a["check"][k] for k in ("question", "answer", "explanation")]
+                                                     if a["check"] else [])
+            assert not re.search(r"\{\{|\}\}|\{%|baked:", " ".join(shown)), reply["question"]
+
+
+@pytest.mark.parametrize("module, question, fact", [
+    # readers' wording written for the development set (tests/data/mentor-dev-readers.json): a typo,
+    # a synonym ("skip connections" for the page's "residual"), no word of the answer's in common
+    (MODULE, "why does the gradient vanish once softmax is saturatd?", "approaches 0"),
+    (MODULE, "what is teh fan in rule for initialising weights?", "fan_in"),
+    ("modules/encoder-block.html", "why do skip connections help the gradient?", "identity"),
+    ("modules/multi-head-attention.html", "does using eight heads cost more multiplications than a single head?", "the same"),
+])
+def test_a_paraphrase_or_a_typo_is_answered_not_refused(built_site, module, question, fact):
+    reply = answers(built_site, [{"question": question}], module)["answers"][0]["answer"]
+    assert reply["found"], question
+    shown = " ".join([reply["lead"]["text"] if reply["lead"] else ""] + [p["text"] for p in reply["passages"]] +
+                     ([reply["check"]["answer"], reply["check"]["explanation"]] if reply["check"] else []))
+    assert fact.lower() in shown.lower(), (question, shown[:300])
+
+
+def test_the_embeddings_are_the_pinned_table(built_site):
+    """The word-piece table the site serves is the one build_tools/mentor_embeddings.py makes from
+    the pinned wheel (its sha256 in vendor/mentor-embeddings.json), with its licence beside it."""
+    import hashlib
+
+    pin = json.loads((REPO / "scalecore_generator" / "vendor" / "mentor-embeddings.json").read_text(encoding="utf-8"))
+    source = REPO / "scalecore_generator" / "theme" / "assets" / "scalecore-module" / "mentor-embeddings.js"
+    assert hashlib.sha256(source.read_bytes()).hexdigest() == pin["table"]["sha256"]
+    assert (REPO / "scalecore_generator" / "vendor" / "LICENSES" / "Apache-2.0.txt").is_file()
+    served = built_site / "assets" / "scalecore-module" / "mentor-embeddings.js"
+    assert served.is_file() and served.stat().st_size < 25 * 2**20
+
+
 def test_a_question_the_module_does_not_answer_says_so(built_site):
     got = answers(built_site, [{"question": "What is the capital of France?"},
                                {"question": "How do I bake sourdough bread?"}])["answers"]
@@ -439,7 +494,8 @@ def test_the_mentor_s_script_loads_when_its_box_nears_and_a_question_sent_at_onc
 
 
 MODULES = ("modules/multi-head-attention.html", "modules/softmax-range.html", "modules/encoder-block.html")
-QUESTION_SET = json.loads((REPO / "tests" / "data" / "mentor-questions.json").read_text(encoding="utf-8"))["questions"]
+QUESTION_SET = [q for name in ("mentor-questions.json", "mentor-dev-readers.json")  # development sets only
+                for q in json.loads((REPO / "tests" / "data" / name).read_text(encoding="utf-8"))["questions"]]
 
 
 def _asked_on(module: str) -> list[str]:
@@ -560,6 +616,18 @@ def test_a_why_answer_leads_with_the_reason_and_shows_the_pages_maths(visit, sit
     assert region.locator("blockquote msqrt").count() >= 1
     quoted = " ".join(region.locator("blockquote, .scalecore-mentor__lead").all_inner_texts())
     assert "d" in quoted and "√d_k" not in quoted and "√(d_k)" not in quoted  # not the flattened text
+    watch.check()
+
+
+def test_a_number_in_the_page_is_printed_as_the_page_prints_it_and_its_link_shows_that_state(visit, site_server):
+    page, watch = visit(site_server.url + page_url(MODULE))
+    region = _ask(page, "What is the mean row-max on kjv at seed 0 with init+scale?")
+    numbers = region.locator(".scalecore-mentor__numbers li").first
+    text = numbers.text_content()
+    assert "0.9999" in text and "1.00" not in text
+    assert not re.search(r"\{\{|\}\}|baked:", region.text_content())
+    href = numbers.get_by_role("link", name="See it in the panel").get_attribute("href")
+    assert "seed=0" in href and "corpus=kjv" in href and "mean" not in href.split("#")[0], href
     watch.check()
 
 

@@ -18,8 +18,20 @@ if (site === "--data") {
   require(path.resolve(site, "assets", "scalecore", "mentor", stem + ".js"));
   data = globalThis.scalecoreMentor[page];
 }
+// The word-piece embeddings the page loads (the site's copy, else the package's); the variable
+// MENTOR_EMBEDDINGS names another table to measure, or "none" for the keywords alone.
+const choice = process.env.MENTOR_EMBEDDINGS;
+const table = choice === "none" ? null : [choice,
+  site !== "--data" && path.resolve(site, "assets", "scalecore-module", "mentor-embeddings.js"),
+  path.join(repo, "scalecore_generator", "theme", "assets", "scalecore-module", "mentor-embeddings.js")]
+  .find((file) => file && fs.existsSync(file));
+let embeddings = null;
+if (table) {
+  require(path.resolve(table));
+  embeddings = globalThis.scalecoreMentorEmbeddings;
+}
 let started = process.hrtime.bigint();
-const mentor = new core.Mentor(data, MiniSearch);
+const mentor = new core.Mentor(data, MiniSearch, embeddings);
 const indexMs = Number(process.hrtime.bigint() - started) / 1e6;
 const questions = JSON.parse(fs.readFileSync(questionsFile, "utf8"));
 const out = questions.map((q) => {
@@ -27,4 +39,4 @@ const out = questions.map((q) => {
   const answer = mentor.answer(q.question, q.files ? core.filePassages(q.files.name, q.files.pages) : []);
   return { question: q.question, answer, ms: Number(process.hrtime.bigint() - t) / 1e6 };
 });
-process.stdout.write(JSON.stringify({ indexMs, passages: data.passages.length, answers: out }));
+process.stdout.write(JSON.stringify({ indexMs, embeddings: table || null, passages: data.passages.length, answers: out }));

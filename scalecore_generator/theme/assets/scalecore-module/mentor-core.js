@@ -90,6 +90,134 @@
     return STOPWORDS[term.toLowerCase()] || STOPWORDS[t] ? null : t;
   }
 
+
+  /* ------------------------------------------------------------------ meaning */
+
+  /* A question's meaning as a vector, from the static word-piece table distilled from
+     all-MiniLM-L6-v2 (build_tools/mentor_embeddings.py, model2vec's method): the text is split
+     the way the model's own tokenizer splits it (BERT's basic tokenizer, then WordPiece), and the
+     pieces' vectors are averaged. The module's sentences are embedded the same way when the
+     mentor loads, so "big corpus" finds kjv's sentences and "cost" finds "multiplications"
+     without sharing a word. No network, no neural network at run time: a table lookup a piece. */
+  function Embedder(table) {
+    this.dims = table.dims;
+    this.ids = new Map();
+    var vocab = table.vocab.split("\n");
+    for (var i = 0; i < vocab.length; i++) this.ids.set(vocab[i], i);
+    this.unknown = this.ids.get(table.tokenizer.unknown);
+    this.maxChars = table.tokenizer.max_chars;
+    this.rows = bytes(table.vectors);
+    var scales = bytes(table.scales);
+    this.scales = new Float32Array(vocab.length);
+    var view = new DataView(scales.buffer, scales.byteOffset, scales.byteLength);
+    for (var j = 0; j < vocab.length; j++) this.scales[j] = half(view.getUint16(2 * j, true));
+    this.cache = new Map();
+  }
+
+  function bytes(base64) {
+    if (typeof Buffer !== "undefined" && typeof atob === "undefined") return new Uint8Array(Buffer.from(base64, "base64"));
+    var binary = atob(base64);
+    var out = new Uint8Array(binary.length);
+    for (var i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
+    return out;
+  }
+
+  function half(h) { // IEEE 754 binary16 -> number
+    var sign = h & 0x8000 ? -1 : 1, exponent = (h >> 10) & 0x1f, fraction = h & 0x3ff;
+    if (exponent === 0) return sign * Math.pow(2, -14) * (fraction / 1024);
+    if (exponent === 31) return fraction ? NaN : sign * Infinity;
+    return sign * Math.pow(2, exponent - 15) * (1 + fraction / 1024);
+  }
+
+  /* BERT's basic tokenizer (lower case, accents off, punctuation split off) and WordPiece's
+     longest match first. */
+  Embedder.prototype.pieces = function (text) {
+    var self = this;
+    var clean = String(text).toLowerCase().normalize("NFD").replace(/\p{Mn}/gu, "")
+      .replace(/([\p{P}\p{S}]|[\u4e00-\u9fff])/gu, " $1 ");
+    var out = [];
+    clean.split(/\s+/).forEach(function (word) {
+      if (!word) return;
+      if (word.length > self.maxChars) { out.push(self.unknown); return; }
+      var found = [];
+      for (var start = 0; start < word.length;) {
+        var end = word.length, id;
+        for (; end > start; end--) {
+          id = self.ids.get((start ? "##" : "") + word.slice(start, end));
+          if (id !== undefined) break;
+        }
+        if (end === start) { found = [self.unknown]; break; }
+        found.push(id);
+        start = end;
+      }
+      out.push.apply(out, found);
+    });
+    return out;
+  };
+
+  /* The unit vector of a text (null when none of its pieces is known). */
+  Embedder.prototype.embed = function (text) {
+    var key = String(text);
+    if (this.cache.has(key)) return this.cache.get(key);
+    var d = this.dims;
+    var sum = new Float32Array(d);
+    var n = 0;
+    var self = this;
+    this.pieces(key).forEach(function (id) {
+      if (id === self.unknown) return;
+      var scale = self.scales[id], at = id * d;
+      for (var k = 0; k < d; k++) sum[k] += ((self.rows[at + k] << 24) >> 24) * scale; // int8
+      n += 1;
+    });
+    var norm = 0;
+    for (var k = 0; k < d; k++) norm += sum[k] * sum[k];
+    var out = n && norm > 0 ? this.recentre(sum.map(function (v) { return v / Math.sqrt(norm); })) : null;
+    this.cache.set(key, out);
+    return out;
+  };
+
+  /* SIF's common component, removed: averaged word vectors share one direction (every sentence
+     of a lesson on attention is "about" it), which makes every pair look alike. The mean of the
+     module's sentences is taken off every vector, the question's included. */
+  Embedder.prototype.centre = function (passages) {
+    var d = this.dims;
+    var mean = new Float32Array(d);
+    var n = 0;
+    passages.forEach(function (p) {
+      (p.vectors || []).forEach(function (v) {
+        if (!v) return;
+        for (var k = 0; k < d; k++) mean[k] += v[k];
+        n += 1;
+      });
+    });
+    if (!n) return;
+    for (var k = 0; k < d; k++) mean[k] /= n;
+    this.mean = mean;
+    this.cache = new Map();
+    var self = this;
+    passages.forEach(function (p) {
+      p.vectors = (p.vectors || []).map(function (v) { return self.recentre(v); });
+      p.vector = self.recentre(p.vector);
+    });
+  };
+
+  Embedder.prototype.recentre = function (v) {
+    if (!v || !this.mean) return v;
+    var d = this.dims, norm = 0;
+    var out = new Float32Array(d);
+    for (var k = 0; k < d; k++) { out[k] = v[k] - this.mean[k]; norm += out[k] * out[k]; }
+    if (!(norm > 0)) return null;
+    for (var j = 0; j < d; j++) out[j] /= Math.sqrt(norm);
+    return out;
+  };
+
+  function cosine(a, b) {
+    if (!a || !b) return 0;
+    var dot = 0;
+    for (var k = 0; k < a.length; k++) dot += a[k] * b[k];
+    return dot;
+  }
+
   /* ------------------------------------------------------------------ the index */
 
   /* The plain text of a sentence (a list of texts and {m: formula}): what is searched and scored. */
@@ -109,9 +237,10 @@
   var POINTERS = { navigation: true, goals: true, reference: true };
   var EXPLAINING = { concept: true, why: true, check: true };
 
-  function Mentor(data, MiniSearch) {
+  function Mentor(data, MiniSearch, embeddings) {
     var math = data.math || [];
     this.data = data;
+    this.embedder = embeddings ? new Embedder(embeddings) : null;
     this.MiniSearch = MiniSearch;
     this.byId = {};
     var self = this;
@@ -121,6 +250,7 @@
       passage.plain = passage.sentences.map(function (sentence) { return plain(sentence, math); });
       passage.termSets = passage.plain.map(termSet);
       passage.allTerms = termSet(passage.text + " " + (passage.section || "")); // a passage stands in its section
+      self.meaning(passage);
       Object.keys(passage.allTerms).forEach(function (t) { frequency[t] = (frequency[t] || 0) + 1; });
       self.byId[passage.id] = passage;
     });
@@ -136,8 +266,26 @@
         fuzzy: function (t) { return t.length > 5 ? 0.2 : false; }, combineWith: "OR" }
     });
     this.index.addAll(data.passages);
+    if (this.embedder) this.embedder.centre(data.passages);
     this.checks = data.passages.filter(function (p) { return p.parts && p.parts.question; });
   }
+
+  /* A passage's vectors: each sentence's, and the passage's own in its section. */
+  Mentor.prototype.meaning = function (passage) {
+    if (!this.embedder || passage.vector) return;
+    var embedder = this.embedder;
+    passage.vectors = passage.plain.map(function (text) { return embedder.embed(text); });
+    passage.vector = embedder.embed((passage.section || "") + ". " + (passage.label || "") + ". " + passage.plain.join(" "));
+  };
+
+  /* The passages nearest the question in meaning, best first: [{passage, similarity}]. */
+  Mentor.prototype.near = function (vector, passages, count) {
+    if (!vector) return [];
+    return passages.filter(function (p) { return p.vector && !POINTERS[p.role]; })
+      .map(function (p) { return { passage: p, similarity: cosine(vector, p.vector) }; })
+      .sort(function (a, b) { return b.similarity - a.similarity; })
+      .slice(0, count);
+  };
 
   /* The passages that answer the question, best first, with the terms each matched. Extra
      passages (the reader's files) join the search for this question only. */
@@ -153,11 +301,14 @@
 
   /* The self-check a question is close to: most of the question's content terms are in the
      self-check's own question (not only in its answer or explanation). */
-  Mentor.prototype.closestCheck = function (question) {
+  Mentor.prototype.closestCheck = function (question, vector) {
     var asked = terms(question);
     if (asked.length < 2) return null;
     var best = null;
+    var embedder = this.embedder;
     this.checks.forEach(function (check) {
+      // in meaning too: a question that shares words with a self-check may ask something else
+      if (vector && cosine(vector, check.questionVector || (check.questionVector = embedder.embed(check.parts.question))) < CHECK_MEANT) return;
       var own = {};
       terms(check.parts.question).forEach(function (t) { own[t] = true; });
       var shared = asked.filter(function (t) { return own[t]; }).length;
@@ -221,11 +372,43 @@
       if (score > top) { top = score; best = []; }
       if (score === top && best.length < 3) best.push({ path: fact.path, value: fact.value, order: order });
     });
+    // A mean over seeds is given when the question asks for a mean or an average, else the seed's own.
+    var wantsMean = /\b(mean|average|averaged|over (all )?seeds)\b/.test(text.replace(/mean[_ -]row[_ -]max/g, ""));
+    var own = best.filter(function (fact) { return fact.path.slice(1, -1).indexOf("mean") < 0; });
+    if (!wantsMean && own.length) best = own;
     var panels = this.data.panels || {};
     var axes = this.data.axes || {};
+    var self = this;
     return best.map(function (fact) {
-      return { path: fact.path.join("/"), value: fact.value, panel: panelAt(panels[fact.path[0]], fact.path, axes[fact.path[0]]) };
+      return { path: fact.path.join("/"), value: fact.value, text: self.printed(fact.value),
+        panel: panelAt(panels[fact.path[0]], fact.path, axes[fact.path[0]]) };
     });
+  };
+
+  /* A baked value as the page prints it: the number of the module's text that is this value to
+     the digits it shows (0.9999 stays 0.9999, never 1.00), the most digits first; else four
+     significant digits, trailing zeros off. */
+  Mentor.prototype.printed = function (value) {
+    if (!this.printedNumbers) {
+      var seen = {};
+      this.data.passages.forEach(function (p) {
+        (p.plain || [p.text]).join(" ").replace(/(\d),(\d{3})\b/g, "$1$2").replace(/\d+\.\d+|\d+/g, function (s) {
+          seen[s] = true;
+          return s;
+        });
+      });
+      this.printedNumbers = Object.keys(seen).sort(function (a, b) {
+        return (b.split(".")[1] || "").length - (a.split(".")[1] || "").length;
+      });
+    }
+    var found = this.printedNumbers.find(function (s) {
+      var decimals = (s.split(".")[1] || "").length;
+      if (!decimals) return Number.isInteger(value) && Number(s) === value && value >= 10;
+      return decimals >= 2 && Number(s) === Number(value.toFixed(decimals));
+    });
+    if (found) return found;
+    if (Number.isInteger(value)) return String(value);
+    return String(Number(value.toPrecision(4)));
   };
 
   /* The link to the panel of a fact, carrying the state the fact was baked in (the panels'
@@ -237,8 +420,10 @@
     var at = link.split("#");
     if (!names || !base || !base.stateKey || !at[1]) return link;
     var key = base.stateKey({ id: at[1] });
-    var query = names.slice(0, path.length - 2).map(function (name, i) {
-      return encodeURIComponent(key + "." + name) + "=" + encodeURIComponent(path[i + 1]).replace(/%2B/g, "+");
+    var query = [];
+    names.slice(0, path.length - 2).forEach(function (name, i) {
+      if (path[i + 1] === "mean") return; // a mean over the axis is no state of the panel: its default stays
+      query.push(encodeURIComponent(key + "." + name) + "=" + encodeURIComponent(path[i + 1]).replace(/%2B/g, "+"));
     });
     return at[0] + (query.length ? "?" + query.join("&") : "") + "#" + at[1];
   }
@@ -324,6 +509,14 @@
   var CAUSE = /\b(because|since|so that|so|therefore|thus|hence|that is why|which is why|grows? with|cancels?|unless|only if|as soon as|vanish\w*)\b|:/i;
   var PRONOUN = /^(it|its|this|these|that|those|they|their|them|both|neither|here|there)\b/i; // a lead needs the sentence it refers to
   var LEAD_THRESHOLD = 0.5;
+  // Meaning (the embeddings), tuned on the development question set only:
+  var NEAR_COUNT = 8; // the passages nearest the question in meaning join the candidates
+  var NEAR_MIN = 0.3; // a passage this near in meaning may give the lead ...
+  var MEANT_MIN = 0.36; // ... when it and its sentence are this near on average, without the words in common
+  var NEAR_SUPPORT = 0.5; // and supports the lead from this near
+  var CHECK_MEANT = 0.35; // a self-check answers a question this near its own
+  var ALPHA = 0.3; // the share of meaning in a sentence's score, the rest its words
+  var MEANT_SCALE = 1; // cosine similarities as a share, like the words' coverage
   var DEFINES = /^\s*(:|is\b|are\b|means\b|measures\b)/; // what follows a definition's subject
   var LEAD_IN = /^[A-Z][A-Za-z' ]{2,30}:\s/; // "Why it matters: " opens a sentence without being its subject // the share of the question's weight the lead must carry to be given
 
@@ -363,7 +556,7 @@
      coverage of its passage (the context it stands in), and for an explaining question, its
      role (a concept, a "why it matters" line, a self-check's answer) and whether it gives a
      reason. A difference question needs both sides named. */
-  Mentor.prototype.lead = function (asked, candidates, how, pair) {
+  Mentor.prototype.lead = function (asked, candidates, how, pair, vector) {
     var self = this;
     var reason = how !== "what" && how !== "difference";
     var cover = function (set) {
@@ -381,8 +574,14 @@
         // The sentence is about what the question names when it opens with it ("norm makes ...").
         var subject = terms(text.replace(LEAD_IN, ""))[0];
         var about = Boolean(subject && asked.indexOf(subject) >= 0);
-        if (!answers(own, context, about)) return;
-        var score = weigh(0.6 * own + 0.4 * context, role, text, reason, about) * (1 - 0.02 * rank); // ties: the search's order
+        var meant = vector ? cosine(vector, passage.vectors[window[0]]) : 0;
+        if (window[1] > window[0] && vector) meant = Math.max(meant, cosine(vector, passage.vectors[window[1]]));
+        var near = vector ? cosine(vector, passage.vector) : 0;
+        var close = vector && near >= NEAR_MIN && (meant + near) / 2 >= MEANT_MIN;
+        if (!answers(own, context, about) && !close) return;
+        var words = 0.6 * own + 0.4 * context;
+        var sense = vector ? ALPHA * (0.6 * meant + 0.4 * near) / MEANT_SCALE : 0;
+        var score = weigh((vector ? 1 - ALPHA : 1) * words + sense, role, text, reason, about) * (1 - 0.02 * rank); // ties: the search's order
         if (!best || score > best.score + 1e-9) {
           best = { passage: passage, from: window[0], to: window[1], score: score, own: own, context: context };
         }
@@ -517,7 +716,12 @@
       p.allTerms = termSet(p.text);
       self.byId[p.id] = p;
     });
+    added.forEach(function (p) { self.meaning(p); });
     var results = asked.length ? this.search(question, added) : [];
+    var vector = this.embedder && !foreign && asked.length ? this.embedder.embed(question) : null;
+    var near = this.near(vector, this.data.passages.concat(added), NEAR_COUNT).filter(function (n) {
+      return n.similarity >= NEAR_MIN;
+    });
     this.related = this.relate(asked);
     // A passage counts when it matches at least half of the question's content terms (at least
     // one): one shared common word is not an answer.
@@ -526,10 +730,11 @@
       var passage = self.byId[r.id];
       return matchedTerms(r).length >= needed && passage && !POINTERS[passage.role];
     });
-    var close = foreign ? null : this.closestCheck(question);
+    var close = foreign ? null : this.closestCheck(question, vector);
     var numbers = foreign || how !== "what" ? [] : this.numbers(question); // a reason is not a number
     var candidates = relevant.slice(0, 12).map(function (r) { return self.byId[r.id]; });
-    var best = foreign || numbers.length ? null : this.lead(asked, candidates, how, pair);
+    near.forEach(function (n) { if (candidates.indexOf(n.passage) < 0) candidates.push(n.passage); });
+    var best = foreign || numbers.length ? null : this.lead(asked, candidates, how, pair, vector);
     var lead = null;
     var evidence = [];
     if (close) {
@@ -551,6 +756,10 @@
       // another self-check answers another question: it can lead, not support
       if (evidence.indexOf(passage) >= 0 || passage.role === "check") continue;
       if (pair || this.cover(asked, passage.allTerms) >= (close ? 0.75 : 0.5)) evidence.push(passage);
+    }
+    for (var j = 0; answered && !close && j < near.length && evidence.length < 3; j++) {
+      var other = near[j].passage; // the passages nearest in meaning support too, when near enough
+      if (evidence.indexOf(other) < 0 && other.role !== "check" && near[j].similarity >= NEAR_SUPPORT) evidence.push(other);
     }
     var byResult = {};
     results.forEach(function (r) { byResult[r.id] = r; });
@@ -631,6 +840,6 @@
     return [{ role: "system", content: SYSTEM }, { role: "user", content: user }];
   }
 
-  return { Mentor: Mentor, terms: terms, filePassages: filePassages, stem: stem, prompt: prompt, language: language,
+  return { Mentor: Mentor, Embedder: Embedder, cosine: cosine, terms: terms, filePassages: filePassages, stem: stem, prompt: prompt, language: language,
     kind: kind, plain: plain };
 });

@@ -284,14 +284,19 @@
     var s = this.section;
     var self = this;
     var started = performance.now();
+    // The word-piece embeddings (mentor-embeddings.js, beside the core: 5.6 MB, 2.6 MB gzip) come
+    // with the rest when the reader reaches the box; without them the mentor searches by words.
+    var core = s.getAttribute("data-scalecore-mentor-core");
+    var meaning = loadScript(core.replace(/mentor-core\.js(\?.*)?$/, "mentor-embeddings.js")).catch(function () { return null; });
     this.ready = Promise.all([
       loadScript(s.getAttribute("data-scalecore-mentor-search")),
-      loadScript(s.getAttribute("data-scalecore-mentor-core")),
-      loadScript(s.getAttribute("data-scalecore-mentor"))
+      loadScript(core),
+      loadScript(s.getAttribute("data-scalecore-mentor")),
+      meaning
     ]).then(function () {
       var data = (window.scalecoreMentor || {})[self.page];
       if (!data) throw new Error("this module's mentor data is missing from the site");
-      var mentor = new window.scalecoreMentorCore.Mentor(data, window.MiniSearch);
+      var mentor = new window.scalecoreMentorCore.Mentor(data, window.MiniSearch, window.scalecoreMentorEmbeddings || null);
       self.math = data.math || [];
       self.pageTitles = data.pages || {};
       s.setAttribute("data-scalecore-mentor-load-ms", String(Math.round(performance.now() - started)));
@@ -488,9 +493,8 @@
       var list = el("ul", { class: "scalecore-mentor__numbers" });
       answer.numbers.forEach(function (fact) {
         var item = el("li", {}, [
-          el("strong", { text: window.scalecoreViews ? window.scalecoreViews.number(fact.value, "") : String(fact.value) }),
-          el("span", { text: " for " + fact.path.split("/").join(" · ") + " " }),
-          el("code", { text: "{{ baked: " + fact.path + " }}" })
+          el("strong", { text: fact.text || String(fact.value) }), // as the page prints it (mentor-core.js)
+          el("span", { text: " for " + fact.path.split("/").join(" · ") })
         ]);
         if (fact.panel) {
           var at = fact.panel.split("#");
