@@ -284,7 +284,7 @@
     var s = this.section;
     var self = this;
     var started = performance.now();
-    // The word-piece embeddings (mentor-embeddings.js, beside the core: 5.6 MB, 2.6 MB gzip) come
+    // The word-piece embeddings (mentor-embeddings.js, beside the core: 5.4 MB, 3.9 MB gzip) come
     // with the rest when the reader reaches the box; without them the mentor searches by words.
     var core = s.getAttribute("data-scalecore-mentor-core");
     var meaning = loadScript(core.replace(/mentor-core\.js(\?.*)?$/, "mentor-embeddings.js")).catch(function () { return null; });
