@@ -230,13 +230,52 @@ def test_a_link_that_loops_back_into_the_docs_is_named(minimal, tmp_path):
     assert len(result.stderr.splitlines()) < 10, "the loop must be one message, not a page of warnings"
 
 
-def test_a_very_large_page_is_reported_with_its_size(minimal, tmp_path):
+BIG_PAGE = "# Big\n\n" + ("word " * 20 + "\n\n") * 60_000  # 5.8 MB of Markdown
+
+
+def test_a_very_large_page_stops_a_strict_build_before_it_renders_and_publishes_nothing(minimal, tmp_path):
+    """Issue 46: a strict build that fails publishes nothing, and a page past the limit stops it
+    at once (not after minutes of rendering); the previous site stays as it was."""
     folder = copy_site(tmp_path / "site", source=minimal[0])
-    (folder / "docs" / "big.md").write_text("# Big\n\n" + ("word " * 20 + "\n\n") * 60_000, encoding="utf-8")
+    assert build(folder).returncode == 0
+    before = tree(folder / "site")
+    (folder / "docs" / "big.md").write_text(BIG_PAGE, encoding="utf-8")
     result = build(folder)
-    assert result.returncode == 1  # strict: a warning stops the build
+    assert result.returncode == 1
+    assert result.errors == [
+        f"scalecore: {folder / 'docs' / 'big.md'}: 5.8 MB of Markdown: a page this large takes minutes to build and "
+        "is too heavy to read. Fix: split it into several pages. (strict: true stops the build here, before "
+        "rendering it; the previous site stays.)"], result.describe()
+    assert "Traceback" not in result.stderr and tree(folder / "site") == before
+
+
+def test_a_very_large_page_is_a_warning_when_the_build_is_not_strict(minimal, tmp_path):
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    (folder / "docs" / "big.md").write_text(BIG_PAGE, encoding="utf-8")
+    mkdocs_yml = folder / "mkdocs.yml"
+    mkdocs_yml.write_text(mkdocs_yml.read_text(encoding="utf-8").replace("strict: true", "strict: false"), encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
     assert f"scalecore: {folder / 'docs' / 'big.md'}: 5.8 MB of Markdown: a page this large takes minutes to " \
            "build and is too heavy to read. Fix: split it into several pages." in result.lines("WARNING")
+
+
+def test_a_warning_logged_while_the_build_is_configured_keeps_a_strict_build_from_publishing(minimal, tmp_path):
+    """A warning the plugin logs before any page is read (here: a hook of the site's own, on
+    MkDocs' logger, at on_config) is counted: the strict build fails and the previous site stays."""
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    assert build(folder).returncode == 0
+    before = tree(folder / "site")
+    (folder / "warn_early.py").write_text(  # before the plugin's own on_config (a higher priority)
+        "import logging\n\nfrom mkdocs.plugins import event_priority\n\n\n@event_priority(100)\n"
+        "def on_config(config):\n    logging.getLogger('mkdocs.hooks').warning('early warning')\n",
+        encoding="utf-8")
+    mkdocs_yml = folder / "mkdocs.yml"
+    mkdocs_yml.write_text(mkdocs_yml.read_text(encoding="utf-8") + "hooks:\n  - warn_early.py\n", encoding="utf-8")
+    (folder / "docs" / "new.md").write_text("# New\n", encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 1, result.describe()
+    assert tree(folder / "site") == before
 
 
 def test_a_site_with_no_corpora_of_its_own_uses_the_shipped_ones(tmp_path):

@@ -149,7 +149,7 @@ class SiteBuild:
         self.published = {}
         self.unchanged = {}
         default_source_date_epoch(self.root)
-        sources.check(self.engine.docs_dir, self.log)
+        sources.check(self.engine.docs_dir, self.log, self.engine.strict)
         self.packages = [(self.root / folder).resolve() for folder in settings.packages]
         for package in self.packages:
             if not (package / "__init__.py").is_file():

@@ -41,8 +41,9 @@ def markdown_files(docs: Path) -> list[Path]:
     return found
 
 
-def check(docs: Path, log) -> None:
-    """Raise SourceError for a file MkDocs cannot read; warn about a page too large to read."""
+def check(docs: Path, log, strict: bool = False) -> None:
+    """Raise SourceError for a file MkDocs cannot read; warn about a page too large to read, or,
+    in a strict build (which that warning would fail anyway), stop before minutes of rendering."""
     if not docs.is_dir():
         return
     for path in markdown_files(docs):
@@ -57,5 +58,9 @@ def check(docs: Path, log) -> None:
                               f"file: iconv -f latin1 -t utf-8 {path.name} -o {path.name}.utf8, then replace it).") \
                 from None
         if len(data) > LARGE:
-            log.warning(f"{path}: {len(data) / 2**20:.1f} MB of Markdown: a page this large takes minutes to build "
-                        "and is too heavy to read. Fix: split it into several pages.")
+            message = (f"{path}: {len(data) / 2**20:.1f} MB of Markdown: a page this large takes minutes to build "
+                       "and is too heavy to read. Fix: split it into several pages.")
+            if strict:
+                raise SourceError(message + " (strict: true stops the build here, before rendering it; the "
+                                  "previous site stays.)")
+            log.warning(message)

@@ -67,6 +67,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     def on_startup(self, *, command, dirty):
         self.command = command
+        # Every warning from here on is counted (a strict build that warned is never swapped in:
+        # on_post_build), those logged while the plugin configures the build too.
+        logging.getLogger("mkdocs").addHandler(self.warnings)
         # mkdocs serve adds a live-reload script to every page it serves: the pages' policy
         # allows it by this nonce, in serve builds only (csp.add; on_serve marks the script).
         self.serve_nonce = secrets.token_urlsafe(18) if command == "serve" else None
@@ -84,7 +87,6 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.build.configure()
         if self.command == "build":
             config.site_dir = str(self.build.stage())
-            logging.getLogger("mkdocs").addHandler(self.warnings)
         return config
 
     @_edge
@@ -186,12 +188,14 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @event_priority(-100)  # after the other plugins' on_post_build: the search plugins write their index there
     @_edge
     def on_post_build(self, config):
-        if config.strict and self.warnings.count:
+        warned, self.warnings.count = self.warnings.count, 0  # the next build (mkdocs serve) counts its own
+        if config.strict and warned:
             self.build.abandon()  # MkDocs aborts this build: the site and the cache stay as they were
             return
         self.build.finish(Path(config.site_dir))
 
     def on_build_error(self, error):
+        self.warnings.count = 0
         staging = self.build.abandon() if self.build is not None else None
         if isinstance(error, OSError):  # MkDocs' own writes (pages, theme files) into the staging folder
             log.error(disk.explain(error, "writing the site", staging).removeprefix("scalecore: "))
