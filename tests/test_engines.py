@@ -26,13 +26,14 @@ from browser import PYODIDE_TIMEOUT_MS, REPO, StaticServer, module_page, page_ur
 
 from scalecore_generator.build import offline  # noqa: E402
 
-pytest.importorskip("zensical", reason="the Zensical engine is not installed (build_tools/requirements.lock pins it)")
-
 GUIDE = REPO / "docs" / "guide" / "engines.md"
 POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">')
 
 
 def zensical_build(config: Path, site: Path, *extra: str) -> subprocess.CompletedProcess:
+    """``scalecore build --engine zensical``; skips the test where Zensical is not installed (only
+    the Zensical tests: ProperDocs' run without it)."""
+    pytest.importorskip("zensical", reason="the Zensical engine is not installed (build_tools/requirements.lock pins it)")
     return subprocess.run([sys.executable, "-m", "scalecore_generator", "build", "--engine", "zensical",
                            "-f", str(config), "-d", str(site), *extra],
                           cwd=config.parent, capture_output=True, text=True, env=_quiet())
@@ -113,8 +114,49 @@ def test_the_fallbacks_stay_out_of_the_search_index(built_site, zensical_site):
     zensical = json.loads((zensical_site / "search.json").read_text(encoding="utf-8"))
     mkdocs = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
     page = module_page(built_site)
-    assert "scalecore-fallback" not in text_of(zensical, page)
+    only_in_fallbacks = _fallback_only_phrases(built_site / page)
+    assert len(only_in_fallbacks) >= 3, "the page has no fallback text of its own to look for"
+    for engine, index in (("zensical", zensical), ("mkdocs", mkdocs)):
+        text = " ".join(text_of(index, page).split())
+        assert text, engine
+        assert [phrase for phrase in only_in_fallbacks if phrase in text] == [], engine
     assert len(text_of(zensical, page)) == len(text_of(mkdocs, page))
+
+
+def _fallback_only_phrases(page: Path) -> list[str]:
+    """Runs of words (five or more) that the page shows only inside its panels' no-JS fallbacks
+    (the elements marked data-search-exclude): an index that held a fallback would hold them."""
+    from html.parser import HTMLParser
+
+    class Split(HTMLParser):
+        def __init__(self):
+            super().__init__()
+            self.depth, self.inside, self.outside = 0, [], []
+
+        def handle_starttag(self, tag, attrs):
+            if tag in ("area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"):
+                return  # no end tag follows
+            if self.depth or any(name == "data-search-exclude" for name, _ in attrs):
+                self.depth += 1
+
+        def handle_endtag(self, tag):
+            if self.depth:
+                self.depth -= 1
+
+        def handle_data(self, data):
+            (self.inside if self.depth else self.outside).append(data)
+
+    split = Split()
+    split.feed(page.read_text(encoding="utf-8"))
+    outside = " ".join(" ".join(split.outside).split())
+    phrases = []
+    for chunk in split.inside:
+        words = chunk.split()
+        if len(words) >= 5:
+            phrase = " ".join(words[:5])
+            if phrase not in outside and phrase not in phrases:
+                phrases.append(phrase)
+    return phrases
 
 
 def test_a_block_mistake_names_its_line_and_keeps_the_previous_site(tmp_path):
@@ -261,7 +303,9 @@ def test_the_feature_table_names_its_tests():
     rows = [line for line in GUIDE.read_text(encoding="utf-8").splitlines()
             if line.startswith("| ") and not line.startswith(("| Feature", "| ---"))]
     assert len(rows) >= 10
-    defined = set(re.findall(r"^def (test_\w+)", Path(__file__).read_text(encoding="utf-8"), re.M))
+    here = Path(__file__).parent  # this module's tests, and the dev server's (test_serve.py)
+    defined = {name for module in ("test_engines.py", "test_serve.py")
+               for name in re.findall(r"^def (test_\w+)", (here / module).read_text(encoding="utf-8"), re.M)}
     for row in rows:
         named = re.findall(r"`(test_\w+)`", row)
         assert named, f"a row backed by no test: {row}"
