@@ -51,7 +51,7 @@ from scalecore_generator.build.site_swap import StagedSite, folders_to_carry, le
 from scalecore_generator.errors import BuildError
 from scalecore_generator.kinds import registry, site_kinds
 from scalecore_generator.kinds.kind import Site
-from scalecore_generator.pages import assets, author_scripts, csp, formulas, frontend, math_font, module_page, \
+from scalecore_generator.pages import assets, author_files, author_scripts, csp, formulas, frontend, math_font, module_page, \
     offscreen, sources, views
 from scalecore_generator.pages.generated import corpora_table, expand_generated
 from scalecore_generator.pages.module_meta import check_callouts, check_module_meta, check_neighbours, \
@@ -634,6 +634,13 @@ class SiteBuild:
     def where(self, page: PageInfo) -> str:
         """A page as messages name it: ``docs/modules/softmax-range.md``."""
         return f"{self.engine.docs_dir.name}/{page.src_uri}"
+
+    def check_author_files(self, files: dict[str, Path]) -> None:
+        """The author's own files the site publishes as they are (``files``: path under docs/ ->
+        file): an SVG, HTML or XML file carrying a script stops the build, unless the site allows
+        it by name (pages/author_files.py)."""
+        author_files.check_files(files, lambda name: f"{self.engine.docs_dir.name}/{name}",
+                                 set(self.settings.allow_inline_scripts), self.log)
 
     def restore(self, page: PageInfo, html: str) -> str:
         """Each panel's HTML back in the place of its slot (blocks/stash.py), once the author's

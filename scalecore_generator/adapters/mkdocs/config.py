@@ -115,10 +115,13 @@ class ScalecoreConfig(base.Config):
                                "used, and the console says what it has offline.",
                                "an http(s) URL, or empty")
     allow_inline_scripts = described(c.ListOfItems(c.Type(str), default=[]),
-                                     "Pages (paths relative to `docs/`, as in `nav`) whose Markdown may hold inline "
-                                     "`<script>` elements: the build allows them in the page's policy and lists each "
-                                     "in its log. Elsewhere an inline script is a build error naming its line.",
-                                     "page paths, e.g. [demo/widget.md]")
+                                     "Pages (paths relative to `docs/`, as in `nav`) whose Markdown or panels (a "
+                                     "kind's `template.html`) may hold inline `<script>` elements: the build allows "
+                                     "them in the page's policy and lists each in its log. Also the SVG, HTML and XML "
+                                     "files under `docs/` that may carry scripts (`<script>`, `on*=` handlers, "
+                                     "`javascript:` URLs), published as they are. Elsewhere such a script is a build "
+                                     "error naming its file and line.",
+                                     "paths under docs/, e.g. [demo/widget.md, figures/interactive.svg]")
     host = described(c.Choice(HOST_NAMES, default=ANY_HOST),
                      "The static host the site is published to. The finished site is checked against its limits "
                      "(the largest file, the number of files, the whole site's size; the guide Static hosts gives "

@@ -6,7 +6,7 @@ nav and dev server as the build needs them (site.py), and its error, raised once
     on_startup     which command runs (only ``build`` stages the site)
     on_config      the features' configuration; the build reads its kinds and corpora, stages the site
     on_pre_build   the build's bake, runtime and manifest
-    on_files       our theme's files minified
+    on_files       the author's own files checked for scripts; our theme's files minified
     on_env         the templates' cache; every baked and runtime file written (not MkDocs' files)
     on_page_markdown, on_page_content   the authors' blocks out and the panels in (their
                    fallbacks held back from the search plugins...
@@ -98,6 +98,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def on_files(self, files, config):
         self.site_files, self.all_pages = files, None  # all_pages: once every page is read
         site.check_nav(files, config)
+        self.build.check_author_files(site.author_files(files, config, self.command))
         self._serve_theme_files(files, config)
         files = self.site_files = site.SiteFiles(files, config, {*self.build.files, *self.build.contents})
         return files

@@ -52,6 +52,20 @@ class _BuildFile(File):
         return False
 
 
+def author_files(files: Files, config, command: str | None) -> dict[str, Path]:
+    """The files under docs/ MkDocs publishes as they are (not pages), by their path there: those
+    of this command (a draft is served, not built)."""
+    docs = Path(config.docs_dir).resolve()
+    found = {}
+    for file in files:
+        if file.is_documentation_page() or not file.abs_src_path:
+            continue
+        published = file.inclusion.is_in_serve() if command == "serve" else file.inclusion.is_included()
+        if published and file.src_dir and Path(file.src_dir).resolve() == docs:  # not the theme's
+            found[file.src_uri] = Path(file.abs_src_path)
+    return found
+
+
 def engine_site(config) -> EngineSite:
     return EngineSite(config_file=Path(config.config_file_path or "mkdocs.yml"), docs_dir=Path(config.docs_dir),
                       site_dir=Path(config.site_dir), markdown_extensions=config.markdown_extensions,

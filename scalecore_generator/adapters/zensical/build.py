@@ -68,6 +68,8 @@ def build(config_file: Path, strict: bool = False, site_dir: Path | None = None)
         run.configure()
         staging = run.stage()
         run.prepare()
+        run.check_author_files({path.relative_to(docs_dir).as_posix(): path for path in sorted(docs_dir.rglob("*"))
+                                if path.is_file() and path.suffix != ".md"})
         project = _project(run, derived)
         blocks.ACTIVE.clear()
         blocks.ACTIVE["build"] = run
