@@ -183,14 +183,34 @@ def test_the_exact_jacobian_size_of_10_50_100_and_the_float64_artefact(baked):
 
 
 def test_a_saturated_wordnet_head_keeps_a_query_gradient_of_the_guarded_order(baked, seeds):
-    """Step 2: on wordnet under init+scale the W_Q gradient 'stays of the order it has with all
-    three guards' on every seed, above it at seeds 0 and 1 and below it at seeds 2 to 4."""
+    """Step 3 (issue 45, items 1 and 2): on wordnet under init+scale the W_Q gradient 'lies between
+    a fifth of and twelve times what it has with all three guards' on every seed, above it at
+    seeds 0 and 1 and below it at seeds 2 to 4, while less gradient reaches the scores than with
+    all three: the input makes up for the small Jacobian. ('Of the order', as the page once said,
+    hid a ratio of 11.5 at seed 0.)"""
     for seed in seeds:
         saturated = m(baked, "wordnet", seed, "init+scale")
-        guarded = m(baked, "wordnet", seed, ALL_THREE)["query_gradient"]
-        assert saturated["mean_row_max"] > 0.8, seed
-        assert guarded / 10 < saturated["query_gradient"] < guarded * 20, seed
-        assert (saturated["query_gradient"] > guarded) == (seed in (0, 1)), seed
+        guarded = m(baked, "wordnet", seed, ALL_THREE)
+        assert saturated["mean_row_max"] > 0.8 and saturated["word_saturated_share"] >= 0.9, seed
+        assert saturated["gradient"] < guarded["gradient"], seed
+        ratio = saturated["query_gradient"] / guarded["query_gradient"]
+        assert 1 / 5 < ratio < 12, (seed, ratio)
+        assert (ratio > 1) == (seed in (0, 1)), seed
+
+
+def test_only_deep_saturation_silences_what_the_head_learns_about_where_to_look(baked, seeds):
+    """Step 3 (issue 45, item 1): 'with a large input, a saturated head can still move its
+    attention. Only deep saturation silences them, as on kjv at seed 3': there the Jacobian and
+    W_Q's gradient are both gone, while on every other kjv seed W_Q still gets a gradient, and W_V
+    learns on every seed whatever the softmax does (the home page's 'where to look')."""
+    deep = m(baked, "kjv", 3, "init+scale")
+    assert deep["gradient"] < 1e-40 and deep["query_gradient"] < 1e-40
+    for seed in seeds:
+        saturated = m(baked, "kjv", seed, "init+scale")
+        assert saturated["word_saturated_share"] == 1.0, seed
+        assert saturated["value_gradient"] > 1e5, seed
+        if seed != 3:
+            assert saturated["query_gradient"] > 0.01, seed
 
 
 # --------------------------------------------------------------------------------------------
