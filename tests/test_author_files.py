@@ -128,3 +128,67 @@ def test_every_refused_file_is_named_and_an_allowed_one_is_listed(fixture_site, 
     assert "scalecore: docs/evil.svg: allowed 1 script (allow_inline_scripts): line 1: an event handler (onload=) " \
            "on <svg>" in result.lines("INFO")
     assert (folder / "site" / "evil.svg").is_file()
+
+
+# --------------------------------------------------------------------------------------------
+# The service worker's policy for files that are not pages (build/service-worker.js, isolated)
+# --------------------------------------------------------------------------------------------
+
+STEAL = "<script>localStorage.setItem('stolen', document.domain + ':' + (localStorage.getItem('notes') || ''))</script>"
+INTERACTIVE = f'<svg {SVG}><script>localStorage.setItem("allowed", "ran")</script></svg>\n'
+CONTROLLED = "() => !!navigator.serviceWorker.controller"
+FIGURES = """() => [...document.querySelectorAll('img, svg.inline')].map(e => e.tagName === 'IMG'
+    ? e.complete && e.naturalWidth : e.getBoundingClientRect().width > 0)"""
+
+
+@pytest.fixture(scope="module")
+def served_site(fixture_site, tmp_path_factory):
+    """The fixture site with a figure shown as <img> and inline, and an SVG whose script the site
+    allows; after the build, an SVG with a script put in the published folder by other means."""
+    from browser import StaticServer
+
+    folder = copy_site(tmp_path_factory.mktemp("served") / "site", source=fixture_site)
+    (folder / "docs" / "interactive.svg").write_text(INTERACTIVE, encoding="utf-8")
+    inline = FIGURE.replace("<svg ", '<svg class="inline" ').replace("\n", "")
+    edit(folder / "docs" / "index.md", "![A figure](figures/drawn.svg)",
+         f"![A figure](figures/drawn.svg)\n\n<div>{inline}</div>")
+    edit(folder / "mkdocs.yml", "      live: false\n", "      live: false\n      allow_inline_scripts: [interactive.svg]\n")
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    (folder / "site" / "evil.svg").write_text(f"<svg {SVG}>{STEAL}</svg>\n", encoding="utf-8")
+    server = StaticServer(folder / "site")
+    yield folder, server
+    server.close()
+
+
+@pytest.mark.browser
+def test_the_worker_serves_files_that_are_not_pages_with_a_policy_that_runs_nothing(chromium, served_site):
+    folder, server = served_site
+    context = chromium.new_context(service_workers="allow")
+    try:
+        page = context.new_page()
+        page.goto(server.url)
+        page.wait_for_function(CONTROLLED, timeout=20_000)
+        page.evaluate("localStorage.setItem('notes', 'a reader wrote this')")
+        page.reload()
+        page.wait_for_load_state("networkidle")
+        assert page.evaluate(FIGURES) == [40, True], "a figure no longer draws under the worker"
+
+        opened = page.goto(server.url + "evil.svg")
+        page.wait_for_timeout(300)
+        page.goto(server.url + "interactive.svg")  # allowed by name: it runs as its host serves it
+        page.wait_for_timeout(300)
+        page.goto(server.url)
+        assert page.evaluate("[localStorage.getItem('stolen'), localStorage.getItem('allowed')]") == [None, "ran"]
+        assert "sandbox" in opened.all_headers().get("content-security-policy", ""), opened.all_headers()
+
+        context.set_offline(True)  # the worker's cached copy: the same policy, the figure drawn
+        page.reload()
+        assert page.evaluate(FIGURES) == [40, True]
+        offline_svg = page.evaluate("""async () => {
+            const answer = await fetch('figures/drawn.svg');
+            return [answer.status, answer.headers.get('content-security-policy')];
+        }""")
+        assert offline_svg[0] == 200 and "sandbox" in offline_svg[1], offline_svg
+    finally:
+        context.close()

@@ -73,6 +73,13 @@ def test_a_package_mirror_is_the_only_other_origin_and_only_for_fetching():
     assert csp.origin_of("file:///x") == () and csp.origin_of("") == ()
 
 
+def test_a_page_frames_nothing_unless_its_author_put_a_frame_in_it():
+    page = '<html><head><meta charset="utf-8"></head><body><p>{}</p></body></html>'
+    framed = [_directives(META.search(csp.add(page.format(body)))[1])["frame-src"]
+              for body in ("No frame; &lt;iframe&gt; as text.", '<iframe src="demo/widget.html"></iframe>')]
+    assert framed == [["'none'"], ["'self'"]]
+
+
 def test_the_policy_blocks_a_script_the_build_did_not_write(visit, site_server, built_site):
     page, watch = visit(site_server.url + page_url(module_page(built_site)), bypass_csp=False)
     page.wait_for_selector("[data-scalecore-module][data-scalecore-ready='true']", state="attached")

@@ -53,11 +53,14 @@ def _read(path: str) -> tuple[str, int]:
     return sha256_file(Path(path)), os.stat(path).st_size
 
 
-def listing(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None = None) -> dict:
+def listing(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None = None,
+            scripted: frozenset[str] = frozenset()) -> dict:
     """Every file of the site the worker may serve from its cache, with its sha256 and size
     (``describe(path)``: the build's cache.Digests.sized, which knows both of an unchanged file
     from one stat). ``also``: files the site will hold that are not in it yet, with their sha256
-    and size (site path -> both): the folders a staged site takes whole at its swap."""
+    and size (site path -> both): the folders a staged site takes whole at its swap. ``scripted``:
+    the author's files the site allows scripts in (pages/author_files.py), which the worker
+    serves without its policy for files (service-worker.js, ``isolated``)."""
     own = {LISTING, WORKER}
     also = also or {}
     found = _site_files(os.fspath(site))
@@ -70,6 +73,8 @@ def listing(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None 
         entry = {"sha256": sha256, "bytes": size}
         if is_runtime(site_path):
             entry["runtime"] = True
+        if site_path in scripted:
+            entry["scripts"] = True
         if site_path.startswith(FULL_STACK):
             entry["stack"] = True  # the console's full scientific stack: most of the runtime's bytes, a choice of its own
         files[site_path] = entry
@@ -202,10 +207,12 @@ def app_files(name: str, description: str, memo=None) -> dict[str, bytes]:
     return {WEB_MANIFEST: text.encode("utf-8"), **drawn}
 
 
-def write(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None = None, serving: bool = False) -> dict:
+def write(site: Path, describe=_read, also: dict[str, tuple[str, int]] | None = None, serving: bool = False,
+          scripted: frozenset[str] = frozenset()) -> dict:
     """The listing and the worker, written last into the finished site; returns the listing.
-    ``serving``: a development build, whose worker steps aside (``worker``)."""
-    found = listing(site, describe, also)
+    ``serving``: a development build, whose worker steps aside (``worker``); ``scripted``: see
+    ``listing``."""
+    found = listing(site, describe, also, scripted)
     _replace(site / LISTING, json.dumps(found, sort_keys=True, separators=(",", ":")) + "\n")
     _replace(site / WORKER, worker(found["version"], serving))
     return found

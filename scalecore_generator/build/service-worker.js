@@ -53,10 +53,25 @@ const isolation = {
   "Cross-Origin-Resource-Policy": "cross-origin",
 };
 
-function isolated(response) {
+/* A file that is neither a page nor a script gets a policy of its own: an SVG or XML document
+   opened, linked or framed runs no script on the site's origin and reaches nothing (the build
+   refuses an author's file that carries one, scalecore_generator/pages/author_files.py; this covers
+   whatever else put one there), while a figure still draws: its styles, the site's images and
+   data: URLs. Pages carry their own policy (scalecore_generator/pages/csp.py); a script must not
+   carry this one (a worker's policy is its script's response's); nor a PDF (the browser's own
+   viewer, which a sandbox stops). A file the site allows scripts in by name (the plugin option
+   allow_inline_scripts) is listed so ("scripts" in offline.json) and keeps what its host sends. */
+const FILE_POLICY = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; " +
+  "media-src 'self'; sandbox";
+const OWN_POLICY = /^\s*(text\/html|application\/pdf|(text|application)\/(x-)?(javascript|ecmascript))\s*(;|$)/i;
+
+function isolated(response, entry = null) {
   if (response.status === 0) return response; // opaque: nothing to add
   const headers = new Headers(response.headers);
   for (const [name, value] of Object.entries(isolation)) headers.set(name, value);
+  if (!OWN_POLICY.test(headers.get("Content-Type") || "") && !(entry && entry.scripts)) {
+    headers.set("Content-Security-Policy", FILE_POLICY);
+  }
   return new Response(response.body, { status: response.status, statusText: response.statusText, headers });
 }
 
@@ -136,7 +151,8 @@ async function networkCopy(cache, path, entry) {
    asked to reload. */
 const stamped = (headers, build) => { headers.set("Server-Timing", `scalecore;desc="${build}"`); return headers; };
 
-const served = ({ body, type }) => isolated(new Response(body, { headers: stamped(new Headers({ "Content-Type": type }), BUILD) }));
+const served = ({ body, type }, entry) =>
+  isolated(new Response(body, { headers: stamped(new Headers({ "Content-Type": type }), BUILD) }), entry);
 
 /* What a page shows where neither the network nor the cache can give the page it asked for:
    static text (no script), with the pages this device keeps, so the reader has somewhere to go. */
@@ -192,7 +208,7 @@ async function offlineAnswer(request, path, files) {
   const entry = files && files[path];
   if (entry) {
     const copy = await cachedCopy(await caches.open(CACHE), path, entry).catch(() => null);
-    if (copy) return served(copy);
+    if (copy) return served(copy, entry);
   }
   if (request.mode !== "navigate") return Response.error();
   return notice("Not saved for offline reading", "This page was not saved on this device, and the network cannot be " +
@@ -210,10 +226,10 @@ async function answer(event, path) {
     return offlineAnswer(request, path, files);
   }
   const entry = files && files[path];
-  if (!entry || response.status !== 200 || response.type !== "basic") return isolated(response);
+  if (!entry || response.status !== 200 || response.type !== "basic") return isolated(response, entry);
   if (request.mode === "navigate") return stampedPage(event, response, path, entry);
   event.waitUntil(keepCopy(response.clone(), path, entry).catch(() => {}));
-  return isolated(response);
+  return isolated(response, entry);
 }
 
 /* A page from the network, read whole (pages are small) to say which build it is, then kept. */
@@ -223,7 +239,7 @@ async function stampedPage(event, response, path, entry) {
   if (ours) event.waitUntil(keepCopy(new Response(body, { headers: response.headers }), path, entry).catch(() => {}));
   else newerBuild();
   const headers = stamped(new Headers(response.headers), ours ? BUILD : "newer");
-  return isolated(new Response(body, { status: response.status, statusText: response.statusText, headers }));
+  return isolated(new Response(body, { status: response.status, statusText: response.statusText, headers }), entry);
 }
 
 /* Which requests the worker answers: pages (they need the isolation headers) and this site's

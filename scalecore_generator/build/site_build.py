@@ -125,6 +125,7 @@ class SiteBuild:
         self.stashes = {}  # page -> its panels while Python-Markdown converts it (blocks/stash.py)
         self.held_back = Stash()  # the pages' fallbacks, from read() to finish_page()
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
+        self.scripted_files = frozenset()  # the author's files allowed their scripts (check_author_files)
         self.mentor_model = None
         self.files: dict[str, Path] = {}
         self.contents: dict[str, str] = {}
@@ -638,8 +639,8 @@ class SiteBuild:
     def check_author_files(self, files: dict[str, Path]) -> None:
         """The author's own files the site publishes as they are (``files``: path under docs/ ->
         file): an SVG, HTML or XML file carrying a script stops the build, unless the site allows
-        it by name (pages/author_files.py)."""
-        author_files.check_files(files, lambda name: f"{self.engine.docs_dir.name}/{name}",
+        it by name (pages/author_files.py), and then the service worker serves it as its host does."""
+        self.scripted_files = author_files.check_files(files, lambda name: f"{self.engine.docs_dir.name}/{name}",
                                  set(self.settings.allow_inline_scripts), self.log)
 
     def restore(self, page: PageInfo, html: str) -> str:
@@ -745,7 +746,8 @@ class SiteBuild:
         except OSError as error:
             raise BuildError(disk.explain(error, "linking the unchanged files", site_dir)) from None
         try:  # last: the listing is of the site as published (build/offline.py)
-            listed = offline.write(Path(site_dir), self.digests.sized, also=carried, serving=self.command == "serve")
+            listed = offline.write(Path(site_dir), self.digests.sized, also=carried, serving=self.command == "serve",
+                                   scripted=self.scripted_files)
         except OSError as error:
             raise BuildError(disk.explain(error, "writing the offline listing", site_dir)) from None
         self._check_host(os.fspath(site_dir), {path: entry["bytes"] for path, entry in listed["files"].items()})

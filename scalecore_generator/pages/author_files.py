@@ -190,11 +190,12 @@ def findings(path: Path) -> list[tuple[int, str]]:
     return html_findings(_text(data))
 
 
-def check_files(files: dict[str, Path], where_of, allowed: set[str], log) -> None:
+def check_files(files: dict[str, Path], where_of, allowed: set[str], log) -> frozenset[str]:
     """Refuse (or, for the files the site allows by name, list) the scripts in the author's files:
     ``files`` maps a path under docs/ (as the option names it) to the file, ``where_of`` gives the
-    name messages use (``docs/evil.svg``). Every refused file is named, each with its first script."""
-    refused = []
+    name messages use (``docs/evil.svg``). Every refused file is named, each with its first script.
+    Returns the files allowed that carry scripts."""
+    refused, allowed_scripts = [], set()
     for name, path in sorted(files.items()):
         if not scripted(path):
             continue
@@ -205,12 +206,13 @@ def check_files(files: dict[str, Path], where_of, allowed: set[str], log) -> Non
         if name in allowed:
             listed = "; ".join(f"line {line}: {what}" for line, what in found)
             log.info(f"{where}: allowed {len(found)} script{'s' * (len(found) != 1)} (allow_inline_scripts): {listed}")
+            allowed_scripts.add(name)
             continue
         line, what = found[0]
         more = f" (and {len(found) - 1} more)" if len(found) > 1 else ""
         refused.append((f"{where}:{line}: {what}{more} in a file the site publishes as it is", name))
     if not refused:
-        return
+        return frozenset(allowed_scripts)
     problems = "; ".join(problem for problem, name in refused)
     names = ", ".join(name for problem, name in refused)
     raise AuthorScriptError(

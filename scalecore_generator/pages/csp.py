@@ -8,8 +8,10 @@ allowed that the build did not write. WebAssembly may be compiled ('wasm-unsafe-
 and the mentor's optional model), which is not permission to eval JavaScript. Workers come from
 the site or from blob: URLs (the model's runtime starts its worker from one, and a blob worker
 keeps this policy). Styles allow inline style attributes: KaTeX positions every glyph with one,
-and a style cannot run code. No plugin, no frame of another site, no form sent elsewhere, no
-<base> that could point the page's relative URLs elsewhere.
+and a style cannot run code. No plugin, no form sent elsewhere, no <base> that could point the
+page's relative URLs elsewhere. No frame: nothing of the site uses one, and a frame of the site's
+own files is how a file with a script would run on its origin (pages/author_files.py); a page
+whose author put an <iframe> in it may frame the site's own files, never another site's.
 
 A package mirror configured for the console (option package_mirror) is the one other origin the
 policy names, for fetching only.
@@ -27,6 +29,7 @@ from urllib.parse import urlsplit
 
 INLINE_SCRIPT = re.compile(r"<script\b(?P<attrs>[^>]*)>(?P<body>.*?)</script\s*>", re.S | re.I)
 HEAD = re.compile(r"<head\b[^>]*>", re.I)
+FRAME = re.compile(r"<iframe\b", re.I)
 CHARSET = re.compile(r"<meta\s+charset=[^>]*>", re.I)
 RUNS = {"", "text/javascript", "application/javascript", "module"}  # script types a browser runs
 
@@ -52,7 +55,8 @@ def inline_hashes(html: str) -> list[str]:
     return list(dict.fromkeys(f"'sha256-{base64.b64encode(digest).decode('ascii')}'" for digest in digests))
 
 
-def policy(hashes: list[str], fetch_origins: tuple[str, ...] = (), nonce: str | None = None) -> str:
+def policy(hashes: list[str], fetch_origins: tuple[str, ...] = (), nonce: str | None = None,
+           frames: bool = False) -> str:
     scripts = " ".join(["'self'", *hashes, *([f"'nonce-{nonce}'"] if nonce else []), "'wasm-unsafe-eval'"])
     connect = " ".join(["'self'", "blob:", "data:", *fetch_origins])
     return "; ".join([
@@ -64,7 +68,7 @@ def policy(hashes: list[str], fetch_origins: tuple[str, ...] = (), nonce: str | 
         f"connect-src {connect}",
         "worker-src 'self' blob:",
         "media-src 'self' blob:",
-        "frame-src 'self'",
+        "frame-src " + ("'self'" if frames else "'none'"),
         "object-src 'none'",
         "base-uri 'self'",
         "form-action 'self'",
@@ -83,8 +87,10 @@ def add(html: str, fetch_origins: tuple[str, ...] = (), nonce: str | None = None
     """The page with its policy as the first thing in <head> after the charset (before any
     script, so it covers them all). A page without <head> is returned as it is. ``nonce``
     (``mkdocs serve`` only) also allows the one inline script carrying it: the live-reload script
-    the development server adds to every page it serves, which changes on every response."""
-    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(inline_hashes(html), fetch_origins, nonce)}">'
+    the development server adds to every page it serves, which changes on every response. A page
+    with an <iframe> may frame the site's own files; any other, none."""
+    frames = bool(FRAME.search(html))
+    meta = f'<meta http-equiv="Content-Security-Policy" content="{policy(inline_hashes(html), fetch_origins, nonce, frames)}">'
     charset = CHARSET.search(html)
     if charset:
         return html[:charset.end()] + meta + html[charset.end():]
