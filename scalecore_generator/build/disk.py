@@ -17,11 +17,12 @@ MB = 1024 * 1024
 def explain(error: OSError, doing: str, place: Path | str | None = None) -> str:
     """``error`` (raised while ``doing``, e.g. "writing the cache") as one line with its fix.
     ``place``: the folder being written, named (and its free space measured) when the error
-    itself carries no file name, as a write() to an open file does not."""
-    path = error.filename or (str(place) if place is not None else "(unknown path)")
-    where = Path(error.filename).parent if error.filename else Path(place) if place is not None else Path(".")
+    itself carries no file name, as a write() to an open file does not. With neither, no figure:
+    the free space of another folder (the working directory's) may be another disk's."""
+    known = error.filename or place
+    path = str(known) if known is not None else "a file the error did not name"
     if error.errno == errno.ENOSPC:
-        free = _free_mb(where)
+        free = _free_mb(Path(error.filename).parent if error.filename else Path(place)) if known is not None else None
         if error.strerror and error.strerror != os.strerror(errno.ENOSPC):
             room = f" ({error.strerror})"  # ours, from check_room: what is needed and what is free
         else:
@@ -32,11 +33,31 @@ def explain(error: OSError, doing: str, place: Path | str | None = None) -> str:
     if error.errno == errno.EDQUOT:
         return (f"scalecore: the disk quota is used up for {path} while {doing}. Fix: free some of your quota, "
                 "or move cache_dir or the site (mkdocs build -d DIR) elsewhere.")
+    if error.errno == errno.ELOOP:
+        return (f"scalecore: cannot read {path}: it is a symbolic link that leads back to itself (a loop of "
+                "links). Fix: replace the link with the file it stands for, or point it at a file that exists, then "
+                "build again.")
+    if error.errno in (errno.EACCES, errno.EPERM) and _reading(error, place):
+        return (f"scalecore: cannot read {path}: {error.strerror}. Fix: make it readable for this user "
+                f"(chmod u+r {path}), then build again.")
     if error.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
-        return (f"scalecore: cannot write {path} while {doing}: {error.strerror}. Fix: make {where} writable "
-                "for this user, or point cache_dir (or the site, mkdocs build -d DIR) at a writable folder.")
+        where = Path(error.filename).parent if error.filename else Path(place) if place is not None else None
+        folder = f"make {where} writable for this user" if where is not None else "make the folder writable"
+        return (f"scalecore: cannot write {path} while {doing}: {error.strerror}. Fix: {folder}, or point "
+                "cache_dir (or the site, mkdocs build -d DIR) at a writable folder.")
     return (f"scalecore: {error.strerror or error} ({path}) while {doing}. Fix: check that the folder exists "
             "and is writable, then build again.")
+
+
+def _reading(error: OSError, place: Path | str | None) -> bool:
+    """Whether a permission error was a read: it names a file outside the folder being written
+    (``place``) that is there and that this user cannot read (the pages, the corpora, a kind)."""
+    if not error.filename:
+        return False
+    target = os.path.abspath(os.fsdecode(error.filename))
+    if place is not None and (target + os.sep).startswith(os.path.abspath(place) + os.sep):
+        return False
+    return os.path.isfile(target) and not os.access(target, os.R_OK)
 
 
 def _free_mb(folder: Path) -> float | None:

@@ -195,8 +195,13 @@ class SiteBuild:
         """Where the engine writes this build's site: a staging folder swapped in by finish(), so
         a failed build leaves the published site as it was (build/site_swap.py)."""
         if self.command == "build" and not self.staged:
-            self.staged = StagedSite(str(self.engine.site_dir))
-            self.engine.site_dir = Path(self.staged.begin())
+            staged = StagedSite(str(self.engine.site_dir))
+            try:
+                self.engine.site_dir = Path(staged.begin())
+            except OSError as error:  # the lock's note or the folder, beside the site: name that disk
+                staged.discard()
+                raise BuildError(disk.explain(error, "staging the new site", self.engine.site_dir.parent)) from None
+            self.staged = staged
         return self.engine.site_dir
 
     def needs(self, need: str) -> bool:
