@@ -1,10 +1,14 @@
 """``scalecore``: the generator's commands, and the core's.
 
-    scalecore new DIR                      write a small working site into DIR (a new folder)
+    scalecore --version                    the installed version
+    scalecore new [--template T] DIR       write a small working site into DIR (a new folder): a lesson
+                                           site (the default), a bare site, or one kind's folder
     scalecore cache [--dir D] [--prune] [--check]
                                            a site's build cache: its size, what is stale, what is damaged
     scalecore build [--engine E] [-f F] [-d D] [--strict]
                                            build the site with MkDocs (default) or Zensical
+    scalecore serve [-f F] [-a ADDR]       MkDocs' dev server: write, and the browser reloads
+    scalecore bundle [SITE] [ZIP]          the built site as one zip, to open from disk anywhere
     scalecore corpora | table | head | multihead | encoder ...
                                            the core's commands (python -m scalecore --help)
 
@@ -12,6 +16,7 @@ A mistake is one line on stderr with the fix, and exit code 2: never a traceback
 """
 
 import argparse
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -19,9 +24,16 @@ from pathlib import Path
 from scalecore import cli as core_cli
 from scalecore_generator.errors import ScalecoreError
 
-SCAFFOLD = Path(__file__).resolve().parent / "scaffold"
+HERE = Path(__file__).resolve().parent
+SCAFFOLD = HERE / "scaffold"
+# scalecore new --template: what each writes (a kind's files name it by the folder's name)
+TEMPLATES = {"lesson": SCAFFOLD, "bare": HERE / "scaffold_bare", "kind": HERE / "scaffold_kind"}
+KIND_PLACEHOLDER = "__KIND__"
 USAGE_ERROR = 2
-OWN = ("new", "cache", "build")
+OWN = ("new", "cache", "build", "serve", "bundle")
+# Material prints its end-of-life notice when it is imported by a command named mkdocs, unless
+# this is set: the commands that run MkDocs for an author set it (docs/guide/new-site.md says so)
+QUIET_MATERIAL = {"NO_MKDOCS_2_WARNING": "1"}
 ENGINES = ("mkdocs", "zensical")
 BUILD_FAILED = 1
 
@@ -30,28 +42,49 @@ class CommandError(ScalecoreError):
     """A command cannot run as asked: the message says why and what to do."""
 
 
-def new_site(target: Path) -> list[Path]:
-    """Copy the scaffold (scalecore_generator/scaffold: the smallest site that shows each feature:
+def new_site(target: Path, template: str = "lesson") -> list[Path]:
+    """Copy a template into ``target``, which must not exist or be empty. Returns the files
+    written. ``lesson`` (scalecore_generator/scaffold: the smallest site that shows each feature:
     a built-in panel, a site-local kind with its package, a module page with self-checks, the
-    console) into ``target``, which must not exist or be empty. Returns the files written."""
+    console); ``bare`` (mkdocs.yml and one page with one built-in panel); ``kind`` (one kind's
+    folder, named by ``target``'s name, to put in a site's kinds/)."""
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise CommandError(f"{target} already exists and is not empty: nothing was written. "
                            "Fix: name a new folder, e.g. scalecore new my-site")
-    files = sorted(p for p in SCAFFOLD.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
+    if template == "kind":
+        from scalecore_generator.kinds.registry import NAME
+
+        if not NAME.fullmatch(target.name):
+            raise CommandError(f"{target.name!r} is not a kind name: the folder's name is the kind's name (authors "
+                               "write it after '///'), lower-case letters, digits and '-', starting with a letter. "
+                               "Fix: e.g. scalecore new --template kind kinds/my-kind")
+    source = TEMPLATES[template]
+    files = sorted(p for p in source.rglob("*") if p.is_file() and "__pycache__" not in p.parts)
     target.mkdir(parents=True, exist_ok=True)
-    for source in files:
-        destination = target / source.relative_to(SCAFFOLD)
+    for path in files:
+        destination = target / path.relative_to(source)
         destination.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(source, destination)
-    return [target / source.relative_to(SCAFFOLD) for source in files]
+        if template == "kind":
+            destination.write_text(path.read_text(encoding="utf-8").replace(KIND_PLACEHOLDER, target.name),
+                                   encoding="utf-8")
+        else:
+            shutil.copyfile(path, destination)
+    return [target / path.relative_to(source) for path in files]
 
 
 def cmd_new(args) -> int:
-    written = new_site(args.dir)
-    print(f"scalecore: wrote a new site in {args.dir} ({len(written)} files). Next:")
+    written = new_site(args.dir, args.template)
+    if args.template == "kind":
+        name = args.dir.name
+        print(f"scalecore: wrote the kind {name!r} in {args.dir} ({len(written)} files). Next:")
+        print(f"  it belongs in the kinds/ folder beside a site's mkdocs.yml (the plugin option kinds_dir)")
+        print(f"  use it on a page:  /// {name}")
+        print("  the guide 'Write your own interactive' explains each file")
+        return 0
+    print(f"scalecore: wrote a new {args.template} site in {args.dir} ({len(written)} files). Next:")
     print(f"  cd {args.dir}")
-    print("  mkdocs serve      # write, with the browser reloading on every change")
-    print("  mkdocs build      # the site, in site/: open site/index.html, or serve the folder")
+    print("  scalecore serve   # write, with the browser reloading on every change (mkdocs serve)")
+    print("  scalecore build   # the site, in site/: open site/index.html, or serve the folder (mkdocs build)")
     return 0
 
 
@@ -112,7 +145,7 @@ def cmd_build(args) -> int:
         command = [sys.executable, "-m", "mkdocs", "build", "-f", str(args.config_file)]
         command += ["--strict"] if args.strict else []
         command += ["-d", str(args.site_dir)] if args.site_dir else []
-        return subprocess.run(command).returncode
+        return subprocess.run(command, env={**os.environ, **QUIET_MATERIAL}).returncode
     import logging
 
     from scalecore_generator.adapters.zensical.build import build
@@ -127,13 +160,57 @@ def cmd_build(args) -> int:
     return 0
 
 
+def cmd_serve(args) -> int:
+    """MkDocs' dev server, as ``mkdocs serve`` (without Material's end-of-life notice)."""
+    import subprocess
+
+    if not args.config_file.is_file():
+        raise CommandError(f"no {args.config_file} here. Fix: run this in the site's folder, or pass -f path/to/mkdocs.yml")
+    command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(args.config_file)]
+    command += ["-a", args.dev_addr] if args.dev_addr else []
+    try:
+        return subprocess.run(command, env={**os.environ, **QUIET_MATERIAL}).returncode
+    except KeyboardInterrupt:
+        return 0
+
+
+def cmd_bundle(args) -> int:
+    """The built site as one zip (build/bundle.py): unzipped, its pages open from disk."""
+    from scalecore_generator.build.bundle import make_bundle
+
+    if not (args.site / "index.html").is_file():
+        raise CommandError(f"{args.site} has no index.html: there is no built site to bundle. Fix: build it first "
+                           "(scalecore build, or mkdocs build), or name the site's folder: scalecore bundle SITE ZIP")
+    made = make_bundle(args.site, args.zip)
+    print(f"scalecore: {made} ({made.stat().st_size / 1e6:.1f} MB): unzip it and open index.html; live mode and the "
+          "console need it served: python3 -m http.server -d <folder> 8000")
+    return 0
+
+
+def version() -> str:
+    """The installed distribution's version (the core's own when it is not installed)."""
+    from importlib import metadata
+
+    try:
+        return metadata.version("scalecore")
+    except metadata.PackageNotFoundError:
+        import scalecore
+
+        return scalecore.__version__
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="scalecore", description="Scalecore: a static site generator with "
                                      "precomputed interactives. The core's commands (corpora, table, head, "
                                      "multihead, encoder) are listed by 'python -m scalecore --help'.")
+    parser.add_argument("--version", action="version", version=f"scalecore {version()}")
     commands = parser.add_subparsers(dest="command", required=True)
-    new = commands.add_parser("new", help="write a small working site into a new folder")
-    new.add_argument("dir", type=Path, help="the folder to create (it must not exist, or be empty)")
+    new = commands.add_parser("new", help="write a small working site (or one kind's folder) into a new folder")
+    new.add_argument("dir", type=Path, help="the folder to create (it must not exist, or be empty); for a kind, "
+                                            "kinds/<name> in a site: the folder's name is the kind's")
+    new.add_argument("--template", choices=tuple(TEMPLATES), default="lesson",
+                     help="lesson: a site with a lesson, a kind of its own and its package (the default); "
+                          "bare: mkdocs.yml and one page with one built-in panel; kind: one kind's folder")
     kept = commands.add_parser("cache", help="a site's build cache: its size, and what no recent build used")
     kept.add_argument("--dir", type=Path, default=Path(".cache/scalecore"),
                       help="the cache folder (the plugin's cache_dir; default .cache/scalecore)")
@@ -148,6 +225,13 @@ def build_parser() -> argparse.ArgumentParser:
     built.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="the site's mkdocs.yml")
     built.add_argument("-d", "--site-dir", type=Path, default=None, help="where to write the site (default: site_dir)")
     built.add_argument("--strict", action="store_true", help="stop on warnings")
+    served = commands.add_parser("serve", help="MkDocs' dev server: the browser reloads on every change")
+    served.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="the site's mkdocs.yml")
+    served.add_argument("-a", "--dev-addr", default=None, help="IP:PORT to serve on (default: MkDocs' 127.0.0.1:8000)")
+    bundled = commands.add_parser("bundle", help="the built site as one zip, to open from disk anywhere")
+    bundled.add_argument("site", type=Path, nargs="?", default=Path("site"), help="the built site (default: site)")
+    bundled.add_argument("zip", type=Path, nargs="?", default=Path("scalecore-site.zip"),
+                         help="the zip to write (default: scalecore-site.zip)")
     return parser
 
 
@@ -157,7 +241,8 @@ def main(argv: list[str] | None = None) -> int:
         return core_cli.main(argv)
     try:
         args = build_parser().parse_args(argv)
-        return {"new": cmd_new, "cache": cmd_cache, "build": cmd_build}[args.command](args)
+        return {"new": cmd_new, "cache": cmd_cache, "build": cmd_build, "serve": cmd_serve,
+                "bundle": cmd_bundle}[args.command](args)
     except (CommandError, OSError) as error:
         print(f"scalecore: error: {error}", file=sys.stderr)
         return USAGE_ERROR

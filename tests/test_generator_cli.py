@@ -1,0 +1,125 @@
+"""The generator's command line (``scalecore``, scalecore_generator/cli.py): its version, the
+templates of ``scalecore new`` (a lesson site, a bare site, one kind's folder), ``scalecore
+bundle``, and the commands that run MkDocs for an author without Material's end-of-life notice.
+The templates are built here and the kind's folder works in Chromium: baked switches and its
+live form (``u.liveForm``). The lesson template is tests/test_new_site.py's and
+tests/test_kinds_tutorial.py's."""
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from browser import PYODIDE_TIMEOUT_MS, StaticServer, wait_hydrated
+from scalecore_generator import cli
+from sites import build
+
+GENERATOR = Path(cli.__file__).resolve().parent
+
+
+def scalecore(*args, cwd=None):
+    return subprocess.run([sys.executable, "-m", "scalecore_generator", *args], capture_output=True, text=True,
+                          cwd=cwd)
+
+
+def test_version_prints_the_installed_version():
+    from importlib import metadata
+
+    done = scalecore("--version")
+    assert (done.returncode, done.stdout, done.stderr) == (0, f"scalecore {metadata.version('scalecore')}\n", "")
+
+
+def test_new_writes_each_template(tmp_path):
+    done = scalecore("new", str(tmp_path / "lesson"))
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "lesson" / "kinds" / "temperature" / "kind.py").is_file()
+    done = scalecore("new", "--template", "bare", str(tmp_path / "bare"))
+    assert done.returncode == 0, done.stderr
+    assert sorted(p.relative_to(tmp_path / "bare").as_posix() for p in (tmp_path / "bare").rglob("*")
+                  if p.is_file()) == [".gitignore", "docs/index.md", "mkdocs.yml"]
+    kind = tmp_path / "bare" / "kinds" / "my-scores"
+    done = scalecore("new", "--template", "kind", str(kind))
+    assert done.returncode == 0, done.stderr
+    assert "/// my-scores" in done.stdout
+    assert sorted(p.name for p in kind.iterdir()) == ["kind.py", "panel.js", "schema.json", "style.css", "template.html"]
+    for path in kind.iterdir():
+        text = path.read_text(encoding="utf-8")
+        assert cli.KIND_PLACEHOLDER not in text, path
+    assert 'var KIND = "my-scores";' in (kind / "panel.js").read_text(encoding="utf-8")
+    assert "u.liveForm(" in (kind / "panel.js").read_text(encoding="utf-8")
+
+
+def test_new_refuses_a_kind_folder_whose_name_is_no_kind_name(tmp_path):
+    done = scalecore("new", "--template", "kind", str(tmp_path / "kinds" / "My_Kind"))
+    assert done.returncode == 2 and not (tmp_path / "kinds").exists()
+    assert done.stderr == ("scalecore: error: 'My_Kind' is not a kind name: the folder's name is the kind's name "
+                           "(authors write it after '///'), lower-case letters, digits and '-', starting with a "
+                           "letter. Fix: e.g. scalecore new --template kind kinds/my-kind\n")
+
+
+def test_bundle_without_a_built_site_says_how_to_build_one(tmp_path):
+    done = scalecore("bundle", cwd=tmp_path)
+    assert done.returncode == 2
+    assert done.stderr == ("scalecore: error: site has no index.html: there is no built site to bundle. Fix: build "
+                           "it first (scalecore build, or mkdocs build), or name the site's folder: scalecore bundle "
+                           "SITE ZIP\n")
+
+
+@pytest.mark.parametrize("command", [["build"], ["build", "--strict"], ["serve"]])
+def test_the_commands_that_run_mkdocs_turn_materials_notice_off(command, tmp_path, monkeypatch):
+    """Material prints its end-of-life notice when imported by a program named mkdocs, before any
+    plugin is loaded, unless NO_MKDOCS_2_WARNING is set: scalecore build and serve set it for
+    the MkDocs they run (docs/guide/new-site.md says how to hide it under mkdocs itself)."""
+    (tmp_path / "mkdocs.yml").write_text("site_name: x\n", encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("NO_MKDOCS_2_WARNING", raising=False)
+    ran = []
+    monkeypatch.setattr(subprocess, "run", lambda args, env=None, **kw: ran.append((args, env)) or
+                        subprocess.CompletedProcess(args, 0))
+    assert cli.main(command) == 0
+    [(args, env)] = ran
+    assert args[1:4] == ["-m", "mkdocs", command[0]]
+    assert env["NO_MKDOCS_2_WARNING"] == "1"
+
+
+@pytest.fixture(scope="module")
+def bare_with_kind(tmp_path_factory):
+    """A bare site, a kind's folder from the kind template in its kinds/, used on its page."""
+    folder = tmp_path_factory.mktemp("templates") / "bare"
+    assert cli.main(["new", "--template", "bare", str(folder)]) == 0
+    assert cli.main(["new", "--template", "kind", str(folder / "kinds" / "scaled")]) == 0
+    with (folder / "docs" / "index.md").open("a", encoding="utf-8") as page:
+        page.write("\n/// scaled | Scaled scores\nfactor: 2.0\n///\n")
+    result = build(folder, "--strict")
+    assert result.returncode == 0, result.describe()
+    assert "WARNING" not in result.stderr, result.describe()
+    return folder
+
+
+def test_the_bare_site_and_the_kind_build_and_bundle(bare_with_kind, tmp_path):
+    site = bare_with_kind / "site"
+    page = (site / "index.html").read_text(encoding="utf-8")
+    assert page.count('class="scalecore-panel ') == 2
+    assert 'class="scaled-table"' in page
+    assert cli.main(["bundle", str(site), str(tmp_path / "site.zip")]) == 0
+    assert "index.html" in zipfile.ZipFile(tmp_path / "site.zip").namelist()
+
+
+def test_the_kind_template_switches_and_computes_live(visit, bare_with_kind):
+    server = StaticServer(bare_with_kind / "site")
+    try:
+        page, watch = visit(server.url + "index.html")
+        wait_hydrated(page)
+        panel = page.locator(".scalecore-panel--scaled")
+        assert panel.locator(".scaled-bars").get_attribute("data-factor") == "2"
+        panel.get_by_label("Factor", exact=True).select_option(label="4")
+        assert panel.locator(".scaled-bars").get_attribute("data-factor") == "4"
+        panel.get_by_role("button", name="Compute live").click()  # opens the live form (u.liveForm)
+        panel.get_by_label("Any factor").fill("3")
+        panel.locator("form").get_by_role("button", name="Compute live").click()
+        page.wait_for_function("el => el.querySelector('.scaled-bars').getAttribute('data-factor') === '3'",
+                               arg=panel.element_handle(), timeout=PYODIDE_TIMEOUT_MS)
+    finally:
+        server.close()
