@@ -281,3 +281,124 @@ def test_the_guards_ratios_are_exact_and_the_measured_spread_is_about_half_the_f
             assert spread["norm"] / spread["norm+scale"] == pytest.approx(4, rel=1e-9)
             assert spread["norm+init"] / spread[ALL_THREE] == pytest.approx(4, rel=1e-9)
             assert 0.3 < spread[ALL_THREE] < 0.75, (corpus, seed)
+
+
+@pytest.fixture(scope="module")
+def core_site(built_site):
+    """The core reading the built site's embedding tables, as the bake did."""
+    from scalecore import sitedata
+
+    previous = sitedata._reader
+    sitedata.use(lambda path: (built_site / path).read_text(encoding="utf-8"))
+    yield
+    sitedata.use(previous)
+
+
+def stack_jacobians(corpus, seed, norm, layers, sentence):
+    """The Jacobian of the stream after each of ``layers`` layers with respect to the input X, by
+    central differences, every column at once: a batched numpy copy of the core's stack, checked
+    against the core's own output at every layer first (to 1e-9), then run on X +- h e_i."""
+    import numpy as np
+
+    from scalecore import encoder, sitedata
+    from scalecore.experiment import position_aware_input, sentence_tokens
+
+    def norm_rows(x):
+        return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + 1e-5)
+
+    def attention(x, w, heads):
+        d_k = x.shape[-1] // heads
+        q, k, v = (x @ np.array(m) for m in (w.w_q, w.w_k, w.w_v))
+        out = []
+        for i in range(heads):
+            cut = slice(i * d_k, (i + 1) * d_k)
+            s = q[..., cut] @ np.swapaxes(k[..., cut], -1, -2) / np.sqrt(d_k)
+            e = np.exp(s - s.max(-1, keepdims=True))
+            out.append(e / e.sum(-1, keepdims=True) @ v[..., cut])
+        return np.concatenate(out, -1) @ np.array(w.w_o)
+
+    def run(x, drawn, heads):
+        outputs = []
+        for w in drawn:
+            ffn = lambda z: np.maximum(z @ np.array(w.w_1), 0.0) @ np.array(w.w_2)  # noqa: E731
+            if norm == "pre":
+                x = x + attention(norm_rows(x), w.attention, heads)
+                x = x + ffn(norm_rows(x))
+            elif norm == "post":
+                x = norm_rows(x + attention(x, w.attention, heads))
+                x = norm_rows(x + ffn(x))
+            else:
+                x = x + attention(x, w.attention, heads)
+                x = x + ffn(x)
+            outputs.append(x)
+        return outputs
+
+    heads = 4
+    x = np.array(position_aware_input(sitedata.embeddings(corpus), sentence_tokens(sentence)))
+    tokens, width = x.shape
+    drawn = encoder.draw_layers(seed, width, layers)
+    for done, mine in zip(encoder.encode(x.tolist(), seed, layers, norm, heads), run(x, drawn, heads)):
+        core = np.array(done.output)
+        assert np.abs(core - mine).max() <= 1e-9 * max(1.0, np.abs(core).max())
+    h = 1e-6 * max(1.0, np.abs(x).max())
+    steps = np.eye(tokens * width).reshape(tokens * width, tokens, width) * h
+    return [(plus - minus).reshape(tokens * width, tokens * width).T / (2 * h)
+            for plus, minus in zip(run(x + steps, drawn, heads), run(x - steps, drawn, heads))]
+
+
+
+def median_gain(jacobian):
+    import numpy as np
+
+    return float(np.median(np.linalg.svd(jacobian, compute_uv=False)))
+
+
+def test_the_identity_path_keeps_the_gradient_in_pre_ln_and_loses_it_in_post_ln(core_site, baked, seeds):
+    """Encoder Block, step 1 (issue 45, item 8): 'In pre-LN and without LayerNorm ... it does not
+    fade with depth. In post-LN, every LayerNorm sits on it ... On demo, over the five seeds, a
+    small change at the input comes out of a pre-LN stack about as large as it went in, at any depth
+    (the median singular value of the stack's Jacobian is 1.0 to 1.1), while post-LN shrinks it to
+    0.6 to 0.7 of its size after one layer and to 0.04 to 0.08 after six.' (The page once said the
+    gradient never fades, of post-LN too, the panel's default.) Pre-LN and none at seed 0 of the
+    other corpora do not fade either."""
+    sentence = baked.manifest["sentence"]
+    post_first, post_sixth = [], []
+    for seed in seeds:
+        pre = stack_jacobians("demo", seed, "pre", 6, sentence)
+        assert all(1.0 <= round(median_gain(pre[i]), 1) <= 1.1 for i in (0, 5)), seed
+        post = stack_jacobians("demo", seed, "post", 6, sentence)
+        post_first.append(median_gain(post[0]))
+        post_sixth.append(median_gain(post[5]))
+        assert median_gain(stack_jacobians("demo", seed, "none", 6, sentence)[5]) > 1.0, seed
+    assert round(min(post_first), 1) >= 0.6 and round(max(post_first), 1) <= 0.7, post_first
+    assert round(min(post_sixth), 2) >= 0.04 and round(max(post_sixth), 2) <= 0.08, post_sixth
+    for corpus in ("wordnet", "kjv"):
+        assert 0.95 < median_gain(stack_jacobians(corpus, 0, "pre", 6, sentence)[5]) < 1.2, corpus
+        assert median_gain(stack_jacobians(corpus, 0, "none", 6, sentence)[5]) > 1.0, corpus
+
+
+def test_relu_halves_the_ffns_mean_square_on_unit_input(baked, seeds):
+    """Encoder Block, step 2 (issue 45, item 9): 'Relu halves it ... so the FFN returns about 0.7
+    of its input's spread'; 'fed a unit-scale input (its LayerNorm, in pre-LN), the FFN adds a
+    spread between 0.47 and 0.91 in every layer of every corpus and seed here'."""
+    spreads = []
+    for corpus in CORPORA:
+        for seed in seeds:
+            for done in baked.point("encoder", f"{corpus}/{seed}/pre")["layers"]:
+                spreads.append(done["ffn_update_spread"])
+    assert len(spreads) == len(CORPORA) * len(seeds) * 6
+    assert f"{min(spreads):.2f}" == "0.47" and f"{max(spreads):.2f}" == "0.91", (min(spreads), max(spreads))
+    assert abs(sum(spreads) / len(spreads) - 0.5 ** 0.5) < 0.05  # about 0.7, the root of one half
+
+
+def test_pre_ln_updates_would_be_rounded_away_in_16_bit_floats(baked):
+    """Encoder Block, step 3 (issue 45, item 10): 'near 4,412, half precision moves in steps of 4
+    and bfloat16 in steps of 32, and a change of unit size would mostly be rounded away'."""
+    import numpy as np
+
+    stream = baked.value("encoder/kjv/0/pre/input_spread")
+    assert float(np.spacing(np.float16(stream))) == 4.0
+    exponent = math.frexp(stream)[1] - 1  # stream = 1.f x 2^exponent
+    assert 2.0 ** (exponent - 7) == 32.0  # bfloat16 keeps 7 bits after the point
+    highest = baked.value("encoder/kjv/all/pre/6/attention_update_spread/highest")
+    assert highest < 4.0 / 2  # a typical update is under half a step: rounding to nearest drops it
