@@ -176,3 +176,45 @@ def test_an_option_or_setting_of_the_wrong_type_is_said_in_words(good, tmp_path)
     folder, errors = broken(good, other, lambda f: edit(f / page, "temperature: 1.0\n", "temperature: hot\n"))
     assert errors[-1] == (f"scalecore: {page.as_posix()}:{line_of(folder / page, 'temperature: hot')}: /// "
                           "temperature: option 'temperature': expected a number, got 'hot' (text)")
+
+
+# A kind's template follows the pages' opt-in for inline scripts (pages/author_scripts.py; issue 46, item 3)
+
+TEMPLATE_SCRIPT = "<script>document.title = 'from the template'</script>"
+
+
+def _script_in_template(folder):
+    edit(folder / "kinds" / "temperature" / "template.html", "{% endblock %}", TEMPLATE_SCRIPT + "\n{% endblock %}")
+
+
+def test_a_script_in_a_kinds_template_stops_the_build_unless_the_page_allows_it(good, tmp_path):
+    folder, errors = broken(good, tmp_path, _script_in_template)
+    template = folder / "kinds" / "temperature" / "template.html"
+    page = folder / "docs" / "lessons" / "temperature.md"
+    assert errors[-1:] == [  # after MkDocs' own "Error reading page" line
+        f"scalecore: docs/lessons/temperature.md:{line_of(page, '/// temperature')}: an inline <script> in the panel "
+        f"of kind 'temperature', written by its template (kinds/temperature/template.html:"
+        f"{line_of(template, TEMPLATE_SCRIPT)}); the site's Content-Security-Policy would run it like the theme's own "
+        "scripts. Fix: move the code into the kind's panel.js, or allow this page's inline scripts with the plugin "
+        "option allow_inline_scripts: [lessons/temperature.md]."]
+
+
+def test_an_allowed_template_script_is_listed_with_the_pages_own(good, tmp_path):
+    import hashlib
+
+    folder = copy_site(tmp_path / "tutorial", source=good)
+    _script_in_template(folder)
+    page = folder / "docs" / "lessons" / "temperature.md"
+    page.write_text(page.read_text(encoding="utf-8") + "\n<script>console.log('page')</script>\n", encoding="utf-8")
+    edit(folder / "mkdocs.yml", "packages: [mylessons]",
+         "packages: [mylessons]\n      allow_inline_scripts: [lessons/temperature.md]")
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    template = folder / "kinds" / "temperature" / "template.html"
+    own, templates = (hashlib.sha256(body.encode()).hexdigest()[:12]
+                      for body in ("console.log('page')", "document.title = 'from the template'"))
+    assert result.lines("INFO").count(
+        "scalecore: docs/lessons/temperature.md: allowed 2 inline scripts (allow_inline_scripts): "
+        f"line {line_of(page, 'console.log')} (sha256 {own}); "
+        f"kinds/temperature/template.html:{line_of(template, TEMPLATE_SCRIPT)} (sha256 {templates})") == 1, \
+        result.describe()

@@ -650,12 +650,21 @@ class SiteBuild:
 
     def restore(self, page: PageInfo, html: str) -> str:
         """Each panel's HTML back in the place of its slot (blocks/stash.py), once the author's
-        own HTML is checked for inline scripts (pages/author_scripts.py)."""
-        if "<script" in html.lower():
-            author_scripts.check_content(html, self.where(page), page.source(),
-                                         page.src_uri in self.settings.allow_inline_scripts, self.log)
+        own HTML and its panels' are checked for inline scripts (pages/author_scripts.py)."""
         stash = self.stashes.pop(page.src_uri, None)
+        panels = author_scripts.panel_scripts(stash.kept.values() if stash is not None else (), self._template_of)
+        if panels or "<script" in html.lower():
+            author_scripts.check_content(html, self.where(page), page.source(),
+                                         page.src_uri in self.settings.allow_inline_scripts, self.log,
+                                         panels, self._shown)
         return stash.restore(html) if stash is not None else html
+
+    def _template_of(self, kind: str) -> Path | None:
+        return self.kinds[kind].folder / "template.html" if kind in self.kinds else None
+
+    def _shown(self, path: Path) -> str:
+        """A file as messages name it: relative to mkdocs.yml's folder when inside it."""
+        return os.path.relpath(path, self.root) if Path(path).is_relative_to(self.root) else str(path)
 
     def read(self, page: PageInfo, html: str, resolve_link=None) -> str:
         """The mentor's passages come from the rendered content, panels expanded, before the
