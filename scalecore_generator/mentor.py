@@ -463,6 +463,30 @@ def _typeset(passages: list[dict], typeset, memo=None) -> tuple[list[dict], list
     return out, table
 
 
+def corpora_words(counts: dict) -> list[dict]:
+    """What the site says of each corpus a module's numbers name (``counts``: the quote tree's
+    ``corpus`` node, name -> sentences, tokens, vocabulary): its title, description and source,
+    from the corpus.toml shipped with the core when it is that corpus (same counts), so a reader's
+    "the bible" or "the dictionary" can find kjv or wordnet (the mentor's query expansion, in
+    mentor-core.js). A site's own corpus keeps its name and counts only."""
+    import tomllib
+
+    from scalecore.corpus import METADATA_FILE, SHIPPED
+
+    out = []
+    for name, count in sorted((counts or {}).items()):
+        entry = {"name": name, "tokens": (count or {}).get("tokens")}
+        file = SHIPPED / name / METADATA_FILE
+        try:
+            meta = tomllib.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+        except (OSError, ValueError):
+            meta = {}
+        if meta.get("counts", {}).get("tokens") == entry["tokens"]:
+            entry.update({key: str(meta[key]) for key in ("title", "description", "source") if key in meta})
+        out.append(entry)
+    return out
+
+
 def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict[str, str],
                 code: str, typeset=None, axes: dict[str, list[str]] | None = None, memo=None) -> str:
     """The mentor's data for one module page, as a classic script (readable from file://, like
@@ -481,6 +505,7 @@ def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict
         "facts": fact_tree,
         "panels": panels,
         "axes": {kind: list(names) for kind, names in sorted((axes or {}).items()) if kind in panels},
+        "corpora": corpora_words(fact_tree.get("corpus", {})),
     }
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     text = text.replace("</", "<\\/")  # a passage can never close the script it travels in
@@ -580,6 +605,7 @@ class Collector:
             return None
         facts_key = {name: kinds(name) or tree[name] for name in sorted(tree)}
         seen = [url, code, [self.keys[source] for source in sources], facts_key,
+                corpora_words(tree["corpus"]) if "corpus" in tree else [],  # their shipped titles and descriptions
                 {kind: list(names) for kind, names in sorted((axes or {}).items())}, typesetter]
         return "script:" + hashlib.sha256(json.dumps(seen, sort_keys=True).encode("utf-8")).hexdigest()
 

@@ -35,7 +35,8 @@
     "until up very was we were what when where which while who whom why will with would you your yours explain " +
     "tell please mean means meant happen happens happened does work works get gets value values number many much " +
     "measure measures measured near nearly almost really actually every " +
-    "t s don doesn didn isn aren wasn weren won couldn wouldn shouldn hasn haven").split(" ");
+    "t s don doesn didn isn aren wasn weren won couldn wouldn shouldn hasn haven " +
+    "whats thats hows whys come thing things stuff basically exactly anyway someone").split(" ");
   var STOPWORDS = {};
   STOP.forEach(function (word) { STOPWORDS[word] = true; });
   var MAX_PASSAGES = 3;
@@ -268,7 +269,61 @@
     this.index.addAll(data.passages);
     if (this.embedder) this.embedder.centre(data.passages);
     this.checks = data.passages.filter(function (p) { return p.parts && p.parts.question; });
+    this.aliases = corpusAliases(data.corpora || [], frequency);
   }
+
+  /* ------------------------------------------------------------------ the site's own vocabulary */
+
+  /* A reader names a corpus by what it is ("the bible", "the dictionary", "the big corpus"),
+     the module by its folder name (kjv, wordnet). The site says what each corpus is (its title,
+     description and source, mentor.py's corpora_words), so a word of those that only one corpus
+     has and that the module's own text never uses stands for that corpus's name. Size words
+     stand for the corpus with the most or the fewest tokens, by its counts, when the question
+     speaks of a corpus or a text. No phrase of any question set is listed here. */
+  var SIZE = { big: 1, bigger: 1, biggest: 1, large: 1, larger: 1, largest: 1, huge: 1, long: 1, longer: 1,
+    longest: 1, small: -1, smaller: -1, smallest: -1, tiny: -1, little: -1, short: -1, shorter: -1, shortest: -1 };
+  var TEXTS = /\b(corpus|corpora|text|texts|book|books|collection|dataset|datasets|data)\b/i;
+
+  function corpusAliases(corpora, frequency) {
+    var owners = {};
+    corpora.forEach(function (corpus) {
+      terms([corpus.title, corpus.description, corpus.source].filter(Boolean).join(" ")).forEach(function (t) {
+        if (/\d/.test(t) || t.length < 4) return;
+        (owners[t] = owners[t] || {})[corpus.name] = true;
+      });
+    });
+    var out = { words: {}, sizes: {} };
+    Object.keys(owners).forEach(function (t) {
+      var names = Object.keys(owners[t]);
+      if (names.length === 1 && !frequency[t] && t !== names[0]) out.words[t] = names[0];
+    });
+    var sized = corpora.filter(function (c) { return typeof c.tokens === "number"; })
+      .sort(function (a, b) { return a.tokens - b.tokens; });
+    if (sized.length > 1) {
+      out.sizes[1] = sized[sized.length - 1].name;
+      out.sizes[-1] = sized[0].name;
+    }
+    return out;
+  }
+
+  /* The corpus names a question stands for: {term of the question: corpus name}. */
+  Mentor.prototype.expand = function (question) {
+    var aliases = this.aliases;
+    var out = {};
+    var named = {};
+    (this.data.corpora || []).forEach(function (c) { named[c.name] = true; });
+    var asked = terms(question);
+    asked.forEach(function (t) { named[t] = named[t] ? 2 : 0; });
+    asked.forEach(function (t) { if (aliases.words[t]) out[t] = aliases.words[t]; });
+    if (TEXTS.test(question)) {
+      words(question).forEach(function (w) {
+        var size = SIZE[w];
+        if (size && aliases.sizes[size]) out[stem(w)] = aliases.sizes[size];
+      });
+    }
+    Object.keys(out).forEach(function (t) { if (named[out[t]] === 2) delete out[t]; }); // named already
+    return out;
+  };
 
   /* A passage's vectors: each sentence's, and the passage's own in its section. */
   Mentor.prototype.meaning = function (passage) {
@@ -487,9 +542,10 @@
   /* What the question asks for, from its opening words. */
   function kind(question) {
     var q = String(question).toLowerCase().trim();
-    if (/\b(difference|differ|differs|distinguish)\b|\bversus\b|\bvs\.?\s|\bcompared? (to|with)\b/.test(q)) return "difference";
-    if (/^(why|how come)\b|\bwhy\b/.test(q)) return "why";
-    if (/\bwhat (happens|would happen|will happen|changes)\b|^what if\b|^(if|suppose)\b/.test(q)) return "what-if";
+    if (/\b(difference|differences|differ|differs|different from|distinguish)\b|\bversus\b|\bvs\.?\s|\bcompared? (to|with)\b/.test(q)) return "difference";
+    if (/^(why|how come)\b|\bwhy\b|\bwhat(?:'s| is) the (point|purpose|use|benefit|reason)\b|\b(benefit|purpose) of\b/.test(q)) return "why";
+    if (/\bwhat (happens|would happen|will happen|changes|goes wrong|would go wrong|breaks|would change)\b|^what if\b|^(if|suppose|imagine|say)\b/.test(q)) return "what-if";
+    if (/^(does|do|will|would|can|could|is|are)\b.*\b(if|when|once|after|without)\b/.test(q)) return "what-if";
     if (/^how (much|many|large|big|small|long|often)\b/.test(q)) return "what";
     if (/^how\b/.test(q)) return "how";
     return "what";
@@ -497,8 +553,9 @@
 
   /* The two things a difference question compares, as term lists (null when it names fewer). */
   function sides(question) {
-    var q = String(question).replace(/[?.!]+\s*$/, "");
-    var match = /between (.+?) and (.+)$/i.exec(q) || /(?:^|\b)(?:how does |how do |does |is )?(.+?) (?:differ from|compare (?:to|with)|versus|vs\.?) (.+)$/i.exec(q);
+    var q = String(question).replace(/[?.!]+\s*$/, "").replace(/:.*$/, "");
+    var match = /between (.+?) and (.+)$/i.exec(q) ||
+      /(?:^|\b)(?:how (?:does|do|is|are) |does |is |are )?(.+?) (?:differ from|different from|compared? (?:to|with)|versus|vs\.?) (.+)$/i.exec(q);
     if (!match) return null;
     var a = terms(match[1]), b = terms(match[2]);
     return a.length && b.length ? [a, b] : null;
@@ -506,17 +563,32 @@
 
   /* ------------------------------------------------------------------ the answer */
 
+  var CONSEQUENCE = /\b(then|would|becomes?|grows?|saturat\w*|stops?|fails?|vanish\w*|no longer|nothing|collapses?|drowns?|compounds?|multipl\w*|one-hot|loses?|stays?|keeps?)\b/i;
   var CAUSE = /\b(because|since|so that|so|therefore|thus|hence|that is why|which is why|grows? with|cancels?|unless|only if|as soon as|vanish\w*)\b|:/i;
   var PRONOUN = /^(it|its|this|these|that|those|they|their|them|both|neither|here|there)\b/i; // a lead needs the sentence it refers to
   var LEAD_THRESHOLD = 0.5;
   // Meaning (the embeddings), tuned on the development question set only:
-  var NEAR_COUNT = 8; // the passages nearest the question in meaning join the candidates
+  // Retrieval: keywords and meaning fused by their ranks (Mentor.prototype.fuse).
+  var RRF_K = 10; // reciprocal rank fusion's k: the usual 60 is for lists of thousands; a module has ~250 passages
+  var FUSE_DEPTH = 30; // how deep the list by meaning goes
+  var CANDIDATES = 12; // the fused passages whose sentences may lead
+  // When to refuse: the module covers a question when one of its best passages holds this share of
+  // the question's weight, or its nearest passage is this near in meaning, or both a little less.
+  var COVER_MIN = 0.6;
+  var MEANING_MIN = 0.5;
+  var COVER_SOME = 0.34;
+  var COVER_SUM = 0.6; // ... words and meaning together
+  var SUPPORT_WORDS = 0.5; // a passage supports the lead holding this share of the question ...
+  var SUPPORT_TOP = 3; // ... or, among the fused list's first three,
+  var SUPPORT_WORDS_TOP = 0.34; // this share of it
+  var SUPPORT_MEANT = 0.4; // or this near in meaning
   var NEAR_MIN = 0.3; // a passage this near in meaning may give the lead ...
   var MEANT_MIN = 0.36; // ... when it and its sentence are this near on average, without the words in common
   var NEAR_SUPPORT = 0.5; // and supports the lead from this near
   var CHECK_MEANT = 0.35; // a self-check answers a question this near its own
   var ALPHA = 0.3; // the share of meaning in a sentence's score, the rest its words
   var MEANT_SCALE = 1; // cosine similarities as a share, like the words' coverage
+  var DEFINITION = 1.4; // a sentence that defines what a "what" question names ("scale: the scores are divided by ...")
   var DEFINES = /^\s*(:|is\b|are\b|means\b|measures\b)/; // what follows a definition's subject
   var LEAD_IN = /^[A-Z][A-Za-z' ]{2,30}:\s/; // "Why it matters: " opens a sentence without being its subject // the share of the question's weight the lead must carry to be given
 
@@ -544,19 +616,49 @@
   /* For each term of a question, the words of the module it begins or that begin it. */
   Mentor.prototype.relate = function (asked) {
     var vocabulary = this.vocabulary;
+    var frequency = this.frequency;
     var out = {};
     asked.forEach(function (t) {
       if (t.length < 4) return;
       out[t] = vocabulary.filter(function (v) { return v !== t && (v.indexOf(t) === 0 || (v.length > 4 && t.indexOf(v) === 0)); });
+      // a typo: a word the module never uses, one edit (two in a long word) from one it does
+      if (!frequency[t] && t.length >= 5) {
+        var most = t.length >= 8 ? 2 : 1;
+        vocabulary.forEach(function (v) {
+          if (Math.abs(v.length - t.length) <= most && v[0] === t[0] && edits(t, v, most) <= most) out[t].push(v);
+        });
+      }
     });
     return out;
   };
+
+  /* Optimal string alignment distance (Damerau-Levenshtein: a swap of two letters is one edit),
+     stopped once every way is over ``most``. */
+  function edits(a, b, most) {
+    var prev2 = null, prev = [], row;
+    for (var j = 0; j <= b.length; j++) prev.push(j);
+    for (var i = 1; i <= a.length; i++) {
+      row = [i];
+      var low = i;
+      for (var k = 1; k <= b.length; k++) {
+        var cost = a[i - 1] === b[k - 1] ? 0 : 1;
+        var d = Math.min(prev[k] + 1, row[k - 1] + 1, prev[k - 1] + cost);
+        if (prev2 && i > 1 && k > 1 && a[i - 1] === b[k - 2] && a[i - 2] === b[k - 1]) d = Math.min(d, prev2[k - 2] + 1);
+        row.push(d);
+        if (d < low) low = d;
+      }
+      if (low > most) return most + 1;
+      prev2 = prev;
+      prev = row;
+    }
+    return prev[b.length];
+  }
 
   /* The best sentence of the candidate passages: its own coverage of the question, the
      coverage of its passage (the context it stands in), and for an explaining question, its
      role (a concept, a "why it matters" line, a self-check's answer) and whether it gives a
      reason. A difference question needs both sides named. */
-  Mentor.prototype.lead = function (asked, candidates, how, pair, vector) {
+  Mentor.prototype.lead = function (asked, candidates, how, pair, vector, loose) {
     var self = this;
     var reason = how !== "what" && how !== "difference";
     var cover = function (set) {
@@ -578,15 +680,31 @@
         if (window[1] > window[0] && vector) meant = Math.max(meant, cosine(vector, passage.vectors[window[1]]));
         var near = vector ? cosine(vector, passage.vector) : 0;
         var close = vector && near >= NEAR_MIN && (meant + near) / 2 >= MEANT_MIN;
-        if (!answers(own, context, about) && !close) return;
+        if (!loose && !answers(own, context, about) && !close) return;
         var words = 0.6 * own + 0.4 * context;
         var sense = vector ? ALPHA * (0.6 * meant + 0.4 * near) / MEANT_SCALE : 0;
-        var score = weigh((vector ? 1 - ALPHA : 1) * words + sense, role, text, reason, about) * (1 - 0.02 * rank); // ties: the search's order
+        var score = weigh((vector ? 1 - ALPHA : 1) * words + sense, role, text, reason, about, how) * (1 - 0.02 * rank); // ties: the fused order
         if (!best || score > best.score + 1e-9) {
           best = { passage: passage, from: window[0], to: window[1], score: score, own: own, context: context };
         }
       });
     });
+    return best;
+  };
+
+  /* A difference shows both sides: when the best sentence names one side only, the best sentence
+     of another passage that names the other follows it ({other: {passage, from, to}}). */
+  Mentor.prototype.bothSides = function (best, pair, candidates, how, vector) {
+    var text = best.passage.plain.slice(best.from, best.to + 1).join(" ");
+    var set = termSet(text);
+    var a = this.cover(pair[0], set), b = this.cover(pair[1], set);
+    if (Math.min(a, b) >= 0.5) return best;
+    var missing = a >= b ? pair[1] : pair[0];
+    var rest = candidates.filter(function (p) { return p !== best.passage; });
+    var other = this.lead(missing, rest, how, null, null, false);
+    if (other && this.cover(missing, merge(other.passage.termSets[other.from], other.passage.termSets[other.to])) >= 0.5) {
+      best.other = other;
+    }
     return best;
   };
 
@@ -608,15 +726,16 @@
   /* A sentence's score for what it is for: for a reason, the roles that explain and the
      sentences that give one; for a fact, a concept or a self-check, and a definition of what the
      question names; an aside a little less. */
-  function weigh(score, role, text, reason, about) {
+  function weigh(score, role, text, reason, about, how) {
     if (reason) {
       if (EXPLAINING[role]) score *= 1.25;
       if (CAUSE.test(text)) score *= 1.3;
       else if (!EXPLAINING[role]) score *= 0.85;
+      if (how === "what-if" && CONSEQUENCE.test(text)) score *= 1.2; // what happens: the passage on consequences
     } else {
       if (about) score *= 1.2;
       if (role === "concept" || role === "check") score *= 1.1;
-      if (about && DEFINES.test(text.replace(LEAD_IN, "").replace(/^\W*[\w+\-]+/, ""))) score *= 1.15;
+      if (about && DEFINES.test(text.replace(LEAD_IN, "").replace(/^\W*[\w+\-]+/, ""))) score *= DEFINITION;
     }
     return role === "aside" ? score * 0.9 : score;
   }
@@ -702,11 +821,44 @@
     return out.slice(0, 4);
   };
 
+  /* The passages the question is about, best first: the keyword search's ranking (MiniSearch:
+     BM25 with prefix and fuzzy matching, the question's corpus aliases added) and the ranking by
+     meaning (cosine to the question's vector), fused by reciprocal rank fusion (Cormack, Clarke
+     and Buettcher 2009): a passage scores 1 / (k + rank) in each list it is in. Ranks, not scores,
+     are added, because BM25's scale and a cosine's have nothing in common. Pointers (navigation,
+     goals, references) are left out: they answer nothing. [{passage, score, result, similarity}]. */
+  Mentor.prototype.fuse = function (results, vector, added) {
+    var self = this;
+    var byId = {};
+    var out = [];
+    var entry = function (passage) {
+      if (!byId[passage.id]) out.push(byId[passage.id] = { passage: passage, score: 0, result: null, similarity: 0 });
+      return byId[passage.id];
+    };
+    var rank = 0;
+    results.forEach(function (r) {
+      var passage = self.byId[r.id];
+      if (!passage || POINTERS[passage.role]) return;
+      rank += 1;
+      var e = entry(passage);
+      e.result = r;
+      e.score += 1 / (RRF_K + rank);
+    });
+    this.near(vector, this.data.passages.concat(added), FUSE_DEPTH).forEach(function (n, i) {
+      var e = entry(n.passage);
+      e.similarity = n.similarity;
+      e.score += 1 / (RRF_K + i + 1);
+    });
+    if (vector) out.forEach(function (e) { if (!e.similarity && e.passage.vector) e.similarity = cosine(vector, e.passage.vector); });
+    return out.sort(function (x, y) { return y.score - x.score; });
+  };
+
   Mentor.prototype.answer = function (question, extra) {
     var self = this;
-    var asked = terms(question);
     var foreign = language(question);
     var how = kind(question);
+    var aliases = foreign ? {} : this.expand(question);
+    var asked = terms(question);
     var pair = how === "difference" ? sides(question) : null;
     var added = (extra || []).filter(function (p) { return p && p.text; });
     added.forEach(function (p) {
@@ -717,24 +869,36 @@
       self.byId[p.id] = p;
     });
     added.forEach(function (p) { self.meaning(p); });
-    var results = asked.length ? this.search(question, added) : [];
+    var aliasWords = Object.keys(aliases).map(function (t) { return aliases[t]; });
+    var results = asked.length && !foreign ? this.search(question + (aliasWords.length ? " " + aliasWords.join(" ") : ""), added) : [];
     var vector = this.embedder && !foreign && asked.length ? this.embedder.embed(question) : null;
-    var near = this.near(vector, this.data.passages.concat(added), NEAR_COUNT).filter(function (n) {
-      return n.similarity >= NEAR_MIN;
-    });
     this.related = this.relate(asked);
-    // A passage counts when it matches at least half of the question's content terms (at least
-    // one): one shared common word is not an answer.
-    var needed = Math.max(1, Math.ceil(asked.length / 2));
-    var relevant = results.filter(function (r) {
-      var passage = self.byId[r.id];
-      return matchedTerms(r).length >= needed && passage && !POINTERS[passage.role];
-    });
+    Object.keys(aliases).forEach(function (t) { (self.related[t] = self.related[t] || []).push(aliases[t]); });
+    var fused = foreign ? [] : this.fuse(results, vector, added);
+    // Whether the module speaks of what the question asks: the share of the question's weight
+    // that one of the best passages holds (a corpus alias counts as its corpus), and how near in
+    // meaning the nearest passage is. A question neither reaches is refused; one that only
+    // one reaches is answered from the closest passages, and the answer says it is unsure.
+    var top = fused.slice(0, CANDIDATES);
+    var words = top.reduce(function (m, e) { return Math.max(m, self.cover(asked, e.passage.allTerms)); }, 0);
+    var meaning = fused.reduce(function (m, e) { return Math.max(m, e.similarity); }, 0);
+    // A question the module's own pointers ("Where next: ...") match better than its passages
+    // is about the page they point to: refused, with that page among the closest sections.
+    var pointed = this.data.passages.reduce(function (m, p) {
+      return p.role === "navigation" ? Math.max(m, self.cover(asked, p.allTerms)) : m;
+    }, 0);
+    var covered = pointed <= words && (words >= COVER_MIN || (vector && meaning >= MEANING_MIN) ||
+      (words >= COVER_SOME && (!vector || words + meaning >= COVER_SUM)));
     var close = foreign ? null : this.closestCheck(question, vector);
     var numbers = foreign || how !== "what" ? [] : this.numbers(question); // a reason is not a number
-    var candidates = relevant.slice(0, 12).map(function (r) { return self.byId[r.id]; });
-    near.forEach(function (n) { if (candidates.indexOf(n.passage) < 0) candidates.push(n.passage); });
-    var best = foreign || numbers.length ? null : this.lead(asked, candidates, how, pair, vector);
+    var candidates = top.map(function (e) { return e.passage; });
+    var best = foreign || numbers.length || close || !covered ? null : this.lead(asked, candidates, how, pair, vector, false);
+    var uncertain = false;
+    if (!best && !foreign && !numbers.length && !close && covered) {
+      best = this.lead(asked, candidates, how, pair, vector, true); // the closest passages, said to be unsure
+      uncertain = Boolean(best);
+    }
+    if (best && pair && !uncertain) best = this.bothSides(best, pair, candidates, how, vector);
     var lead = null;
     var evidence = [];
     if (close) {
@@ -743,26 +907,40 @@
       lead = { sentence: check.sentences[from], text: check.plain[from], page: check.page, anchor: check.anchor,
         section: check.section, role: "check" };
     } else if (best) {
-      lead = { sentence: [].concat.apply([], best.passage.sentences.slice(best.from, best.to + 1).map(function (sentence, i) {
-        return i ? [" "].concat(sentence) : sentence;
-      })), text: best.passage.plain.slice(best.from, best.to + 1).join(" "),
-        page: best.passage.page, anchor: best.passage.anchor, section: best.passage.section,
-        role: best.passage.role || "text", source: best.passage.source || null };
+      var sentence = function (part) {
+        return [].concat.apply([], part.passage.sentences.slice(part.from, part.to + 1).map(function (s, i) {
+          return i ? [" "].concat(s) : s;
+        }));
+      };
+      var text = function (part) { return part.passage.plain.slice(part.from, part.to + 1).join(" "); };
+      lead = { sentence: sentence(best), text: text(best), page: best.passage.page, anchor: best.passage.anchor,
+        section: best.passage.section, role: best.passage.role || "text", source: best.passage.source || null };
+      if (best.other) { // a difference: the other side's sentence follows, from its own passage
+        lead.sentence = lead.sentence.concat([" "], sentence(best.other));
+        lead.text += " " + text(best.other);
+      }
       evidence.push(best.passage);
+      if (best.other && evidence.indexOf(best.other.passage) < 0) evidence.push(best.other.passage);
     }
     var answered = Boolean(close || numbers.length || lead);
-    for (var i = 0; answered && !foreign && i < relevant.length && evidence.length < (close ? 2 : 3); i++) {
-      var passage = this.byId[relevant[i].id];
-      // another self-check answers another question: it can lead, not support
-      if (evidence.indexOf(passage) >= 0 || passage.role === "check") continue;
-      if (pair || this.cover(asked, passage.allTerms) >= (close ? 0.75 : 0.5)) evidence.push(passage);
-    }
-    for (var j = 0; answered && !close && j < near.length && evidence.length < 3; j++) {
-      var other = near[j].passage; // the passages nearest in meaning support too, when near enough
-      if (evidence.indexOf(other) < 0 && other.role !== "check" && near[j].similarity >= NEAR_SUPPORT) evidence.push(other);
-    }
+    // The evidence: the lead's passage whole, then the next best passages that hold enough of
+    // the question, in words or in meaning (2 or 3 in all; no filler, and another self-check
+    // answers another question: it can lead, not support).
+    var room = close ? 2 : MAX_PASSAGES;
+    var held = function (e) {
+      return pair ? Math.max(self.cover(pair[0], e.passage.allTerms), self.cover(pair[1], e.passage.allTerms)) :
+        self.cover(asked, e.passage.allTerms);
+    };
+    var strong = function (e) { return held(e) >= (close ? 0.75 : SUPPORT_WORDS) || (!close && e.similarity >= NEAR_SUPPORT); };
+    var fair = function (e, i) { return !close && i < SUPPORT_TOP && (held(e) >= SUPPORT_WORDS_TOP || e.similarity >= SUPPORT_MEANT); };
+    [strong, fair].forEach(function (enough) { // the passages that hold the question first, then the nearest
+      for (var i = 0; answered && !foreign && i < fused.length && evidence.length < room; i++) {
+        var e = fused[i];
+        if (evidence.indexOf(e.passage) < 0 && e.passage.role !== "check" && enough(e, i)) evidence.push(e.passage);
+      }
+    });
     var byResult = {};
-    results.forEach(function (r) { byResult[r.id] = r; });
+    fused.forEach(function (e) { if (e.result) byResult[e.passage.id] = e.result; });
     var passages = evidence.map(function (passage) {
       var r = byResult[passage.id];
       var leading = best && best.passage === passage && lead && !close;
@@ -776,12 +954,14 @@
       kind: how,
       language: foreign,
       lead: lead,
+      uncertain: uncertain,
       numbers: numbers,
       check: close ? { question: close.check.parts.question, answer: close.check.parts.answer || "",
         explanation: close.check.parts.explanation || "", anchor: close.check.anchor, page: close.check.page,
         section: close.check.section, sentences: close.check.sentences, spans: close.check.spans || null } : null,
       passages: passages,
       found: answered,
+      support: { words: Math.round(words * 1000) / 1000, meaning: Math.round(meaning * 1000) / 1000 },
       closest: answered ? [] : this.closest(results),
       outline: this.data.outline || []
     };
