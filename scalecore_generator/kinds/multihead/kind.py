@@ -28,9 +28,9 @@ MEASURES = (
     dict(key="score_spread", name="Score spread", unit="", range=None,
          hint="How far apart this head's scores are when softmax gets them. A few units is fine."),
     dict(key="mean_row_max", name="Mean row-max", unit="", range=["1/T", 1],
-         hint="The share of attention each word gives its favourite in this head: 1/T is even, 1 is all on one word."),
+         hint="The share of attention each token gives its favourite token in this head: 1/T is even, 1 is all on one token."),
     dict(key="mean_entropy", name="Entropy", unit=" nats", range=[0, "ln T"],
-         hint="How spread out this head's attention is: ln T is even, 0 is all on one word."),
+         hint="How spread out this head's attention is: ln T is even, 0 is all on one token."),
     dict(key="gradient", name="Gradient size", unit="", range=[0, 0.5],
          hint="The Frobenius norm of the softmax Jacobian, averaged over rows: near 0, no gradient reaches the scores."),
 )
