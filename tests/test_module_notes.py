@@ -10,7 +10,8 @@ page, with the fixtures of test_module_page (a fresh browser context per test, n
   the keyboard;
 - a full localStorage says the storage is full (not "not allowed"), offers an export, and the
   message goes once a later save succeeds; a refused audience choice is reported too;
-- a file that is not UTF-8 text is refused in one line and the notes stay as they were.
+- a file that is not UTF-8 text is refused in one line and the notes stay as they were; one that
+  starts with a UTF-16 byte order mark is refused saying so (issue 46, item 9), a UTF-8 one is dropped.
 """
 
 from __future__ import annotations
@@ -271,17 +272,43 @@ def test_importing_what_is_not_text_is_refused_in_one_line(context, base_url, tm
     assert dialogs == []  # refused before asking to replace anything
 
 
-def test_a_utf16_text_file_with_its_byte_order_mark_is_text(context, base_url, tmp_path):
+UTF16 = {  # a file starting with a UTF-16 byte order mark: Notepad's text, or a binary file behind those two bytes
+    "windows.txt": "\ufeffNotes saved by Notepad: caf\u00e9\r\nsecond line\r\n".encode("utf-16-le"),
+    "big-endian.md": "\ufeffNotes\n".encode("utf-16-be"),
+    "disguised.md": b"\xff\xfe" + bytes(range(32, 256)) * 4,
+}
+
+
+@pytest.mark.parametrize("name", sorted(UTF16))
+def test_a_file_with_a_utf16_byte_order_mark_is_refused_saying_so(context, base_url, tmp_path, name):
+    page = _open_module(context, base_url + MODULE_PAGE)
+    notes(page).fill("Keep me as I am.")
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    path = tmp_path / name
+    path.write_bytes(UTF16[name])
+    with page.expect_file_chooser() as chooser:
+        page.get_by_role("button", name="Import a .md file").click()
+    chooser.value.set_files(str(path))
+    page.wait_for_function("() => /nothing was imported/.test(document.querySelector("
+                           "'[data-scalecore-notes-status]').textContent)", timeout=5000)
+    assert status_text(page) == (
+        f"{name} is UTF-16 text (it starts with UTF-16's byte order mark); notes import UTF-8 only. Save it as UTF-8 "
+        "(in most editors: Save as, encoding UTF-8) and import it again; nothing was imported.")
+    assert notes(page).input_value() == stored(page) == "Keep me as I am."
+    assert dialogs == []
+
+
+def test_a_utf8_byte_order_mark_is_dropped(context, base_url, tmp_path):
     page = _open_module(context, base_url + MODULE_PAGE)
     path = tmp_path / "windows.txt"
-    path.write_bytes("\ufeffNotes saved by Notepad: caf\u00e9\r\nsecond line\r\n".encode("utf-16-le"))
+    path.write_bytes("\ufeffNotes saved by Notepad: caf\u00e9\r\nsecond line\r\n".encode("utf-8"))
     with page.expect_file_chooser() as chooser:
         page.get_by_role("button", name="Import a .md file").click()
     chooser.value.set_files(str(path))
     page.wait_for_function("() => /Imported windows\\.txt/.test(document.querySelector("
                            "'[data-scalecore-notes-status]').textContent)", timeout=5000)
-    assert notes(page).input_value() == "Notes saved by Notepad: caf\u00e9\nsecond line\n"
-    assert stored(page) == "Notes saved by Notepad: caf\u00e9\nsecond line\n"
+    assert notes(page).input_value() == stored(page) == "Notes saved by Notepad: caf\u00e9\nsecond line\n"
 
 
 def _order(text: str, tab: str) -> list[int]:

@@ -10,7 +10,8 @@
  * A note is never lost without the reader being told: notes open in two tabs follow each other
  * (storage events), and when both tabs changed them the reader chooses which text to keep (or
  * both, merged); a save the browser refuses (storage full, or not allowed) is reported, with
- * an export at hand, until a later save succeeds; a file that is not UTF-8 text is not imported.
+ * an export at hand, until a later save succeeds; a file that is not UTF-8 text is not imported
+ * (decoded strictly: a UTF-8 byte order mark is dropped; one of UTF-16 refuses the file, saying so).
  * A classic script, no framework, no modules: it works from file:// too. Under Material's
  * instant navigation the page body is swapped without a reload, so it runs again on every page
  * through window.document$; it does nothing on pages without a module header. The reader's
@@ -288,23 +289,24 @@
 
   /* ---------------------------------------------------------------- notes */
 
-  // The text of a file if it is text: UTF-8 (or UTF-16 with its byte order mark), without the
-  // control characters that only binary files hold; null otherwise.
+  // A file as notes: { text } when it is UTF-8 text, decoded strictly (a byte that is not UTF-8
+  // refuses the file, never becomes a replacement character; a UTF-8 byte order mark is dropped)
+  // and without the control characters only binary files hold; { problem: "utf-16" } when it
+  // starts with a UTF-16 byte order mark (FF FE or FE FF: read as UTF-16, any file with those two
+  // bytes in front passes for text, of a script the reader never wrote); { problem: "not text" }
+  // otherwise.
   function decodeText(buffer) {
     var bytes = new Uint8Array(buffer);
-    var encoding = "utf-8";
-    if (bytes[0] === 0xff && bytes[1] === 0xfe) {
-      encoding = "utf-16le";
-    } else if (bytes[0] === 0xfe && bytes[1] === 0xff) {
-      encoding = "utf-16be";
+    if ((bytes[0] === 0xff && bytes[1] === 0xfe) || (bytes[0] === 0xfe && bytes[1] === 0xff)) {
+      return { problem: "utf-16" };
     }
     var text;
     try {
-      text = new TextDecoder(encoding, { fatal: true }).decode(bytes);
+      text = new TextDecoder("utf-8", { fatal: true }).decode(bytes); // drops a UTF-8 byte order mark
     } catch (error) {
-      return null; // not valid in that encoding (or no TextDecoder): not text we can read
+      return { problem: "not text" }; // not UTF-8 (or no TextDecoder): not text we can read
     }
-    return /[\u0000-\u0008\u000b\u000e-\u001f\ufffe\uffff]/.test(text) ? null : text;
+    return /[\u0000-\u0008\u000b\u000e-\u001f\ufffe\uffff]/.test(text) ? { problem: "not text" } : { text: text };
   }
 
   // Two texts in one that loses no line of either: the lines both start and end with, and
@@ -615,11 +617,17 @@
       }
       var reader = new FileReader();
       reader.onload = function () {
-        var text = decodeText(reader.result);
-        if (text === null) {
+        var read = decodeText(reader.result);
+        if (read.problem === "utf-16") {
+          say(chosen.name + " is UTF-16 text (it starts with UTF-16's byte order mark); notes import UTF-8 only. " +
+            "Save it as UTF-8 (in most editors: Save as, encoding UTF-8) and import it again; nothing was imported.");
+          return;
+        }
+        if (read.problem) {
           say(chosen.name + " is not a UTF-8 text file (such as a .md file); nothing was imported.");
           return;
         }
+        var text = read.text;
         text = text.replace(/^\ufeff/, "").replace(/\r\n?/g, "\n");
         if (text.indexOf(heading) === 0) { // our own export: its heading is not part of the notes
           text = text.slice(heading.length).replace(/^\n/, "");
