@@ -27,6 +27,7 @@ from scalecore_generator.errors import ScalecoreError
 import scalecore
 from scalecore_generator import vendor
 from scalecore_generator.build.cache import sha256_file
+from scalecore_generator.runtime import imports
 from scalecore_generator.runtime.wheel import build_wheel
 
 PYODIDE_FILES = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip")
@@ -138,10 +139,15 @@ def packages_file(pyodide_lock: dict, wheels: list[LockedWheel], mirror: str | N
 
 
 def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | None = None,
-            wheels_dir: Path = WHEELS_DIR, digest=sha256_file, memo=None) -> Runtime:
+            wheels_dir: Path = WHEELS_DIR, digest=sha256_file, memo=None, computes: list[str] | None = None) -> Runtime:
     """Pyodide's files, the core's wheel, a wheel of each of the site's own packages, and the offline
     wheels with the lock file that lists them (``digest``: see _checked_wheels; ``memo``: the
-    build's, which knows the wheels it built: see build_wheel)."""
+    build's, which knows the wheels it built: see build_wheel).
+
+    The site's packages are checked first against what the browser's Python can import
+    (runtime/imports.py): from the modules of the kinds' compute functions (``computes``,
+    ``package.module:function``), or, when the caller does not name them, from every module of
+    the packages."""
     if mirror and not re.match(r"^https?://[^/?#\s]+(/[^?#\s]*)?$", mirror):
         raise ScalecoreError(f"scalecore: package_mirror must be the http(s) URL of a folder holding a "
                           f"pyodide-lock.json, got {mirror!r}. Fix: write e.g. package_mirror: "
@@ -156,6 +162,10 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
             f"(missing {', '.join(missing)}). "
             "Fix: " + vendor.REINSTALL + ", or set 'live: false' for the scalecore plugin in mkdocs.yml."
         )
+    pyodide_lock = json.loads((folder / "pyodide-lock.json").read_text(encoding="utf-8"))
+    wheels = locked_wheels()
+    imports.check_or_stop(list(packages), computes, folder, {wheel.name: list(wheel.imports) for wheel in wheels},
+                          set(packages_file(pyodide_lock, wheels, None)["elsewhere"]))
     files = {f"{PYODIDE_SITE}/{name}": folder / name for name in PYODIDE_FILES}
     # Every file loadPyodide reads is listed with its sha256: the worker checks each before use.
     manifest = {"pyodide": f"{PYODIDE_SITE}/pyodide.mjs"}
@@ -167,8 +177,6 @@ def collect(root: Path, cache: Path, packages: list[Path] = (), mirror: str | No
         files[f"{WHEEL_SITE}/{wheel.name}"] = wheel
         manifest[key] = f"{WHEEL_SITE}/{wheel.name}"
 
-    pyodide_lock = json.loads((folder / "pyodide-lock.json").read_text(encoding="utf-8"))
-    wheels = locked_wheels()
     for wheel, path in _checked_wheels(wheels_dir, wheels, digest).items():
         files[f"{PYODIDE_SITE}/{wheel.file_name}"] = path
     dumps = lambda data: json.dumps(data, indent=1, sort_keys=True, ensure_ascii=False) + "\n"  # noqa: E731
