@@ -19,6 +19,7 @@ axis values joined by '/' (``index`` for a kind without axes). Points that share
 among them with no round trip, from file:// too.
 """
 
+import functools
 import itertools
 import json
 from collections.abc import Callable
@@ -93,9 +94,52 @@ class KindSettings(base.Config):
     """A kind's section of the plugin's ``kinds:`` option (``kinds: {variance: {samples: 2000}}``)."""
 
 
+class EmptyAxis(ValueError):
+    """A grid with an axis that has no values: the kind would bake nothing (its message names the
+    setting that left it empty, where there is one)."""
+
+
+def check_axes(grid: Grid, site: Site, kind: str) -> None:
+    """Every axis of ``grid`` has a value. An empty one comes from an empty setting in the site's
+    ``kinds:`` option (``steps: []``), so the message names that setting: the one named like the
+    axis, else the kind's empty list settings."""
+    empty = [axis for axis, values in grid.axes.items() if len(values) == 0]
+    if not empty:
+        return
+    axis = empty[0]
+    settings = [key for key, value in (site.options or {}).items() if isinstance(value, (list, tuple)) and not value]
+    if not settings:
+        raise EmptyAxis(f"the axis {axis!r} of its grid has no values, so it would bake nothing; its grid() must "
+                        "give each axis at least one value")
+    named = next((key for key in settings if key.rstrip("s") == axis.rstrip("s")), settings[0])
+    raise EmptyAxis(f"its setting {named!r} is empty{site.option_at('kinds')}, so the axis {axis!r} has no values "
+                    f"and the kind would bake nothing: give {named} at least one value in mkdocs.yml ({kind}: "
+                    f"{{{named}: [...]}}), or leave it out for its default")
+
+
 class Kind:
     """One interactive. Subclasses set ``label``, ``Options`` and ``render``; a kind that bakes
-    data sets ``compute`` and ``grid``. ``name`` and ``folder`` are set by the registry."""
+    data sets ``compute`` and ``grid``. ``name`` and ``folder`` are set by the registry.
+
+    A subclass's ``grid`` is checked as it returns: an axis without values stops the build with
+    the setting that emptied it (check_axes), not later with a quote or a block that finds no
+    point."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("grid")
+        if own is None or getattr(own, "checks_axes", False):
+            return
+
+        @functools.wraps(own)
+        def grid(self, site):
+            made = own(self, site)
+            if made is not None:
+                check_axes(made, site, getattr(type(self), "name", type(self).__name__))
+            return made
+
+        grid.checks_axes = True
+        cls.grid = grid
 
     name: ClassVar[str]
     folder: ClassVar[Path]
