@@ -272,6 +272,34 @@ class Panel:
             isolated=self.kind.isolated,
             scripts=[],
         )
-        # Python-Markdown keeps a raw HTML block whole up to its closing tag, blank lines included
-        # (so code in a <pre> stays as written); it only has to start at the line's beginning.
-        return template.render({**shared, **values}).strip()
+        given = {**shared, **values}
+        try:
+            # Python-Markdown keeps a raw HTML block whole up to its closing tag, blank lines included
+            # (so code in a <pre> stays as written); it only has to start at the line's beginning.
+            return template.render(given).strip()
+        except (ScalecoreError, OptionError):
+            raise
+        except Exception as error:
+            raise self._template_error(error, given) from None
+
+    def _template_error(self, error: Exception, given: dict) -> Exception:
+        """A template that fails while it renders (a name it is not given, an attribute a value
+        lacks, a filter's error), as the line of the kind's template where it failed: jinja2 puts
+        the templates' own lines in the traceback. Not found there (the error is in code the
+        template called): the error itself, with its traceback."""
+        import traceback
+
+        folder = Path(self.kind.folder).resolve()
+        frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+                  if frame.filename.endswith(".html") and Path(frame.filename).resolve().is_relative_to(folder)]
+        if not frames:
+            return error
+        where = f"{frames[-1].filename}:{frames[-1].lineno}"
+        what = str(error) if isinstance(error, jinja2.TemplateError) else f"{type(error).__name__}: {error}"
+        block = f"(rendering /// {self.kind.name} at {self.context.page}:{self.line})"
+        if isinstance(error, jinja2.UndefinedError):
+            return ScalecoreError(f"{where}: {what} {block}. Fix: use a value the template is given (its values: "
+                                  f"{', '.join(sorted(given))}), or pass it from the kind's render() in kind.py: "
+                                  "panel.render_template(options, name=value)")
+        return ScalecoreError(f"{where}: {what} {block}. Fix: correct the template at that line, or the value "
+                              "the kind's render() in kind.py passes it")
