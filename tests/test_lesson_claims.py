@@ -168,6 +168,19 @@ def test_splitting_into_heads_leaves_each_heads_scaled_spread_where_it_was(baked
     assert spreads[0] / spreads[3] < 2, spreads
 
 
+def test_the_divided_spread_is_about_half_the_derivations_one_at_every_split(baked):
+    """Step 3 (issue 45, teaching order): 'about 0.5 ... That is about half the 1 the derivation
+    promises: the ten scores of a row share one query'; and the softmax module's head is 'as one of
+    two heads would in a layer' (d_k = 16 of d_model = 32), the single head here the whole 32."""
+    assert f"{baked.value(f'multihead/kjv/all/1/{ALL_THREE}/spread/sqrt_d_k/mean'):.1f}" == "0.5"
+    for corpus in CORPORA:
+        for heads in (1, 2, 4, 8):
+            spread = baked.value(f"multihead/{corpus}/all/{heads}/{ALL_THREE}/spread/sqrt_d_k/mean")
+            assert 0.4 < spread < 0.7, (corpus, heads, spread)
+    assert baked.value("settings/d_k") * 2 == baked.value("settings/d_model") == 32
+    assert baked.value(f"multihead/kjv/0/1/{ALL_THREE}/d_k") == 32
+
+
 def test_the_raw_count_input_keeps_every_split_millions_of_times_too_spread(baked):
     """'the raw-count input makes the scores millions of times too spread' (kjv, init+scale)."""
     for heads in (1, 2, 4, 8):
