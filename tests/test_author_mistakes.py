@@ -45,3 +45,28 @@ def test_a_name_the_template_is_not_given_names_the_templates_line(good, tmp_pat
         "template is given (its values: isolated, kind, label, manifest, manifest_script, options_json, panel_id, "
         "panel_script, point, scripts, site_root, title), or pass it from the kind's render() in kind.py: "
         "panel.render_template(options, name=value)")
+
+
+def test_a_theme_override_that_drops_the_scripts_names_its_file(good, tmp_path):  # noqa: F811
+    def change(folder):
+        (folder / "overrides").mkdir()
+        (folder / "overrides" / "main.html").write_text('{% extends "base.html" %}\n\n{% block scripts %}\n'
+                                                        '{% endblock %}\n', encoding="utf-8")
+        edit(folder / "mkdocs.yml", "  name: material\n", "  name: material\n  custom_dir: overrides\n")
+
+    folder, errors = broken(good, tmp_path, change)
+    assert errors[-1] == (
+        f"scalecore: {folder / 'overrides' / 'main.html'}:3: the pages built with it do not load "
+        "assets/scalecore/views.js, assets/scalecore/panels.js, so every panel stays as its no-JS fallback, without "
+        "switches or live mode (docs/index.md has panels). The site's scripts (extra_javascript, where the plugin "
+        "adds them) are in Material's {% block scripts %}. Fix: keep them in an override of that block: "
+        "{% block scripts %}{{ super() }} ... {% endblock %}.")
+
+
+def test_a_page_with_panels_and_its_scripts_or_without_panels_is_fine():
+    from scalecore_generator.pages.assets import missing_scripts
+
+    panel = '<div class="scalecore-panel" data-scalecore-kind="softmax"></div>'
+    scripts = '<script src="../assets/scalecore/views.js" defer></script><script src="../assets/scalecore/panels.js" defer>'
+    assert missing_scripts(panel + scripts) == [] and missing_scripts("<p>no panel</p>") == []
+    assert missing_scripts(panel + scripts.split("</script>")[0]) == ["assets/scalecore/panels.js"]

@@ -7,6 +7,7 @@ Everything comes from this repository or from npm packages pinned in build_tools
 and is copied into the site, so a page makes no request to another host (and works offline).
 """
 
+import re
 from pathlib import Path
 
 from scalecore_generator.errors import ScalecoreError
@@ -75,6 +76,16 @@ def page_scripts(isolation: bool, theme: bool) -> list[str]:
     root: offline reading, and cross-origin isolation, which with ``isolation`` (live mode)
     isolate.js uses to reload a console's page once); disk-search.js searches from file://."""
     return [*SCRIPTS, OFFLINE, DISK_SEARCH, *((ISOLATE,) if isolation else ()), *(THEME_SCRIPTS if theme else ())]
+
+
+def missing_scripts(html: str) -> list[str]:
+    """The panel scripts (SCRIPTS) a finished page with panels does not load: a theme whose
+    templates leave out the site's scripts (an override's empty ``{% block scripts %}``) leaves
+    every panel as its no-JS fallback. Empty for a page without panels, or with every script."""
+    if 'data-scalecore-kind="' not in html:
+        return []
+    loaded = set(re.findall(r'<script\b[^>]*\bsrc="(?:[^"]*/)?(assets/scalecore/[^"/]+\.js)"', html))
+    return [script for script in SCRIPTS if script not in loaded]
 
 
 def stylesheet(uses_math: bool, uses_theme: bool, math: str, kind_styles: list[str]) -> list[str]:

@@ -11,7 +11,7 @@ nav and dev server as the build needs them (site.py), and its error, raised once
     on_page_markdown, on_page_content   the authors' blocks out and the panels in (their
                    fallbacks held back from the search plugins...
     on_page_context   ...until they have indexed the page); every page's neighbours checked
-    on_post_page   the page's math, font preload and policy
+    on_post_page   the page's scripts checked; its math, font preload and policy
     on_post_build  the staged site swapped into place
     on_serve       what the dev server watches besides docs/
 """
@@ -177,6 +177,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     @_edge
     def on_post_page(self, html, page, config):
+        site.check_page_scripts(html, page, config)  # a theme override that dropped the panels' scripts
         return self.build.finish_page(site.page_info(page), html, self.all_pages)
 
     @_edge

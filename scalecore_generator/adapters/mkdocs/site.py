@@ -16,7 +16,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from scalecore_generator.adapters.mkdocs.config import missing_nav_pages, nav_line
 from scalecore_generator.build.site_build import EngineSite, PageInfo
 from scalecore_generator.errors import ScalecoreError
-from scalecore_generator.pages import frontend
+from scalecore_generator.pages import assets, frontend
 
 
 class SiteFiles(Files):
@@ -154,3 +154,34 @@ def mark_reload_script(server, nonce: str | None) -> None:
     marked.scalecore_nonce = nonce
     server._inject_js_into_html = marked
 
+
+
+SCRIPTS_BLOCK = re.compile(r"\{%-?\s*block\s+scripts\s*-?%\}")
+
+
+def check_page_scripts(html: str, page, config) -> None:
+    """A page with panels that does not load the panels' scripts stops the build with the theme
+    override that dropped them: the site's ``custom_dir`` template whose ``{% block scripts %}``
+    replaces Material's without ``{{ super() }}`` (its line), else the override of the page's
+    template. Material's own templates always load them (the site's extra_javascript)."""
+    missing = assets.missing_scripts(html)
+    if not missing:
+        return
+    custom = Path(config.theme.custom_dir).resolve() if config.theme.custom_dir else None
+    template = (page.meta or {}).get("template") or "main.html"
+    where = f"the theme's templates ({template})"
+    if custom is not None:
+        for name in (template, "main.html", "base.html"):
+            path = custom / name
+            text = path.read_text(encoding="utf-8") if path.is_file() else ""
+            block = SCRIPTS_BLOCK.search(text)
+            if block:
+                where = f"{path}:{text.count(chr(10), 0, block.start()) + 1}"
+                break
+            if path.is_file() and name == template:
+                where = str(path)
+    raise ScalecoreError(
+        f"{where}: the pages built with it do not load {', '.join(missing)}, so every panel stays as its no-JS "
+        f"fallback, without switches or live mode (docs/{page.file.src_uri} has panels). The site's scripts "
+        "(extra_javascript, where the plugin adds them) are in Material's {% block scripts %}. Fix: keep them in "
+        "an override of that block: {% block scripts %}{{ super() }} ... {% endblock %}.")
