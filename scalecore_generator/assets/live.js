@@ -117,8 +117,11 @@ class LiveClient {
       event.preventDefault();
       // After ready, only Python runs there: an error event then is not the site's message.
       if (worker === this.worker && this.progress.stage === "ready") return;
-      this.fail(worker, new Error("the Python worker failed" + (event.message ? ": " + event.message : "") +
-        (event.filename ? " (" + event.filename + ":" + event.lineno + ")" : "")));
+      const failed = new Error("the Python worker failed" + (event.message ? ": " + event.message : "") +
+        (event.filename ? " (" + event.filename + ":" + event.lineno + ")" : ""));
+      // Offline, a worker that cannot start is one this device did not keep: said so (panels.js).
+      const util = globalThis.scalecore && globalThis.scalecore.util;
+      this.fail(worker, util && util.unreachable ? util.unreachable("Live mode", failed) : failed);
     };
     this.port = privateChannel(worker, { type: "init", payload: { ...this.config, interrupt: this.interrupt ? this.interrupt.buffer : null, input: this.input } },
       (message) => this.receive(worker, message, started),

@@ -277,10 +277,13 @@
      not kept on this device. Said as such, never as the browser's module or fetch error. Other
      errors are returned as they are. */
   var NETWORK_ERROR = /failed to fetch|networkerror|load failed|dynamically imported module|could not (download|load)|importing a module script failed/i;
+  var WORKER_FAILED = /python worker failed|python could not start/i; // offline: its script was not kept
   function unreachable(what, error) {
     var message = error && error.message ? error.message : String(error);
     var offline = navigator.onLine === false;
-    if ((error && error.unreachable) || !NETWORK_ERROR.test(message)) return error;
+    if ((error && error.unreachable) || !(NETWORK_ERROR.test(message) || (offline && WORKER_FAILED.test(message)))) {
+      return error;
+    }
     var said = new Error(offline
       ? what + " is not saved on this device, and there is no network. It is kept once it has started on a " +
         "page while online; to keep it for every page, choose \u201cMake this site available offline\u201d in " +
@@ -290,17 +293,29 @@
     return said;
   }
 
+  /* Offline, live mode runs only from what this device kept: whether it ever started here (its
+     worker's script is kept once it has), asked of the caches at once rather than learnt from a
+     worker that fails to start. */
+  function keptForOffline(what) {
+    if (navigator.onLine !== false || !window.caches) return Promise.resolve();
+    return caches.match(new URL("worker.js", S.base).href).then(function (found) {
+      if (!found) throw unreachable(what, new Error("Failed to fetch"));
+    }, function () { /* no answer from the caches: try, and say what fails */ });
+  }
+
   /* The live client (live.js, a module, with the worker): imported on first use only. */
   var liveModule = null;
-  function live() {
+  function live(what) {
     if (!isHttp()) return Promise.reject(new Error("live mode needs the site served over http"));
-    if (!liveModule) {
-      liveModule = import(new URL("live.js", S.base).href).catch(function (error) {
-        liveModule = null;
-        throw unreachable("Live mode", error);
-      });
-    }
-    return liveModule;
+    return keptForOffline(what || "Live mode").then(function () {
+      if (!liveModule) {
+        liveModule = import(new URL("live.js", S.base).href).catch(function (error) {
+          liveModule = null;
+          throw unreachable("Live mode", error);
+        });
+      }
+      return liveModule;
+    });
   }
 
   /* Intent to compute live (a pointer over or pressing a live control, or keyboard focus on
@@ -394,7 +409,7 @@
         }, BUSY_AFTER_MS);
         return manifestOf(root)
           .then(function (manifest) {
-            return live().then(function (module) { return module.client(manifest, { onProgress: progress.update }); });
+            return live(spec.feature).then(function (module) { return module.client(manifest, { onProgress: progress.update }); });
           })
           .then(function (client) {
             python = performance.now();
@@ -1004,6 +1019,7 @@
   }
 
   S.util = {
+    keptForOffline: keptForOffline,
     el: el, svg: svg, append: append, nextId: nextId, fmt: fmt,
     loadScript: loadScript, ensureData: ensureData, panelData: panelData, isHttp: isHttp, manifestOf: manifestOf,
     resolveUrl: resolveUrl, announcer: announcer, controls: controls, toggle: toggle,

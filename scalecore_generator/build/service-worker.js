@@ -154,12 +154,14 @@ const stamped = (headers, build) => { headers.set("Server-Timing", `scalecore;de
 const served = ({ body, type }, entry) =>
   isolated(new Response(body, { headers: stamped(new Headers({ "Content-Type": type }), BUILD) }), entry);
 
+const escape = (value) => value.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
+
 /* What a page shows where neither the network nor the cache can give the page it asked for:
-   static text (no script), with the pages this device keeps, so the reader has somewhere to go. */
+   static text (no script), with the pages this device keeps ({path, title}), so the reader has
+   somewhere to go. */
 function notice(title, text, kept = []) {
-  const escape = (value) => value.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
   const pages = kept.length ? `<h2 style="font-size:1.1rem">Saved on this device</h2><ul>` +
-    kept.map((path) => `<li><a href="${escape(keyOf(path))}">${escape(path)}</a></li>`).join("") + "</ul>" : "";
+    kept.map((page) => `<li><a href="${escape(keyOf(page.path))}">${escape(page.title)}</a></li>`).join("") + "</ul>" : "";
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
     `<title>${title}</title><body style="font:1rem/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem">` +
     `<h1 style="font-size:1.4rem">${title}</h1><p>${text}</p><p><a href="">Try again</a> · <a href="${ROOT.href}">Home</a></p>${pages}`;
@@ -168,10 +170,17 @@ function notice(title, text, kept = []) {
 
 const PAGE_LIMIT = 40; // the saved pages a notice lists
 
+/* The pages this build's cache keeps, each named by its <title> (read from the kept copy). */
 async function keptPages() {
   const cache = await caches.open(CACHE);
-  return (await cache.keys()).map((request) => sitePath(request.url))
-    .filter((path) => path && path.endsWith(".html")).sort().slice(0, PAGE_LIMIT);
+  const paths = (await cache.keys()).map((request) => sitePath(request.url))
+    .filter((path) => path && path.endsWith(".html") && path !== "404.html").sort().slice(0, PAGE_LIMIT);
+  return Promise.all(paths.map(async (path) => {
+    const text = await (await cache.match(keyOf(path))).text();
+    const found = /<title>([^<]*)<\/title>/i.exec(text);
+    const title = found ? found[1].replace(/&amp;/g, "&").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&#39;/g, "'").trim() : "";
+    return { path, title: title || path };
+  }));
 }
 
 async function tellPages(message) {
@@ -211,9 +220,14 @@ async function offlineAnswer(request, path, files) {
     if (copy) return served(copy, entry);
   }
   if (request.mode !== "navigate") return Response.error();
+  const kept = await keptPages().catch(() => []);
+  if (files && !entry) {
+    return notice("Not a page of the saved site", "This address is not a page of the version of this site saved on " +
+      "this device (it may be newer, or mistyped), and the network cannot be reached.", kept);
+  }
   return notice("Not saved for offline reading", "This page was not saved on this device, and the network cannot be " +
-    "reached. Every page you read while online is kept; to keep the whole site, choose \u201cMake this site " +
-    "available offline\u201d (the arrow in the header) the next time you are online.", await keptPages().catch(() => []));
+    "reached. Pages read while online are kept (those below); to keep the whole site, choose \u201cMake this site " +
+    "available offline\u201d (the arrow in the header) the next time you are online.", kept);
 }
 
 async function answer(event, path) {

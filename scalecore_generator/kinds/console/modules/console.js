@@ -563,6 +563,7 @@ class Console {
     this.setRunning(true);
     let live;
     try {
+      await u.keptForOffline("The console's Python"); // offline and never started here: said at once
       live = this.client();
     } catch (error) {
       this.write("stderr", error.message + "\n");
