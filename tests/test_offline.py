@@ -398,3 +398,21 @@ def test_two_sites_of_one_origin_keep_their_own_pages(reader, built_site, tmp_pa
         assert context.refused == []
     finally:
         server.close()
+
+
+def test_a_full_browser_storage_is_said_as_such(reader, site_server):
+    """Issue 46.7: a save that the browser's storage quota stops says so, with what is used and
+    allowed, not "try again when the network is back"; what was saved stays."""
+    context, page = reader(site_server)
+    controlled(page, site_server.url)
+    cdp = context.new_cdp_session(page)
+    cdp.send("Storage.overrideQuotaForOrigin", {"origin": site_server.origin, "quotaSize": 8_000_000})
+    page.get_by_role("button", name="Make this site available offline").click()
+    dialog = page.get_by_role("dialog", name="Make this site available offline")
+    expect(dialog.locator('[data-size="site"]')).to_contain_text("MB", timeout=20_000)
+    dialog.get_by_role("button", name="Save for offline").click()
+    status = dialog.locator(".scalecore-offline__status")
+    expect(status).to_contain_text("no more room on this device", timeout=120_000)
+    assert "network" not in status.text_content() and ".." not in status.text_content()
+    expect(dialog.get_by_role("button", name="Save for offline")).to_be_enabled()
+    assert page.evaluate("caches.keys().then(names => names.length)") == 1  # what was saved stays

@@ -240,12 +240,21 @@
     if (line) line.setAttribute("data-done", "");
   }
 
+  /* Why saving stopped, in the reader's terms: a newer build, the browser's storage full (with what
+     it holds), the network gone, or the reason as the worker gave it. What was saved stays. */
   function failed(data) {
     saving = false;
-    say(data.newer ? "A newer version of this site was published meanwhile: reload to update, then save again."
-      : "Saving stopped: " + data.reason + ". What was saved is kept; try again when the network is back.");
     var save = document.querySelector('#scalecore-offline [data-action="save"]');
     if (save) save.disabled = false;
+    if (data.newer) { say("A newer version of this site was published meanwhile: reload to update, then save again."); return; }
+    if (data.network) { say("Saving stopped: the network could not be reached. What was saved is kept; try again when the network is back."); return; }
+    if (!data.quota) { say("Saving stopped: " + String(data.reason).replace(/\.+$/, "") + ". What was saved is kept; try again."); return; }
+    var full = "Saving stopped: this browser gives the site no more room on this device";
+    var advice = ". What was saved is kept. Free some space (or allow this site more storage), or save less: the pages alone.";
+    var estimate = navigator.storage && navigator.storage.estimate ? navigator.storage.estimate() : Promise.reject();
+    estimate.then(function (found) {
+      say(full + " (" + megabytes(found.usage || 0) + " used of the " + megabytes(found.quota || 0) + " it allows)" + advice);
+    }, function () { say(full + advice); });
   }
 
   /* The button sits in Material's header, before the search button (on every page: instant

@@ -399,5 +399,6 @@ self.addEventListener("message", (event) => {
     (error) => client.postMessage({ type: "status", error: String(error) })));
   else if (data.type === "save" && LEVELS.includes(data.level)) event.waitUntil(saveAll(data.level, client).then(
     () => client.postMessage({ type: "saved", level: data.level }),
-    (error) => client.postMessage({ type: "failed", newer: error instanceof NewerBuild, reason: String(error.message || error) })));
+    (error) => client.postMessage({ type: "failed", newer: error instanceof NewerBuild, reason: String(error.message || error),
+      quota: !!error && error.name === "QuotaExceededError", network: error instanceof TypeError })));
 });
