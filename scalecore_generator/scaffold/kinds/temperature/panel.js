@@ -39,26 +39,24 @@
           return { value: key, label: u.fmt(points[key].temperature) };
         }), first, function (key) { show(points[key]); });
 
-        var input = el("input", { type: "number", min: "0.01", step: "any", value: "3", class: "scalecore-input",
-          "aria-label": "Any temperature" });
-        var message = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
-        var progress = u.progressView();
-        var live = el("form", { class: "scalecore-live" }, [input,
-          el("button", { type: "submit", class: "scalecore-button" }, "Compute live"), progress.node, message]);
-        live.addEventListener("submit", function (event) {
-          event.preventDefault();
-          var temperature = Number(input.value);
-          message.textContent = "Computing in Python\u2026";
-          u.manifestOf(root)
-            .then(function (manifest) { return u.live().then(function (m) { return m.client(manifest, { onProgress: progress.update }); }); })
-            .then(function (client) { return client.compute("temperature", [{ scores: points[first].scores, temperature: temperature }]); })
-            .then(function (results) {
-              show(results[0]);
-              root.setAttribute("data-temperature-live", String(temperature));
-              message.textContent = "Live: computed in your browser.";
-            }, function (error) { message.textContent = error.message; });
+        // The "Compute live" disclosure (u.liveForm): its form, the runtime's progress, its messages,
+        // and what a page opened from disk says. points() gives the compute function's parameters.
+        var input = el("input", { type: "number", min: "0.01", step: "any", value: "3", class: "scalecore-input" });
+        var live = u.liveForm(root, {
+          kind: "temperature",
+          what: "the weights",
+          fields: [{ label: "Any temperature", input: input }],
+          points: function () {
+            var temperature = Number(input.value);
+            if (input.value.trim() === "" || !(temperature > 0)) throw new Error("Write a temperature above 0, for example 3.");
+            return [{ scores: points[first].scores, temperature: temperature }];
+          },
+          done: function (results) {
+            show(results[0]);
+            root.setAttribute("data-temperature-live", String(results[0].temperature));
+          },
+          back: function () { show(points[picker.select.value]); },
         });
-        if (!u.isHttp()) live.replaceChildren(u.needsHttp("Live mode", root));
 
         u.controls(root).append(picker.field, shown, live);
         root.querySelector(".scalecore-fallback").hidden = true;
