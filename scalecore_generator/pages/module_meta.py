@@ -17,6 +17,11 @@ as "not on this site".
 
     external: [Transformer Decoder]               titles of prerequisites or next not on this site
 
+Two switches say what ends the page; each defaults to the plugin option of its name:
+
+    mentor: false                                 no "Ask the mentor" on this page
+    notes: false                                  no "My notes" on this page
+
 A page whose front matter has ``section`` is a section page: it holds the modules whose code
 starts with its code and a dot (``section: P10`` holds P10.attention.03, P10.attention.04...).
 The theme lists them in the order of their codes, with their audience and description, and
@@ -43,7 +48,8 @@ CALLOUT_TITLES = {"guest": "In plain words", "it-ml": "For practitioners", "lang
 ADMONITION = re.compile(r"^(?P<indent>\s*)(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<type>[^\s\"]+)")
 REQUIRED = ("code", "title", "description", "audience")
 OPTIONAL = ("prerequisites", "next", "external")
-KEYS = REQUIRED + OPTIONAL
+SWITCHES = {"mentor": '"Ask the mentor"', "notes": '"My notes"'}  # true or false; default: the plugin's option
+KEYS = REQUIRED + OPTIONAL + tuple(SWITCHES)
 MODULE_ONLY = ("code", "audience", "prerequisites", "next", "external")  # keys that make a page a module page
 # Front-matter keys MkDocs and Material read themselves: never mistaken for a misspelt module key.
 OTHER_KNOWN = ("template", "hide", "icon", "status", "subtitle", "search", "tags", "comments", "authors",
@@ -148,6 +154,9 @@ def check_module_meta(meta: dict, page: str, source: str | None = None) -> None:
         stripped = [title.strip() for title in titles]
         if len(set(stripped)) != len(stripped):
             fail(key, f"key {key!r}: a title is listed more than once")
+    for key, part in SWITCHES.items():
+        if key in meta and not isinstance(meta[key], bool):
+            fail(key, f"key {key!r} must be true or false (whether the page ends with {part}), got {meta[key]!r}")
 
 
 def _audience_of_callout(value) -> str | None:

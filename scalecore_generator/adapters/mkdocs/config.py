@@ -62,6 +62,14 @@ class ScalecoreConfig(base.Config):
                                   "build, baked groups no build used in this many builds are removed, so the cache "
                                   "stays bounded while the code and the pages change. `python -m scalecore cache` "
                                   "shows its size and prunes by hand.")
+    mentor = described(c.Type(bool, default=True),
+                       "End each module page with \"Ask the mentor\": questions answered from the module's own "
+                       "sources, in the reader's browser (the mentor guide). A module page's front matter "
+                       "`mentor: false` (or `true`) decides for that page.")
+    notes = described(c.Type(bool, default=True),
+                      "End each module page with \"My notes\": the reader's notes, kept in their browser, exported "
+                      "and imported as a markdown file. A module page's front matter `notes: false` (or `true`) "
+                      "decides for that page.")
     mentor_model = described(c.Type(bool, default=False),
                              "Offer the mentor's readers a reply written by a small language model (SmolLM2-135M-"
                              "Instruct, 98 MB, Apache-2.0) that runs in their browser with wllama, from the sources "

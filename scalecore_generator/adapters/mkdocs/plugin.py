@@ -136,6 +136,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @event_priority(50)  # before other plugins see the markdown: they get plain HTML blocks
     @_edge
     def on_page_markdown(self, markdown, page, config, files):
+        site.module_switches(page, self.config)
         return self.build.expand(site.page_info(page), markdown, functools.partial(site.page_link, files, page.file),
                                  self._page_paths(files))
 

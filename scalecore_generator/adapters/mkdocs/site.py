@@ -185,3 +185,14 @@ def check_page_scripts(html: str, page, config) -> None:
         f"fallback, without switches or live mode (docs/{page.file.src_uri} has panels). The site's scripts "
         "(extra_javascript, where the plugin adds them) are in Material's {% block scripts %}. Fix: keep them in "
         "an override of that block: {% block scripts %}{{ super() }} ... {% endblock %}.")
+
+
+MODULE_SWITCHES = ("mentor", "notes")  # plugin options a module page's front matter may set for itself
+
+
+def module_switches(page, options) -> None:
+    """A module page's "Ask the mentor" and "My notes" (pages/templates/module-end.html): its
+    front matter's ``mentor:`` and ``notes:``, else the plugin's options of those names."""
+    if page.meta and page.meta.get("code"):
+        for key in MODULE_SWITCHES:
+            page.meta.setdefault(key, options[key])
