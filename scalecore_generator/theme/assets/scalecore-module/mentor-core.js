@@ -270,6 +270,12 @@
     if (this.embedder) this.embedder.centre(data.passages);
     this.checks = data.passages.filter(function (p) { return p.parts && p.parts.question; });
     this.aliases = corpusAliases(data.corpora || [], frequency);
+    this.abbreviations = abbreviations(data.passages);
+    var english = this.english = {}; // the words of the module's own text, as written
+    data.passages.forEach(function (p) {
+      if (POINTERS[p.role]) return; // a reference's names and titles may be in any language
+      p.plain.forEach(function (text) { words(text).forEach(function (w) { english[w] = true; }); });
+    });
   }
 
   /* ------------------------------------------------------------------ the site's own vocabulary */
@@ -306,7 +312,29 @@
     return out;
   }
 
-  /* The corpus names a question stands for: {term of the question: corpus name}. */
+  /* The abbreviations a module defines, "a feed-forward network (FFN)": the words before the
+     parentheses whose initials spell it. [{short: "ffn", long: ["feed", "forward", "network"]}] */
+  function abbreviations(passages) {
+    var out = {};
+    passages.forEach(function (p) {
+      if (POINTERS[p.role]) return;
+      p.plain.forEach(function (text) {
+        var found = /((?:[A-Za-z][\w]*[\s-]+){1,6})\(([A-Z][A-Za-z]{1,6})\)/g, m;
+        while ((m = found.exec(text))) {
+          var short = m[2].toLowerCase();
+          var before = m[1].trim().split(/[\s-]+/);
+          var long = before.slice(-short.length);
+          if (long.length === short.length && long.map(function (w) { return w[0].toLowerCase(); }).join("") === short) {
+            out[stem(short)] = { short: stem(short), long: terms(long.join(" ")) };
+          }
+        }
+      });
+    });
+    return Object.keys(out).sort().map(function (k) { return out[k]; }).filter(function (a) { return a.long.length > 1; });
+  }
+
+  /* The words a question stands for: {term of the question: a corpus name, an abbreviation, or
+     the terms of its long form}. */
   Mentor.prototype.expand = function (question) {
     var aliases = this.aliases;
     var out = {};
@@ -322,6 +350,13 @@
       });
     }
     Object.keys(out).forEach(function (t) { if (named[out[t]] === 2) delete out[t]; }); // named already
+    // the module's own abbreviations, both ways: "feed-forward network" finds FFN, FFN finds it
+    var has = {};
+    asked.forEach(function (t) { has[t] = true; });
+    (this.abbreviations || []).forEach(function (a) {
+      if (has[a.short] && !a.long.every(function (t) { return has[t]; })) out[a.short] = a.long;
+      else if (!has[a.short] && a.long.every(function (t) { return has[t]; })) out[a.long[a.long.length - 1]] = a.short;
+    });
     return out;
   };
 
@@ -523,13 +558,15 @@
   });
 
   /* The question's language: null for English (or too little to tell), else its name. */
-  function language(question) {
+  function language(question, english) {
     var letters = String(question).match(/\p{L}/gu) || [];
     var latin = letters.filter(function (c) { return /\p{Script=Latin}/u.test(c); }).length;
     if (letters.length >= 2 && latin < letters.length / 2) return "a language other than English";
     var counts = {};
     (String(question).toLowerCase().match(/[\p{L}]+/gu) || []).forEach(function (word) {
-      (MARKERS[word] || []).forEach(function (name) { counts[name] = (counts[name] || 0) + 1; });
+      // a marker that is also a word of the module's English ("per word", "how come") marks nothing
+      var markers = (MARKERS[word] || []).filter(function (name) { return name === "English" || !(english && english[word]); });
+      markers.forEach(function (name) { counts[name] = (counts[name] || 0) + 1; });
     });
     var english = counts.English || 0;
     var best = null;
@@ -588,6 +625,8 @@
   var CHECK_MEANT = 0.35; // a self-check answers a question this near its own
   var ALPHA = 0.3; // the share of meaning in a sentence's score, the rest its words
   var MEANT_SCALE = 1; // cosine similarities as a share, like the words' coverage
+  var INSTRUCTION = /^(pick|switch|flip|raise|lower|change|try|feed|start|take|stack|compare|click|set|move|open|choose|select|drag|watch|look|run)\b/i;
+  var OPENING = 0.8;
   var DEFINITION = 1.4; // a sentence that defines what a "what" question names ("scale: the scores are divided by ...")
   var DEFINES = /^\s*(:|is\b|are\b|means\b|measures\b)/; // what follows a definition's subject
   var LEAD_IN = /^[A-Z][A-Za-z' ]{2,30}:\s/; // "Why it matters: " opens a sentence without being its subject // the share of the question's weight the lead must carry to be given
@@ -684,6 +723,8 @@
         var words = 0.6 * own + 0.4 * context;
         var sense = vector ? ALPHA * (0.6 * meant + 0.4 * near) / MEANT_SCALE : 0;
         var score = weigh((vector ? 1 - ALPHA : 1) * words + sense, role, text, reason, about, how) * (1 - 0.02 * rank); // ties: the fused order
+        // A page's opening (before its first section) asks the module's questions; its steps answer them.
+        if (reason && !passage.anchor && !passage.source) score *= OPENING;
         if (!best || score > best.score + 1e-9) {
           best = { passage: passage, from: window[0], to: window[1], score: score, own: own, context: context };
         }
@@ -737,6 +778,7 @@
       if (role === "concept" || role === "check") score *= 1.1;
       if (about && DEFINES.test(text.replace(LEAD_IN, "").replace(/^\W*[\w+\-]+/, ""))) score *= DEFINITION;
     }
+    if (INSTRUCTION.test(text)) score *= 0.6; // "Pick layer 2 ... and watch": what to do in the panel, not an answer
     return role === "aside" ? score * 0.9 : score;
   }
 
@@ -855,7 +897,7 @@
 
   Mentor.prototype.answer = function (question, extra) {
     var self = this;
-    var foreign = language(question);
+    var foreign = language(question, this.english);
     var how = kind(question);
     var aliases = foreign ? {} : this.expand(question);
     var asked = terms(question);
@@ -869,11 +911,11 @@
       self.byId[p.id] = p;
     });
     added.forEach(function (p) { self.meaning(p); });
-    var aliasWords = Object.keys(aliases).map(function (t) { return aliases[t]; });
+    var aliasWords = [].concat.apply([], Object.keys(aliases).map(function (t) { return aliases[t]; }));
     var results = asked.length && !foreign ? this.search(question + (aliasWords.length ? " " + aliasWords.join(" ") : ""), added) : [];
     var vector = this.embedder && !foreign && asked.length ? this.embedder.embed(question) : null;
     this.related = this.relate(asked);
-    Object.keys(aliases).forEach(function (t) { (self.related[t] = self.related[t] || []).push(aliases[t]); });
+    Object.keys(aliases).forEach(function (t) { self.related[t] = (self.related[t] || []).concat(aliases[t]); });
     var fused = foreign ? [] : this.fuse(results, vector, added);
     // Whether the module speaks of what the question asks: the share of the question's weight
     // that one of the best passages holds (a corpus alias counts as its corpus), and how near in
