@@ -434,7 +434,8 @@
         self.record(answer);
         var ms = Math.round(performance.now() - started);
         self.section.setAttribute("data-scalecore-mentor-ms", String(ms));
-        self.say(answer.found ? "Answered from this module's sources." : answer.language ?
+        self.say(answer.found ? (answer.uncertain ? "Answered from the closest passages of this module (not certain)." :
+          "Answered from this module's sources.") : answer.language ?
           "The mentor reads English only: nothing in this module answers that yet." : "Nothing in this module answers that yet.");
       });
     }).catch(function (error) {
@@ -482,7 +483,13 @@
     }
     if (answer.lead) {
       var lead = answer.lead;
-      out.appendChild(el("h3", { text: answer.kind === "what" || answer.kind === "difference" ? "In short" : "The reason, in short" }));
+      out.appendChild(el("h3", { text: answer.uncertain ? "The closest the module comes" :
+        answer.kind === "what" || answer.kind === "difference" ? "In short" : "The reason, in short" }));
+      if (answer.uncertain) {
+        out.appendChild(el("p", { class: "scalecore-mentor__uncertain", text: "Not certain: no passage of this module " +
+          "or its prerequisites answers this in so many words. These are the passages nearest your question; check " +
+          "them against it." }));
+      }
       var leadNode = el("p", { class: "scalecore-mentor__lead" }, [sentenceNodes(lead.sentence, math)]);
       out.appendChild(leadNode);
       out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "From " }),
@@ -528,7 +535,8 @@
           self.link(p.page, p.anchor, self.sectionTitle(p.page, p.section, p.label));
         out.appendChild(el("blockquote", { class: "scalecore-mentor__quote" }, [sentencesNode("p", p.sentences, math, p.lead)]));
         out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "Source: " }), source,
-          el("span", { class: "scalecore-mentor__why", text: " · picked because it matches " + p.terms.join(", ") })]));
+          el("span", { class: "scalecore-mentor__why", text: p.terms.length ? " · picked because it matches " +
+            p.terms.join(", ") : " · picked because it is close in meaning" })]));
       });
     }
     if (answer.found && this.section.hasAttribute("data-scalecore-mentor-model")) this.offerModel(answer, out);
