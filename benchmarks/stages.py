@@ -1,7 +1,7 @@
 """Where a build's time goes, stage by stage: ``python -m benchmarks.stages -f mkdocs.yml -d DIR``.
 
 Runs one ``mkdocs build`` in this process with every stage of the engine-free build
-(scalecore_generator/build/site_build.py: configure, stage, prepare and its parts, expand, read,
+(scalecore_generator/builder/site_build.py: configure, stage, prepare and its parts, expand, read,
 restore, finish_page, publish, finish) and every hook of the MkDocs adapter timed, and prints one
 JSON object: the seconds of each (summed over its calls), how many calls, the time to import the
 generator, and the whole build. benchmarks/build.py runs it on a warm cache and reports what
@@ -21,23 +21,23 @@ import time
 # ``from module import name`` elsewhere would keep the untimed function).
 PARTS = [
     ("scalecore_generator.kinds.registry", "discover"),
-    ("scalecore_generator.build.site_build", "_memos"),
-    ("scalecore_generator.build.bake", "bake_kinds"),
-    ("scalecore_generator.build.offline", "write"),
-    ("scalecore_generator.build.offline", "app_files"),
-    ("scalecore_generator.build.site_swap:StagedSite", "commit"),
-    ("scalecore_generator.build.cache", "finish_build"),
+    ("scalecore_generator.builder.site_build", "_memos"),
+    ("scalecore_generator.builder.bake", "bake_kinds"),
+    ("scalecore_generator.builder.offline", "write"),
+    ("scalecore_generator.builder.offline", "app_files"),
+    ("scalecore_generator.builder.site_swap:StagedSite", "commit"),
+    ("scalecore_generator.foundation.cache", "finish_build"),
     ("scalecore_generator.blocks", "expand_blocks"),  # as site_build imports it
     ("scalecore_generator.blocks.remembered:RememberedPanels", "panels"),
-    ("scalecore_generator.build.site_build", "default_source_date_epoch"),
+    ("scalecore_generator.builder.site_build", "default_source_date_epoch"),
     ("scalecore_generator.mentor:Collector", "scripts"),
     ("scalecore_generator.pages.frontend", "minified"),
     ("scalecore_generator.runtime.pyodide", "collect"),
     ("scalecore_generator.mentor:Collector", "read"),
-    ("scalecore_generator.build.corpora", "load_for_build"),
+    ("scalecore_generator.builder.corpora", "load_for_build"),
     ("scalecore_generator.kinds.site_kinds", "usage"),
-    ("scalecore_generator.build.site_build", "build_manifest"),
-    ("scalecore_generator.build.site_build", "expand_quotes"),
+    ("scalecore_generator.builder.site_build", "build_manifest"),
+    ("scalecore_generator.builder.site_build", "expand_quotes"),
 ]
 
 
@@ -64,7 +64,7 @@ def main() -> None:
 
     started = time.perf_counter()
     from scalecore_generator.adapters.mkdocs import plugin
-    from scalecore_generator.build.site_build import SiteBuild
+    from scalecore_generator.builder.site_build import SiteBuild
     imported = time.perf_counter() - started
 
     totals, calls = collections.Counter(), collections.Counter()

@@ -116,7 +116,7 @@ case "${1:-}" in
     setup_node
     setup_wheels
     .venv/bin/mkdocs build --strict
-    exec .venv/bin/python -m scalecore_generator.build.bundle site "${2:-scalecore-site.zip}"
+    exec .venv/bin/python -m scalecore_generator.builder.bundle site "${2:-scalecore-site.zip}"
     ;;
   release)
     setup_python

@@ -253,7 +253,7 @@ def _write_atomically(path: Path, text: str) -> None:
     """Write to a temporary file beside ``path`` and rename it into place. The core's own: it
     keeps its learned tables in a cache of its own (``python -m scalecore --cache``,
     ``load_table`` in a terminal), and the core imports nothing from the generator; the build's
-    files use scalecore_generator/build/disk.py's ``write_atomically``."""
+    files use scalecore_generator/foundation/disk.py's ``write_atomically``."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

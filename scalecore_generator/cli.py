@@ -89,7 +89,7 @@ def cmd_new(args) -> int:
 
 
 def cmd_cache(args) -> int:
-    from scalecore_generator.build import cache
+    from scalecore_generator.foundation import cache
 
     if args.keep_builds < 1:
         raise CommandError("--keep-builds must be at least 1")
@@ -115,9 +115,9 @@ def cmd_cache(args) -> int:
 
 def _check_cache(root: Path, found: list[Path]) -> int:
     """Read every byte of every entry against its record. A build trusts a file it read before
-    while no write has touched it since (build/cache/digests.py); this finds what no write made
+    while no write has touched it since (foundation/cache/digests.py); this finds what no write made
     (a disk's own decay). A damaged entry is removed: the next build bakes it again."""
-    from scalecore_generator.build import cache
+    from scalecore_generator.foundation import cache
 
     damaged = []
     try:
@@ -175,8 +175,8 @@ def cmd_serve(args) -> int:
 
 
 def cmd_bundle(args) -> int:
-    """The built site as one zip (build/bundle.py): unzipped, its pages open from disk."""
-    from scalecore_generator.build.bundle import make_bundle
+    """The built site as one zip (builder/bundle.py): unzipped, its pages open from disk."""
+    from scalecore_generator.builder.bundle import make_bundle
 
     if not (args.site / "index.html").is_file():
         raise CommandError(f"{args.site} has no index.html: there is no built site to bundle. Fix: build it first "

@@ -529,7 +529,7 @@ class Collector:
         self.unread: dict[str, Callable[[], Page]] = {}  # url -> its reading, from the memo or made
         self.titles: dict[str, str] = {}
         self.meta: dict[str, dict] = {}
-        self.memo = memo  # a scalecore_generator.build.cache.Memo: each module's script, each formula's reading
+        self.memo = memo  # a scalecore_generator.foundation.cache.Memo: each module's script, each formula's reading
         self.readings = readings if readings is not None else memo  # a page's reading, under the hash of its HTML
         self.keys: dict[str, str] = {}  # url -> that hash (with the memo only)
 
@@ -668,7 +668,7 @@ def model_file(cache: Path, log) -> Path:
     folder = cache / "models"
     target, record = folder / MODEL_NAME, folder / f"{MODEL_NAME}.sha256"
     if target.is_file() and record.is_file():
-        from scalecore_generator.build.cache import sha256_file
+        from scalecore_generator.foundation.cache import sha256_file
 
         if sha256_file(target) == record.read_text(encoding="utf-8").strip():
             return target

@@ -38,7 +38,7 @@ def real_tables(tmp_path_factory):
 
     from scalecore.corpus import SHIPPED, VOCABULARY_SIZE, load_corpora
     from scalecore.experiment import Settings
-    from scalecore_generator.build.bake import learn_tables
+    from scalecore_generator.builder.bake import learn_tables
 
     cache = tmp_path_factory.mktemp("real-tables")
     settings = Settings()

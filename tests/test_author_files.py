@@ -131,7 +131,7 @@ def test_every_refused_file_is_named_and_an_allowed_one_is_listed(fixture_site, 
 
 
 # --------------------------------------------------------------------------------------------
-# The service worker's policy for files that are not pages (build/service-worker.js, isolated)
+# The service worker's policy for files that are not pages (builder/service-worker.js, isolated)
 # --------------------------------------------------------------------------------------------
 
 STEAL = "<script>localStorage.setItem('stolen', document.domain + ':' + (localStorage.getItem('notes') || ''))</script>"

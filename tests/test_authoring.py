@@ -30,7 +30,7 @@ from pathlib import Path
 
 import pytest
 
-from scalecore_generator.blocks.scanner import FENCE_CLOSE, FENCE_OPEN
+from scalecore_generator.foundation.text import FENCE_CLOSE, FENCE_OPEN
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, option_facts
 from sites import build, copy_site, edit, environment
 
@@ -288,7 +288,7 @@ def test_the_documented_mkdocs_yml_lines_are_the_real_sites():
 
 
 def test_the_options_guide_shows_the_generated_reference():
-    from scalecore_generator.blocks.scanner import fenced_lines
+    from scalecore_generator.foundation.text import fenced_lines
 
     text = OPTIONS_GUIDE.read_text(encoding="utf-8")
     lines = [line for line, fenced in zip(text.split("\n"), fenced_lines(text)) if not fenced]
@@ -588,7 +588,7 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
 def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
     from scalecore_generator.blocks.base import SHARED_TEMPLATES
     from scalecore_generator.adapters.mkdocs.plugin import ScalecorePlugin
-    from scalecore_generator.build.site_build import EngineSite, SiteBuild
+    from scalecore_generator.builder.site_build import EngineSite, SiteBuild
     from scalecore_generator.kinds.registry import BUILT_IN
 
     class Server:

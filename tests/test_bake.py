@@ -1,6 +1,6 @@
-"""The bake's cache key covers only what shapes a kind's files (scalecore_generator/build/bake.py)."""
+"""The bake's cache key covers only what shapes a kind's files (scalecore_generator/builder/bake.py)."""
 
-from scalecore_generator.build.bake import code_version, module_closure
+from scalecore_generator.builder.points import code_version, module_closure
 from scalecore_generator.kinds.registry import discover
 
 KINDS = discover()
@@ -37,7 +37,7 @@ def test_a_code_version_kept_under_its_sources_digests_is_the_one_hashed_from_th
     from the sources themselves, and made again when a source changes."""
     from pathlib import Path
 
-    from scalecore_generator.build.cache import Memo, sha256_file
+    from scalecore_generator.foundation.cache import Memo, sha256_file
 
     copy = tmp_path / "variance"
     copy.mkdir()
@@ -70,7 +70,7 @@ def test_a_bake_that_finishes_nothing_for_a_while_says_what_is_still_computing(m
     while groups keep finishing, and none once the bake is over."""
     import time
 
-    from scalecore_generator.build import bake
+    from scalecore_generator.builder import bake
 
     monkeypatch.setattr(bake._Heartbeat, "EVERY_S", 0.3)
     said = []

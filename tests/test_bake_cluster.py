@@ -1,4 +1,4 @@
-"""The bake on a Dask cluster (the plugin option ``bake_scheduler``, scalecore_generator/build/cluster.py):
+"""The bake on a Dask cluster (the plugin option ``bake_scheduler``, scalecore_generator/builder/cluster.py):
 the same site as a local bake, the same errors, and a clear word when the cluster is missing.
 
 The cluster is a ``LocalCluster`` of two worker processes on 127.0.0.1 (no dashboard), started
@@ -14,7 +14,7 @@ import sys
 import pytest
 from distributed import Client, LocalCluster
 
-from scalecore_generator.build.manifest import MANIFEST
+from scalecore_generator.foundation.manifest import MANIFEST
 from sites import REPO, build, copy_site, edit, environment, line_of, tree
 
 SCAFFOLD = REPO / "scalecore_generator" / "scaffold"
@@ -125,11 +125,11 @@ def test_a_warm_build_with_the_option_set_does_not_need_the_cluster(tmp_path, cl
 
 
 def test_a_worker_that_runs_other_code_than_the_build_refuses_the_group(cluster):
-    """The build keys a group's cache entry by its own code (bake.code_version); a worker whose
+    """The build keys a group's cache entry by its own code (points.code_version); a worker whose
     scalecore differs would fill that entry with other results, so it says so instead. Here the
     build's key is made to differ from what the worker computes."""
-    from scalecore_generator.build.bake import BakeError
-    from scalecore_generator.build.cluster import bake_on_worker, site_code
+    from scalecore_generator.builder.points import BakeError
+    from scalecore_generator.builder.cluster import bake_on_worker, site_code
     from scalecore_generator.kinds.registry import discover
 
     import hashlib

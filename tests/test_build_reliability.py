@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from scalecore_generator.build.processes import process_is_gone
+from scalecore_generator.foundation.processes import process_is_gone
 from sites import CACHE, Build, build, build_command, copy_site, edit, environment, tree
 
 FAULTS = Path(__file__).resolve().parent / "faults.py"
@@ -80,7 +80,7 @@ def test_a_build_while_another_holds_the_site_stops_naming_it_and_changes_nothin
 
 HOLDER = """
 import sys, time
-from scalecore_generator.build.site_swap import StagedSite
+from scalecore_generator.builder.site_swap import StagedSite
 holder = StagedSite(sys.argv[1])
 deadline = time.monotonic() + float(sys.argv[2])
 while time.monotonic() < deadline:  # take the lock and let it go, as builds one after another do
@@ -96,7 +96,7 @@ def test_the_holders_pid_is_never_read_half_written(tmp_path):
     """The message names the holding build every time: another process takes and leaves the lock
     as fast as it can while this one keeps asking; no refusal may say 'pid unknown' (the pid was
     once truncated and then written in place, and read in between one time in five)."""
-    from scalecore_generator.build.site_swap import StagedSite
+    from scalecore_generator.builder.site_swap import StagedSite
 
     target = str(tmp_path / "site")
     child = subprocess.Popen([sys.executable, "-c", HOLDER, target, "4"])
@@ -142,7 +142,7 @@ def test_two_builds_at_once_leave_one_complete_site(cold, site):
 
 def test_a_warm_build_carries_unchanged_folders_whole_and_never_a_stray_file(cold, site):
     """The baked points the published site already has are moved into the new site at the swap,
-    not copied (build/site_swap.py): the same files, the same inodes. A file the new site does not
+    not copied (builder/site_swap.py): the same files, the same inodes. A file the new site does not
     publish, left in such a folder, is not carried into it, and one missing is put back."""
     succeeded(build(site))  # the copy's own digest ledger (the copied one names the cold folder's paths)
     baked = sorted((site / "site" / UNITS).rglob("*.json"))

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from scalecore_generator.build import cache
+from scalecore_generator.foundation import cache
 from sites import CACHE, build, copy_site, edit
 
 REPO = Path(__file__).resolve().parent.parent

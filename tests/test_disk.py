@@ -1,5 +1,5 @@
 """Disk and permission problems as one line that names the right path, the right figure, read or
-write (scalecore_generator/build/disk.py; issue 46, item 7).
+write (scalecore_generator/foundation/disk.py; issue 46, item 7).
 
 The errors are made as the kernel makes them (an errno, a file name or none); a build's own
 failures are simulated in a subprocess with a module that wraps one call (the tests run as root,
@@ -16,7 +16,7 @@ import sys
 
 import pytest
 
-from scalecore_generator.build import disk
+from scalecore_generator.foundation import disk
 from sites import Build, copy_site, environment, tree
 
 Usage = collections.namedtuple("Usage", "total used free")

@@ -24,7 +24,7 @@ pytest.register_assert_rewrite("browser")
 from browser import PYODIDE_TIMEOUT_MS, REPO, StaticServer, module_page, page_url, python_http_server, \
     site_pages, wait_hydrated  # noqa: E402
 
-from scalecore_generator.build import offline  # noqa: E402
+from scalecore_generator.builder import offline  # noqa: E402
 
 GUIDE = REPO / "docs" / "guide" / "engines.md"
 POLICY = re.compile(r'<meta http-equiv="Content-Security-Policy" content="([^"]+)">')
@@ -202,7 +202,7 @@ def test_properdocs_builds_with_the_same_plugin(tmp_path):
     assert built["mkdocs"].keys() == built["properdocs"].keys()
     generator = re.compile(rb'<meta name="generator" content="[^"]*">')
     # The offline listing holds every page's sha256, and the service worker the listing's: both
-    # follow the generator line (scalecore_generator/build/offline.py).
+    # follow the generator line (scalecore_generator/builder/offline.py).
     listed = {offline.LISTING, offline.WORKER}
     differ = [path for path, data in built["mkdocs"].items()
               if path not in listed and generator.sub(b"", data) != generator.sub(b"", built["properdocs"][path])]
@@ -277,7 +277,7 @@ def test_the_module_header_cards_and_mentor_work_under_zensical(visit, zensical_
 
 def test_the_offline_bundle_of_a_zensical_build_works_from_disk(visit, zensical_site, built_site, tmp_path):
     archive = tmp_path / "site.zip"
-    done = subprocess.run([sys.executable, "-m", "scalecore_generator.build.bundle", str(zensical_site), str(archive)],
+    done = subprocess.run([sys.executable, "-m", "scalecore_generator.builder.bundle", str(zensical_site), str(archive)],
                           cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     folder = tmp_path / "unzipped"

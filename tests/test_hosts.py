@@ -1,4 +1,4 @@
-"""The static hosts' limits (scalecore_generator/build/hosts.py, option ``host``).
+"""The static hosts' limits (scalecore_generator/builder/hosts.py, option ``host``).
 
 The units need no build; the fixture site's builds check that a site its host would refuse is
 not published (the previous one stays, byte for byte), with a message naming the file, its size,
@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from scalecore_generator.build import hosts
+from scalecore_generator.builder import hosts
 from sites import build, copy_site, edit, line_of, tree
 
 MiB = 1024 * 1024

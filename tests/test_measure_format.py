@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from scalecore_generator.pages import views
+from scalecore_generator.blocks import views
 
 THREE_DIGITS = re.compile(r"^\u2212?(\d\.\d\d|\d\d\.\d|\d{3,5}|\d\.\d\d \u00d7 10[\u207b\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)")
 

@@ -28,7 +28,7 @@ from urllib.parse import urlsplit
 import pytest
 import yaml
 
-from scalecore_generator.blocks.scanner import fenced_lines
+from scalecore_generator.foundation.text import fenced_lines
 from scalecore_generator.pages.module_meta import check_module_meta
 from scalecore_generator.pages.quotes import CODE_SPAN, DEFAULT_FORMAT, QUOTE
 from sites import build, copy_site, edit

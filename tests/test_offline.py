@@ -24,7 +24,7 @@ from playwright.sync_api import expect
 pytest.register_assert_rewrite("browser")
 from browser import PYODIDE_TIMEOUT_MS, StaticServer, module_page, page_url, wait_hydrated  # noqa: E402
 
-from scalecore_generator.build import offline  # noqa: E402
+from scalecore_generator.builder import offline  # noqa: E402
 
 WORKER = "/" + offline.WORKER
 
@@ -161,7 +161,7 @@ def test_live_mode_and_the_console_start_offline_once_saved_with_the_runtime(rea
 
 def new_build(tmp_path, site, marker: str):
     """The site as a next build publishes it: one page and the stylesheet changed, the listing and
-    the worker written again by the code the build runs (scalecore_generator/build/offline.py)."""
+    the worker written again by the code the build runs (scalecore_generator/builder/offline.py)."""
     target = tmp_path / marker
     shutil.copytree(site, target, copy_function=os.link)
     for path, old, new in ((target / FIRST, "</h1>", f" ({marker})</h1>"),

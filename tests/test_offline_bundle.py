@@ -1,4 +1,4 @@
-"""The offline bundle as a reader gets it: `python -m scalecore_generator.build.bundle SITE ZIP`, unzipped into a
+"""The offline bundle as a reader gets it: `python -m scalecore_generator.builder.bundle SITE ZIP`, unzipped into a
 folder of the reader's choosing, opened from disk (file://), then served with
 `python -m http.server` for live mode.
 
@@ -33,7 +33,7 @@ def bundle(built_site, tmp_path_factory):
     """The bundle, made as the README says, and unzipped: (zip path, folder)."""
     where = tmp_path_factory.mktemp("bundle")
     archive = where / "scalecore-site.zip"
-    done = subprocess.run([sys.executable, "-m", "scalecore_generator.build.bundle", str(built_site), str(archive)],
+    done = subprocess.run([sys.executable, "-m", "scalecore_generator.builder.bundle", str(built_site), str(archive)],
                           cwd=REPO, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "http.server" in done.stdout, done.stdout

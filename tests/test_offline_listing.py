@@ -1,6 +1,6 @@
-"""What the build writes for offline reading (scalecore_generator/build/offline.py), and for search
-from disk (scalecore_generator/build/disk_search.py, which the bundle adds to a site built without
-it: scalecore_generator/build/bundle.py), on a small folder: no browser (tests/test_offline.py
+"""What the build writes for offline reading (scalecore_generator/builder/offline.py), and for search
+from disk (scalecore_generator/builder/disk_search.py, which the bundle adds to a site built without
+it: scalecore_generator/builder/bundle.py), on a small folder: no browser (tests/test_offline.py
 reads a real site offline in Chromium)."""
 
 import hashlib
@@ -9,7 +9,7 @@ import struct
 import zipfile
 import zlib
 
-from scalecore_generator.build import bundle, disk_search, offline
+from scalecore_generator.builder import bundle, disk_search, offline
 
 
 def _site(tmp_path):
@@ -76,7 +76,7 @@ def test_the_web_manifest_uses_relative_urls_and_its_icons_exist(tmp_path):
             size = int(icon["sizes"].split("x")[0])
             assert _png_size(files[icon["src"]]) == (size, size)
     assert offline.app_files("Scalecore", "Why softmax must stay in range") == files  # byte for byte
-    from scalecore_generator.build.cache import Memo
+    from scalecore_generator.foundation.cache import Memo
 
     memo = Memo(tmp_path / "app.json", None, "v")
     assert offline.app_files("Scalecore", "Why softmax must stay in range", memo) == files  # drawn, kept

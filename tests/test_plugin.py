@@ -137,7 +137,7 @@ def test_changing_one_corpus_rebakes_only_that_corpus(cold, tmp_path):
     # (and the rendered fallback views, which show small's new numbers, the ledger of which
     # entries this build used, and the memos of what pages quote and say, of the pages' panels and
     # off-screen boxes, what the embedding tables give the site and the corpora's digests,
-    # scalecore_generator/build/cache/)
+    # scalecore_generator/foundation/cache/)
     assert changed <= {"bake", "corpora", "embeddings", "site/api/embeddings", "site/api/embeddings/small.json",
                        "views.json", "usage.json", "memo", "memo/quotes.json", "memo/mentor.json", "memo/panels.json",
                        "memo/offscreen.json", "memo/tables.json", "memo/corpora.json"}

@@ -8,8 +8,8 @@ from scalecore_generator.blocks import BlockError, expand_blocks
 from scalecore_generator.blocks import expand as expanding
 from scalecore_generator.blocks.base import PageContext, PanelTemplates
 from scalecore_generator.blocks.remembered import RememberedPanels
-from scalecore_generator.build.cache import Memo
-from scalecore_generator.pages.views import Views
+from scalecore_generator.foundation.cache import Memo
+from scalecore_generator.blocks.views import Views
 
 from test_blocks import KINDS, SITES, block, read_baked
 

@@ -8,7 +8,7 @@ import re
 import stat
 from pathlib import Path
 
-from scalecore_generator.build import cache
+from scalecore_generator.foundation import cache
 
 
 def _program(folder, version: str):
@@ -57,7 +57,7 @@ def test_sha256_file_matches_hashlib_for_empty_small_and_large_files(tmp_path):
 
 
 def test_a_digest_is_taken_from_the_ledger_only_while_the_file_is_unchanged(tmp_path, monkeypatch):
-    from scalecore_generator.build.cache import digests
+    from scalecore_generator.foundation.cache import digests
 
     monkeypatch.setattr(digests, "SETTLED_NS", 0)  # no two-second wait for the files to settle
     big = tmp_path / "python.wasm"
@@ -111,7 +111,7 @@ def test_a_builds_views_come_from_its_memo_and_its_node_process_ends_with_it(tmp
     """Each build has its own views (pages/views.Views): what an earlier build rendered comes from
     the memo without starting Node; what is new starts the build's one Node process, which the
     build closes; the memo keeps exactly what this build drew, and an unchanged one is not written."""
-    from scalecore_generator.pages import views
+    from scalecore_generator.blocks import views
 
     class Log:
         def info(self, message):
@@ -147,7 +147,7 @@ def test_an_offline_wheel_changed_since_the_last_build_is_refused_though_its_dig
     a wheel rewritten since (same size, its modification time put back) is read again and refused."""
     import pytest
 
-    from scalecore_generator.build.cache import digests
+    from scalecore_generator.foundation.cache import digests
     from scalecore_generator.errors import ScalecoreError
     from scalecore_generator.runtime.pyodide import LockedWheel, _checked_wheels
 
@@ -176,7 +176,7 @@ def _files(root, *paths):
 def test_only_folders_holding_exactly_the_unchanged_files_are_carried_whole(tmp_path):
     """site_swap.folders_to_carry: the largest folders of the published site whose every file the
     new site publishes unchanged, and which the staged site (the engine) has not written into."""
-    from scalecore_generator.build.site_swap import folders_to_carry
+    from scalecore_generator.builder.site_swap import folders_to_carry
 
     final, staging = tmp_path / "site", tmp_path / "staging"
     _files(final, "api/k/0/a.json", "api/k/0/b.json", "api/k/1/a.json", "api/other/x.json", "assets/run/p.wasm",
@@ -196,7 +196,7 @@ def test_only_folders_holding_exactly_the_unchanged_files_are_carried_whole(tmp_
 
 
 def test_the_swap_carries_folders_in_and_a_killed_swap_is_put_back_by_the_next_build(tmp_path):
-    from scalecore_generator.build.site_swap import StagedSite
+    from scalecore_generator.builder.site_swap import StagedSite
 
     final = tmp_path / "site"
     _files(final, "index.html", "api/k/0/a.json", "api/k/1/a.json")
@@ -228,8 +228,8 @@ def test_a_corpus_digest_from_the_memo_is_the_cores_and_follows_the_text(tmp_pat
     import shutil
 
     from scalecore.corpus import SHIPPED, load_corpus
-    from scalecore_generator.build import corpora
-    from scalecore_generator.build.cache import digests as ledger
+    from scalecore_generator.builder import corpora
+    from scalecore_generator.foundation.cache import digests as ledger
 
     class Log:
         def info(self, message):

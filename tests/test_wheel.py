@@ -243,7 +243,7 @@ def test_a_warm_build_finds_its_wheel_in_the_memo_and_zips_again_only_what_chang
     """build_wheel with a build's memo: the same sources compress nothing; a changed source, or a
     wheel in the cache that is not the one built, is zipped again, to the bytes a build without
     the memo gives."""
-    from scalecore_generator.build import cache
+    from scalecore_generator.foundation import cache
     from scalecore_generator.runtime import wheel as module
 
     zipped = []

@@ -3,7 +3,7 @@
  * Material searches in a worker loaded from a URL, which a page opened from disk may not start,
  * so Material hides its search box there. This classic script (it does nothing over http, where
  * Material's search works) shows the box again and searches in the page: the same index Material
- * builds, written by the build as a classic script (search/search_index.js, scalecore_generator/build/disk_search.py,
+ * builds, written by the build as a classic script (search/search_index.js, scalecore_generator/builder/disk_search.py,
  * in the format Material's own offline plugin uses, ``var __index``), and MiniSearch (npm, MIT,
  * served by the site already for the mentor) to rank it. Both load when the reader first types.
  * Results link to the page and the section, as Material's do.

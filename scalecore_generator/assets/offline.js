@@ -1,14 +1,14 @@
 /* Offline reading: registers the site's service worker and offers "Make this site available
  * offline" in the header.
  *
- * The worker (scalecore_generator/build/service-worker.js, served at the site root) keeps what the
+ * The worker (scalecore_generator/builder/service-worker.js, served at the site root) keeps what the
  * reader uses; the dialog states the size of the rest before anything is fetched (the pages, and
  * separately the live runtime, which is most of the bytes), then shows progress. When a newer
  * build's worker has taken over while this page was open, a notice offers one action: reload into
  * the new version (in every open tab of the site).
  *
  * A page a development server serves (mkdocs serve: the build marks it with a scalecore-serve
- * meta) registers no worker: an edit must show on the next reload (build/service-worker-step-aside.js).
+ * meta) registers no worker: an edit must show on the next reload (builder/service-worker-step-aside.js).
  *
  * A classic, deferred script that does its work when the browser is idle: nothing here holds up
  * the first paint. From disk (file://) there is nothing to install: the dialog says why, in words.
@@ -281,7 +281,7 @@
     }).then(function () {
       return window.caches ? caches.keys() : [];
     }).then(function (names) {
-      // This site's caches (named by its scope, build/service-worker.js), and older ones that list its files.
+      // This site's caches (named by its scope, builder/service-worker.js), and older ones that list its files.
       var scoped = "scalecore-" + ROOT.pathname + ":";
       var listing = new URL("offline.json", ROOT).href;
       return Promise.all(names.map(function (name) {

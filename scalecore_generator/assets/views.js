@@ -1,7 +1,7 @@
 /* Scalecore's shared views: the one renderer of each chart, used by the build and the browser.
  *
  * Each view is a pure function from plain data to markup (a string of SVG), so the same code
- * draws the baked figure at build time (run in Node by scalecore_generator/pages/views.py, written to an .svg
+ * draws the baked figure at build time (run in Node by scalecore_generator/blocks/views.py, written to an .svg
  * the no-JS fallback shows) and the live view in the page (set as the figure's markup). The number
  * format and the colour scale are defined here once. Every text that comes from data goes through
  * escape(): a word of a corpus can never become markup.

@@ -17,8 +17,9 @@ import markdown
 import markupsafe
 
 from scalecore_generator.kinds.options import OptionError, PanelOptions  # noqa: F401 (the blocks' API, as before)
-from scalecore_generator.build.manifest import PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT
+from scalecore_generator.foundation.manifest import PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT
 from scalecore_generator.errors import ScalecoreError
+from scalecore_generator.foundation.text import slug  # noqa: F401 (the blocks' API, as before)
 
 FIGURES = "assets/scalecore/figures"  # the fallbacks' figures (Panel.figure), named by content
 
@@ -106,7 +107,7 @@ class PanelTemplates:
     kept across builds: jinja2 checks each template's source, so an edited one is compiled again)."""
 
     def __init__(self, views=None, bytecode_cache=None):
-        from scalecore_generator.pages import views as shared
+        from scalecore_generator.blocks import views as shared
 
         self.views = views if views is not None else shared.unbuilt()
         self.bytecode_cache = bytecode_cache
@@ -135,11 +136,6 @@ class PanelTemplates:
             environment.globals["view"] = self.view
             self.environments[folder] = environment
         return self.environments[folder]
-
-
-def slug(text: str) -> str:
-    """'docs/lessons/softmax.md' -> 'docs-lessons-softmax' (stable ids for panels)."""
-    return re.sub(r"[^a-z0-9]+", "-", re.sub(r"\.md$", "", text.lower())).strip("-") or "page"
 
 
 @dataclass

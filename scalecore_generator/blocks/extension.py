@@ -1,6 +1,6 @@
 """The authors' blocks as a Python-Markdown extension: any engine that runs Python-Markdown runs them.
 
-The extension is the page-level half of a build (build/site_build.py): before Python-Markdown
+The extension is the page-level half of a build (builder/site_build.py): before Python-Markdown
 reads a page, its blocks become panels, its quotes values and its generated markers tables
 (``SiteBuild.expand``); once the page is converted, each panel takes the place of its slot and
 the page's passages are read for the mentor (``SiteBuild.restore`` and ``read``).

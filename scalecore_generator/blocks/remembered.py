@@ -29,7 +29,7 @@ from scalecore_generator.blocks.base import named, reads_files
 
 
 class RememberedPanels:
-    """The panels of every page one build expands: ``memo`` (build/cache/memo.Memo) keeps them
+    """The panels of every page one build expands: ``memo`` (foundation/cache/memo.Memo) keeps them
     across builds; ``kind_key(name)`` names everything of the kind ``name`` a render reads
     besides the block itself (its files, site, baked entries and scripts)."""
 

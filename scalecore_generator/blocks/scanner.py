@@ -15,8 +15,8 @@ may be indented up to 3 spaces more than the opening one.
 import re
 from dataclasses import dataclass, field
 
-FENCE_OPEN = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})(?P<info>.*)$")
-FENCE_CLOSE = re.compile(r"^(?P<indent> *)(?P<fence>`{3,}|~{3,})[ \t]*$")
+from scalecore_generator.foundation.text import FENCE_OPEN, Fence
+
 SYNTAX = re.compile(r"^(?P<indent> *)(?P<slashes>/{3,})(?P<rest>.*)$")
 
 
@@ -41,24 +41,6 @@ class RawBlock:
         return self.line + 1
 
 
-@dataclass
-class _Fence:
-    char: str
-    length: int
-    indent: int
-    line: int
-    hidden: int | None = None  # first block-looking line inside, reported if never closed
-
-    @property
-    def text(self) -> str:
-        return self.char * self.length
-
-    def closed_by(self, line: str) -> bool:
-        match = FENCE_CLOSE.match(line)
-        return bool(match) and match["fence"][0] == self.char and len(match["fence"]) >= self.length \
-            and len(match["indent"]) <= self.indent + 3
-
-
 def scan(markdown: str, kinds: list[str], line_offset: int = 0) -> list["str | RawBlock"]:
     """The page as its lines, with each block gathered into a RawBlock. Raises Located.
 
@@ -67,7 +49,7 @@ def scan(markdown: str, kinds: list[str], line_offset: int = 0) -> list["str | R
     known = ", ".join(kinds)
     segments: list[str | RawBlock] = []
     block: RawBlock | None = None
-    fence: _Fence | None = None
+    fence: Fence | None = None
     for number, line in enumerate(markdown.split("\n"), start=line_offset + 1):
         if block is not None:
             syntax = SYNTAX.match(line)
@@ -91,7 +73,7 @@ def scan(markdown: str, kinds: list[str], line_offset: int = 0) -> list["str | R
             continue
         opener = FENCE_OPEN.match(line)
         if opener and (opener["fence"][0] == "~" or "`" not in opener["info"]):
-            fence = _Fence(opener["fence"][0], len(opener["fence"]), len(opener["indent"]), number)
+            fence = Fence(opener["fence"][0], len(opener["fence"]), len(opener["indent"]), number)
             segments.append(line)
             continue
         syntax = SYNTAX.match(line)
@@ -150,20 +132,3 @@ def _opening(syntax: re.Match, line: str, number: int, known: str) -> tuple[str,
         raise Located(number, f"'{shown}' has an empty title after '|': write '/// {words[0]} | <title>' "
                               "or drop the '|'")
     return words[0], title
-
-
-def fenced_lines(markdown: str) -> list[bool]:
-    """For each line, whether it is part of a fenced code block (fence lines included), with the
-    same fence rules as :func:`scan`: other page passes (number quotes) leave code alone too."""
-    inside, fence = [], None
-    for line in markdown.split("\n"):
-        if fence is not None:
-            inside.append(True)
-            if fence.closed_by(line):
-                fence = None
-            continue
-        opener = FENCE_OPEN.match(line)
-        if opener and (opener["fence"][0] == "~" or "`" not in opener["info"]):
-            fence = _Fence(opener["fence"][0], len(opener["fence"]), len(opener["indent"]), 0)
-        inside.append(fence is not None)
-    return inside

@@ -49,7 +49,7 @@ def _batch_server():
     start-up was a tenth of a cold bake). A forked worker starts its own."""
     import os
 
-    from scalecore_generator.build.node import LineServer, NodeError
+    from scalecore_generator.foundation.node import LineServer, NodeError
 
     global _batch
     here = (os.getpid(), _views_hash())
@@ -69,7 +69,7 @@ def _batch_server():
 
 def render(calls: list[tuple[str, dict]], as_files: bool = False) -> list[str]:
     """The markup of each (view, spec), drawn by views.js in this process's Node process."""
-    from scalecore_generator.build.node import NodeError
+    from scalecore_generator.foundation.node import NodeError
 
     if not calls:
         return []
@@ -105,10 +105,10 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 
 
 class _Server:
-    """One Node process running views.js (see scalecore_generator/build/node.py)."""
+    """One Node process running views.js (see scalecore_generator/foundation/node.py)."""
 
     def __init__(self):
-        from scalecore_generator.build.node import LineServer, NodeError
+        from scalecore_generator.foundation.node import LineServer, NodeError
 
         try:
             self.lines = LineServer(SERVER, [str(VIEWS)], "drawing the panels' fallbacks (scalecore_generator/assets/views.js)")
@@ -116,7 +116,7 @@ class _Server:
             raise ViewError(str(error)) from None
 
     def ask(self, view: str, spec) -> str:
-        from scalecore_generator.build.node import NodeError
+        from scalecore_generator.foundation.node import NodeError
 
         try:
             answer = self.lines.ask([view, spec])
@@ -167,7 +167,7 @@ class Views:
         for, so a build whose panels all come from their own memo (blocks/remembered.py) reads
         none of its megabytes."""
         if self._memo is None:
-            from scalecore_generator.build.cache import read_record
+            from scalecore_generator.foundation.cache import read_record
 
             self._memo = {}
             data = read_record(self.memo_file, self.log) if self.memo_file is not None else None
@@ -218,7 +218,7 @@ class Views:
         keys = self.used | (self.kept & self._memo.keys())
         if keys == self.loaded:
             return
-        from scalecore_generator.build.cache import write_record
+        from scalecore_generator.foundation.cache import write_record
 
         try:
             write_record(self.memo_file, {"views": self.version,

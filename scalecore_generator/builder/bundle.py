@@ -1,6 +1,6 @@
 """The offline bundle: the built site as one zip, to copy anywhere and open with no network.
 
-    python -m scalecore_generator.build.bundle [SITE_DIR] [ZIP_PATH]      (defaults: site, scalecore-site.zip)
+    python -m scalecore_generator.builder.bundle [SITE_DIR] [ZIP_PATH]      (defaults: site, scalecore-site.zip)
 
 The zip is byte-reproducible like the site itself: entries sorted, one timestamp for all
 (SOURCE_DATE_EPOCH, else 1980-01-01), fixed permissions. Unzipped, its pages open from disk
@@ -8,7 +8,7 @@ The zip is byte-reproducible like the site itself: entries sorted, one timestamp
 ``python3 -m http.server -d <folder> 8000``.
 
 Search works from disk too: the build writes the search index as a classic script,
-search/search_index.js (build/disk_search.py), which scalecore_generator/assets/disk-search.js
+search/search_index.js (builder/disk_search.py), which scalecore_generator/assets/disk-search.js
 searches in the page; the bundle adds it to a site built without it.
 """
 
@@ -18,8 +18,8 @@ import time
 import zipfile
 from pathlib import Path
 
-from scalecore_generator.build.disk_search import SEARCH_INDEX, SEARCH_SCRIPT  # noqa: F401 (the tests name them here)
-from scalecore_generator.build.disk_search import files as disk_files
+from scalecore_generator.builder.disk_search import SEARCH_INDEX, SEARCH_SCRIPT  # noqa: F401 (the tests name them here)
+from scalecore_generator.builder.disk_search import files as disk_files
 
 
 def _stamp() -> tuple[int, int, int, int, int, int]:

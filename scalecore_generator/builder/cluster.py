@@ -5,7 +5,7 @@ What a worker on another machine has, and what it is sent:
 
 - **installed**: ``scalecore[site,dask]``, the same version as the build's (the bake's own code,
   the core, the figures' views.js and the Node that draws them). Nothing checks a version
-  number; each worker computes the kind's code version (bake.code_version) itself and refuses a
+  number; each worker computes the kind's code version (points.code_version) itself and refuses a
   group whose key was made from other code, so a stale worker never fills the cache with
   results of other code.
 - **sent once per build**: the folders of the kinds to bake and the packages they compute with
@@ -40,8 +40,8 @@ import zipfile
 from concurrent.futures import Future
 from pathlib import Path
 
-from scalecore_generator.build import cache
-from scalecore_generator.build.bake import BakeError, Cluster, bake_points, code_version
+from scalecore_generator.foundation import cache
+from scalecore_generator.builder.points import BakeError, Cluster, bake_points, code_version
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.kinds.kind import Kind
 

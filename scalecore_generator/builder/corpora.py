@@ -13,7 +13,7 @@ from pathlib import Path
 
 import scalecore.corpus as corpus_module
 from scalecore.corpus import METADATA_FILE, SHIPPED, TEXT_FILE, CorpusError, find_corpora, load_corpus
-from scalecore_generator.build.cache import read_record, write_record
+from scalecore_generator.foundation.cache import read_record, write_record
 
 
 class KnownCorpus:

@@ -5,7 +5,7 @@ build writes the same index a second time as a classic script, search/search_ind
 (``var __index = ...``, the format of Material's own offline plugin), which
 scalecore_generator/assets/disk-search.js loads and searches in the page. SiteBuild.finish writes
 it into every built site once the search plugin has written its index (the plain ``site/`` folder
-opened from disk searches too), and the offline bundle (build/bundle.py) adds it to a site that
+opened from disk searches too), and the offline bundle (builder/bundle.py) adds it to a site that
 lacks it. The same index gives the same bytes.
 """
 

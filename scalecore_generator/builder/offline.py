@@ -20,7 +20,7 @@ import struct
 import zlib
 from pathlib import Path
 
-from scalecore_generator.build.cache import sha256_file
+from scalecore_generator.foundation.cache import sha256_file
 
 LISTING = "offline.json"
 WORKER = "coi-serviceworker.js"  # at the site root: its scope is the whole site (a subpath stays one)

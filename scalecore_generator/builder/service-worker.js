@@ -1,7 +1,7 @@
 /* The site's service worker: cross-origin isolation, and the pages a reader opened kept for
  * reading offline.
  *
- * Served at the site root as coi-serviceworker.js (scalecore_generator/build/offline.py writes this file
+ * Served at the site root as coi-serviceworker.js (scalecore_generator/builder/offline.py writes this file
  * there with the build's version in BUILD), so its scope is the whole site, under any subpath.
  *
  * Isolation: every response it gives carries COOP same-origin and COEP require-corp (with CORP),

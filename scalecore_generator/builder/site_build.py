@@ -13,7 +13,7 @@ engine needs it:
                        (the panels' fallbacks held back from the engine's search until:)
     finish_page(page, html)   its fallbacks, math, font preload and Content-Security-Policy
     finish()           the figures and mentor scripts written, the offline listing and service
-                       worker last (build/offline.py), caches saved, the site swapped in
+                       worker last (builder/offline.py), caches saved, the site swapped in
     abandon()          a build that failed leaves the previous site and cache as they were
 
 No engine is imported here: an adapter (adapters/mkdocs, adapters/zensical) describes its
@@ -40,19 +40,21 @@ from scalecore.corpus import SHIPPED, CorpusError
 from scalecore.embeddings import cached_embeddings, table_path
 from scalecore.experiment import sentence_tokens
 from scalecore_generator import mentor, vendor
+from scalecore_generator.blocks import views
 from scalecore_generator.blocks.base import PanelTemplates
 from scalecore_generator.blocks.remembered import RememberedPanels
 from scalecore_generator.blocks.stash import Stash, hold_back_fallbacks
-from scalecore_generator.build import bake, cache, disk, disk_search, hosts, offline
-from scalecore_generator.build.corpora import load_for_build
-from scalecore_generator.build.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
+from scalecore_generator.foundation import cache, disk
+from scalecore_generator.builder import bake, disk_search, hosts, offline, points
+from scalecore_generator.builder.corpora import load_for_build
+from scalecore_generator.foundation.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
     build_manifest, for_pages
-from scalecore_generator.build.site_swap import StagedSite, folders_to_carry, ledger_beside
+from scalecore_generator.builder.site_swap import StagedSite, folders_to_carry, ledger_beside
 from scalecore_generator.errors import BuildError
 from scalecore_generator.kinds import registry, site_kinds
 from scalecore_generator.kinds.kind import Site
 from scalecore_generator.pages import assets, author_files, author_scripts, csp, formulas, frontend, math_font, module_page, \
-    offscreen, sources, views
+    offscreen, sources
 from scalecore_generator.pages.generated import corpora_table, expand_generated
 from scalecore_generator.pages.module_meta import check_callouts, check_module_meta, check_neighbours, \
     check_section_meta
@@ -74,7 +76,7 @@ class EngineSite:
     markdown_extensions: list = field(default_factory=list)  # names (and instances) the pages run
     markdown_config: dict = field(default_factory=dict)  # extension name -> its options
     theme_dirs: list = field(default_factory=list)  # template folders, first wins
-    site_name: str = ""  # the web manifest's name (build/offline.py)
+    site_name: str = ""  # the web manifest's name (builder/offline.py)
     site_description: str = ""
     strict: bool = False  # the engine stops a build that warns: what the build would warn about stops it before the swap
 
@@ -193,7 +195,7 @@ class SiteBuild:
 
     def stage(self) -> Path:
         """Where the engine writes this build's site: a staging folder swapped in by finish(), so
-        a failed build leaves the published site as it was (build/site_swap.py)."""
+        a failed build leaves the published site as it was (builder/site_swap.py)."""
         if self.command == "build" and not self.staged:
             staged = StagedSite(str(self.engine.site_dir))
             try:
@@ -266,9 +268,9 @@ class SiteBuild:
         pages_manifest = for_pages(self.manifest)
         self.contents = {
             MANIFEST: json.dumps(self.manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
-            MANIFEST_SCRIPT: bake.data_script("manifest", self.manifest),
+            MANIFEST_SCRIPT: points.data_script("manifest", self.manifest),
             PAGE_MANIFEST: json.dumps(pages_manifest, separators=(",", ":"), ensure_ascii=False) + "\n",
-            PAGE_MANIFEST_SCRIPT: bake.data_script("manifest", pages_manifest),
+            PAGE_MANIFEST_SCRIPT: points.data_script("manifest", pages_manifest),
         }
 
     def _runtime(self) -> runtime.Runtime:
@@ -296,11 +298,11 @@ class SiteBuild:
         memo = self.memos["tables"]
         self.unknown_words, self.tables_files = {}, {}
         for name, corpus in self.corpora.items():
-            compact = self.cache / "site" / f"{bake.EMBEDDINGS}/{name}.json"
+            compact = self.cache / "site" / f"{points.EMBEDDINGS}/{name}.json"
 
             def derive():
                 table = cached_embeddings(corpus, *shape, on_damage=damaged)
-                text = bake.dumps(table.to_json())
+                text = points.dumps(table.to_json())
                 _write_if_changed(compact, text)
                 return {"compact": hashlib.sha256(text.encode("utf-8")).hexdigest(),
                         "unknown": table.unknown_words(self.tokens)}
@@ -311,13 +313,13 @@ class SiteBuild:
                 known = derive()
                 memo.put(key, known)
             self.unknown_words[name] = known["unknown"]
-            self.tables_files[f"{bake.EMBEDDINGS}/{name}.json"] = compact
+            self.tables_files[f"{points.EMBEDDINGS}/{name}.json"] = compact
         self._check_shared_sentence()
 
-    def _cluster(self) -> "bake.Cluster | None":
+    def _cluster(self) -> "points.Cluster | None":
         """The Dask scheduler that bakes the groups (the option bake_scheduler), or None: local processes."""
         address = self.settings.bake_scheduler
-        return bake.Cluster(address, tuple(self.packages), self.settings.where("bake_scheduler")) if address else None
+        return points.Cluster(address, tuple(self.packages), self.settings.where("bake_scheduler")) if address else None
 
     def workers(self) -> int:
         return self.settings.workers or os.cpu_count() or 1
@@ -418,7 +420,7 @@ class SiteBuild:
             settings=dict(d_model=settings.d_model, d_k=settings.d_k, recipe=settings.recipe,
                           vocabulary_size=settings.vocabulary_size),
             sentence=settings.sentence, tokens=self.tokens, seeds=settings.seeds,
-            corpora={name: {"title": c.title, "counts": c.counts(), "embeddings": f"{bake.EMBEDDINGS}/{name}.json"}
+            corpora={name: {"title": c.title, "counts": c.counts(), "embeddings": f"{points.EMBEDDINGS}/{name}.json"}
                      for name, c in self.corpora.items()},
             files=self.files, runtime=live.manifest, runtime_details=live.details, digest=self.digests.of,
             kinds={name: (kind, self.baked.get(name), self.served[name]) for name, kind in self.used.items()},
@@ -718,7 +720,7 @@ class SiteBuild:
             html = self.typesetter.page(html, self.where(page), page.source)
         if page is not None and self.math_font is not None and "<math" in html:
             html = math_font.preloaded(html, module_page.relative_url(math_font.FONT_SITE, page.url), offscreen.first_screen(html))
-        if page is not None:  # a browser offers to install the site (build/offline.py)
+        if page is not None:  # a browser offers to install the site (builder/offline.py)
             manifest = module_page.relative_url(offline.WEB_MANIFEST, page.url)
             html = html.replace("</head>", f'<link rel="manifest" href="{manifest}">\n</head>', 1)
         if self.command == "serve":  # a dev server's pages: no service worker takes them (offline.STEP_ASIDE_SOURCE)
@@ -759,7 +761,7 @@ class SiteBuild:
             carried = self._place_unchanged(os.fspath(site_dir)) if self.staged else {}
         except OSError as error:
             raise BuildError(disk.explain(error, "linking the unchanged files", site_dir)) from None
-        try:  # last: the listing is of the site as published (build/offline.py)
+        try:  # last: the listing is of the site as published (builder/offline.py)
             listed = offline.write(Path(site_dir), self.digests.sized, also=carried, serving=self.command == "serve",
                                    scripted=self.scripted_files)
         except OSError as error:
@@ -783,7 +785,7 @@ class SiteBuild:
 
     def _check_host(self, site_dir: str, listed: dict[str, int]) -> None:
         """The finished site against the limits of the host it is published to (option host,
-        build/hosts.py), before it replaces the previous one: a limit of the host named is a
+        builder/hosts.py), before it replaces the previous one: a limit of the host named is a
         BuildError (nothing is published), of ``any`` a warning. A dev server's site is not published."""
         host = self.settings.host
         if self.command != "build" or host == "self-hosted":
@@ -883,17 +885,17 @@ def _is_ours(extension) -> bool:
 
 
 def _memos(folder: Path, log) -> dict[str, cache.Memo]:
-    """What a warm build need not derive again (build/cache.Memo), each versioned by the code
+    """What a warm build need not derive again (foundation/cache.Memo), each versioned by the code
     that derives it: the modules each source imports (the bake's keys), each page's mentor
     reading and each module's mentor script, the values pages quote, the mentor's facts, the
     HTML of the authors' texts in blocks (blocks/base.py), each page's panels
-    (blocks/remembered.py), each page with its off-screen boxes (pages/offscreen.py), the web app's icons (build/offline.py), the kinds' files found sound
+    (blocks/remembered.py), each page with its off-screen boxes (pages/offscreen.py), the web app's icons (builder/offline.py), the kinds' files found sound
     (kinds/registry.py), what the embedding tables give the site (_learn_tables), the sha256 of
     the wheels built (runtime/wheel.py), and of each corpus's text and metadata together
-    (build/corpora.py). Each memo is read when first used."""
+    (builder/corpora.py). Each memo is read when first used."""
     from scalecore import embeddings
     from scalecore_generator.blocks import base, expand, remembered
-    from scalecore_generator.build import corpora
+    from scalecore_generator.builder import corpora
     from scalecore_generator.kinds import kind, options
     from scalecore_generator.pages import quotes
     from scalecore_generator.runtime import wheel

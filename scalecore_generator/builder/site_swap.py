@@ -35,7 +35,7 @@ from pathlib import Path
 
 from scalecore_generator.errors import ScalecoreError
 
-from scalecore_generator.build.processes import process_is_gone
+from scalecore_generator.foundation.processes import process_is_gone
 
 
 class WarningCounter(logging.Handler):
@@ -50,7 +50,7 @@ class WarningCounter(logging.Handler):
 
 
 def ledger_beside(site: Path) -> Path:
-    """The digest ledger a staged build keeps beside its site (build/cache/digests.py)."""
+    """The digest ledger a staged build keeps beside its site (foundation/cache/digests.py)."""
     site = Path(site).absolute()
     return site.with_name(f".{site.name}.digests.json")
 

@@ -99,7 +99,7 @@ def load_kind(folder: Path, sound: set | None = None, checked: set | None = None
 
 def _stamp(path: Path, check: str) -> str:
     """The file as it is now, for one check: its real path, inode, size, and modification and
-    change times (a write always changes the change time: see build/cache/digests.py)."""
+    change times (a write always changes the change time: see foundation/cache/digests.py)."""
     stat = path.stat()
     return json.dumps([check, str(path.resolve()), stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns])
 

@@ -10,7 +10,7 @@ import re
 from pathlib import Path
 
 from scalecore_generator.kinds.options import in_words, listing
-from scalecore_generator.blocks.scanner import fenced_lines
+from scalecore_generator.foundation.text import fenced_lines
 from scalecore_generator.kinds.kind import Kind
 
 BLOCK = re.compile(r"^ {0,3}///[ \t]+([a-z][a-z0-9-]*)")

@@ -72,7 +72,7 @@ def check_math(uses_math: bool, math: str) -> None:
 def page_scripts(isolation: bool, theme: bool) -> list[str]:
     """The scripts every page loads, in order, each deferred by the adapter: fetched while the
     page parses, run once it is parsed (after the theme's bundle), so none holds up the first
-    paint. offline.js registers the site's service worker (build/offline.py writes it at the site
+    paint. offline.js registers the site's service worker (builder/offline.py writes it at the site
     root: offline reading, and cross-origin isolation, which with ``isolation`` (live mode)
     isolate.js uses to reload a console's page once); disk-search.js searches from file://."""
     return [*SCRIPTS, OFFLINE, DISK_SEARCH, *((ISOLATE,) if isolation else ()), *(THEME_SCRIPTS if theme else ())]

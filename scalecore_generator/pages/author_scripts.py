@@ -18,7 +18,7 @@ import html
 import re
 from pathlib import Path
 
-from scalecore_generator.blocks.scanner import fenced_lines
+from scalecore_generator.foundation.text import fenced_lines
 from scalecore_generator.pages.csp import runnable_scripts
 from scalecore_generator.errors import ScalecoreError
 

@@ -62,7 +62,7 @@ class Typesetter:
     """Typesets the formulas of a page's HTML; one per build, remembering across builds."""
 
     def __init__(self, output: str, cache_file: Path, log):
-        from scalecore_generator.build.cache import read_record
+        from scalecore_generator.foundation.cache import read_record
 
         self.engine = ENGINES[output]
         self.cache_file = cache_file
@@ -101,7 +101,7 @@ class Typesetter:
         return self.memo[key]
 
     def _server(self):
-        from scalecore_generator.build.node import LineServer
+        from scalecore_generator.foundation.node import LineServer
 
         if self.server is None:
             self.server = LineServer(SERVER, [str(NODE_MODULES.parent / "package.json"), self.engine],
@@ -110,7 +110,7 @@ class Typesetter:
 
     def save(self) -> None:
         """Keep what this build typeset, and only that (best effort: the cache only saves time)."""
-        from scalecore_generator.build.cache import write_record
+        from scalecore_generator.foundation.cache import write_record
 
         if self.server is not None:
             self.server.close()

@@ -31,8 +31,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from scalecore_generator.build.cache import content_name, content_named
-from scalecore_generator.build.node import NodeError, executable
+from scalecore_generator.foundation.cache import content_name, content_named
+from scalecore_generator.foundation.node import NodeError, executable
 from scalecore_generator.vendor import NODE_MODULES
 from scalecore_generator.errors import ScalecoreError
 

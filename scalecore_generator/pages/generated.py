@@ -44,7 +44,7 @@ def expand_generated(markdown: str, tables: dict[str, Callable[[], str]], page: 
     marker of a known table and leaves anything else as it is."""
     if MARKER.search(markdown) is None:  # most pages: no line holds a marker, nothing to replace
         return markdown
-    from scalecore_generator.blocks.scanner import fenced_lines
+    from scalecore_generator.foundation.text import fenced_lines
     from scalecore_generator.pages.quotes import CODE_SPAN
 
     lines = markdown.split("\n")

@@ -27,7 +27,7 @@ import os
 import re
 from pathlib import Path
 
-from scalecore_generator.build.cache import content_name, content_named
+from scalecore_generator.foundation.cache import content_name, content_named
 
 from scalecore_generator.vendor import NODE_MODULES
 FONT_IN_PACKAGES = Path("@fontsource/stix-two-math/files/stix-two-math-latin-400-normal.woff")

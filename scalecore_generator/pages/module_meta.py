@@ -167,7 +167,7 @@ def check_callouts(markdown: str, page: str, line_offset: int = 0) -> None:
     """An admonition typed with an audience code (``!!! it-ml``) instead of its callout type
     (``!!! practitioner``) would never be shown or hidden by the audience switch: a ValueError
     with the page, the line and the type to write."""
-    from scalecore_generator.blocks.scanner import fenced_lines
+    from scalecore_generator.foundation.text import fenced_lines
 
     codes = [re.escape(code) for code, callout in CALLOUTS.items() if callout != code]
     if not re.search(rf"(?:!!!|\?\?\?)\+?[ \t]+(?:{'|'.join(codes)})", markdown):

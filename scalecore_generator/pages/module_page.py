@@ -34,7 +34,7 @@ def relative_url(target: str, from_url: str) -> str:
 
 
 def environment(bytecode_cache=None) -> jinja2.Environment:
-    """The module pages' templates, with a build's cache of compiled templates (build/cache
+    """The module pages' templates, with a build's cache of compiled templates (foundation/cache
     TemplateCaches): compiling the four templates and their macros is most of what writing the
     module pages costs a warm build."""
     environment = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,

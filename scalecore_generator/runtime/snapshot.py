@@ -62,8 +62,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from scalecore_generator.build import cache
-from scalecore_generator.build.cache import user
+from scalecore_generator.foundation import cache
+from scalecore_generator.foundation.cache import user
 from scalecore_generator.errors import ScalecoreError
 
 MAKER = Path(__file__).with_name("snapshot-maker.js")

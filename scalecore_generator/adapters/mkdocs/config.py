@@ -15,8 +15,8 @@ from mkdocs.config import config_options as c
 
 from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE, CorpusError, find_corpora, is_valid_name, tokenise
 from scalecore_generator.kinds.options import Bounded, described  # noqa: F401 (kinds and the reference use them)
-from scalecore_generator.build.corpora import available as site_corpora
-from scalecore_generator.build.hosts import ANY as ANY_HOST, NAMES as HOST_NAMES
+from scalecore_generator.builder.corpora import available as site_corpora
+from scalecore_generator.builder.hosts import ANY as ANY_HOST, NAMES as HOST_NAMES
 from scalecore.embeddings import DEFAULT_RECIPE, RECIPES
 from scalecore.experiment import Settings
 

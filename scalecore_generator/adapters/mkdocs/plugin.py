@@ -1,5 +1,5 @@
 """The Scalecore MkDocs plugin: MkDocs' hooks, each a few lines that call the engine-free build
-(build/site_build.py). What is MkDocs' own stays in the adapter: its configuration, pages, files,
+(builder/site_build.py). What is MkDocs' own stays in the adapter: its configuration, pages, files,
 nav and dev server as the build needs them (site.py), and its error, raised once at the edge
 (``_edge``) from the build's ``ScalecoreError``.
 
@@ -27,9 +27,9 @@ from mkdocs.structure.files import File
 
 from scalecore_generator.adapters.mkdocs import features, site
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, reference
-from scalecore_generator.build import disk
-from scalecore_generator.build.site_build import THEME, SiteBuild
-from scalecore_generator.build.site_swap import WarningCounter
+from scalecore_generator.foundation import disk
+from scalecore_generator.builder.site_build import THEME, SiteBuild
+from scalecore_generator.builder.site_swap import WarningCounter
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.pages import assets, frontend
 

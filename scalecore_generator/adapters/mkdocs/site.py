@@ -1,5 +1,5 @@
 """MkDocs' side of a build, as the plugin's hooks hand it over and take it back: its configuration
-as an ``EngineSite`` and its pages as ``PageInfo``s (build/site_build.py), its files with the
+as an ``EngineSite`` and its pages as ``PageInfo``s (builder/site_build.py), its files with the
 build's own found on demand, its nav checked, a link between pages as MkDocs writes it, the
 assets every page loads, and the dev server's reload script allowed by the pages' policy.
 """
@@ -14,7 +14,7 @@ from mkdocs.config.config_options import ExtraScriptValue
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from scalecore_generator.adapters.mkdocs.config import missing_nav_pages, nav_line
-from scalecore_generator.build.site_build import EngineSite, PageInfo
+from scalecore_generator.builder.site_build import EngineSite, PageInfo
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.pages import assets, frontend
 

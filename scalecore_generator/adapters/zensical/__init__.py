@@ -5,7 +5,7 @@ drops ``plugins: [scalecore]`` without a word) and has no plugin API of its own 
 adapter runs the build around ``zensical build`` instead of inside it (build.py):
 
     1. read the scalecore options from mkdocs.yml, checked as the MkDocs plugin checks them;
-    2. the build's configure and prepare: corpora, bake, runtime, manifest (build/site_build.py);
+    2. the build's configure and prepare: corpora, bake, runtime, manifest (builder/site_build.py);
     3. write a derived configuration for Zensical: the Markdown extensions the features need,
        the authors' blocks as an extension (blocks.py), our scripts and stylesheet, in a
        project folder of its own inside the cache;

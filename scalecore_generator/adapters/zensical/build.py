@@ -10,8 +10,8 @@ from pathlib import Path
 import yaml
 
 from scalecore_generator.adapters.zensical import ZENSICAL_VERSION, blocks
-from scalecore_generator.build import disk
-from scalecore_generator.build.site_build import THEME, EngineSite, PageInfo, SiteBuild
+from scalecore_generator.foundation import disk
+from scalecore_generator.builder.site_build import THEME, EngineSite, PageInfo, SiteBuild
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.pages import assets, frontend
 

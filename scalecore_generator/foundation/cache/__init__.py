@@ -5,12 +5,12 @@ memo, programs' versions, compiled templates) and the usage ledger that keeps it
 ``cache.finish_build``.
 """
 
-from scalecore_generator.build.cache.entries import (  # noqa: F401
+from scalecore_generator.foundation.cache.entries import (  # noqa: F401
     RECORD, TEMPORARY, content_name, content_named, damage, intact_files,
     remove_abandoned, sha256_file, usable, writing)
-from scalecore_generator.build.cache.digests import Digests  # noqa: F401
-from scalecore_generator.build.cache.ledger import (  # noqa: F401
+from scalecore_generator.foundation.cache.digests import Digests  # noqa: F401
+from scalecore_generator.foundation.cache.ledger import (  # noqa: F401
     LEDGER, LOCK, CacheBusy, SharedUse, every_entry, exclusive, finish_build, folder_size, remove_entries, stale)
-from scalecore_generator.build.cache.memo import (  # noqa: F401
+from scalecore_generator.foundation.cache.memo import (  # noqa: F401
     Memo, TemplateCache, TemplateCaches, program_version, read_record,
     write_record)

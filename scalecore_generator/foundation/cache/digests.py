@@ -27,7 +27,7 @@ import os
 import time
 from pathlib import Path
 
-from scalecore_generator.build.cache.entries import sha256_file
+from scalecore_generator.foundation.cache.entries import sha256_file
 
 SCHEMA = "scalecore/digests/1"
 SETTLED_NS = 2_000_000_000  # a file's times must be this much older than the read (see above)

@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from scalecore_generator.build.processes import process_is_gone
+from scalecore_generator.foundation.processes import process_is_gone
 
 RECORD = ".entry.json"
 TEMPORARY = ".tmp-"

@@ -16,8 +16,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from scalecore_generator.build.cache.entries import RECORD, TEMPORARY
-from scalecore_generator.build.disk import write_atomically
+from scalecore_generator.foundation.cache.entries import RECORD, TEMPORARY
+from scalecore_generator.foundation.disk import write_atomically
 
 LEDGER = "usage.json"
 LOCK = ".lock"

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import jinja2
 
-from scalecore_generator.build.disk import write_atomically
+from scalecore_generator.foundation.disk import write_atomically
 
 
 def write_record(path: Path, data) -> None:

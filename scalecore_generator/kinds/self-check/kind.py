@@ -21,7 +21,7 @@ import re
 from mkdocs.config import config_options as c
 from mkdocs.config.base import ValidationError
 
-from scalecore_generator.blocks.base import slug
+from scalecore_generator.foundation.text import slug
 from scalecore_generator.kinds.options import OptionError, PanelOptions, Text, describe
 from scalecore_generator.kinds.kind import Kind
 
