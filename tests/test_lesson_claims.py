@@ -250,8 +250,8 @@ def test_the_exact_jacobian_size_of_10_50_100_and_the_float64_artefact(baked):
 
 
 def test_a_saturated_wordnet_head_keeps_a_query_gradient_of_the_guarded_order(baked, seeds):
-    """Step 3 (issue 45, items 1 and 2): on wordnet under init+scale the W_Q gradient 'lies between
-    a fifth of and twelve times what it has with all three guards' on every seed, above it at
+    """Step 3 (issue 45, items 1 and 2): on wordnet under init+scale the W_Q gradient 'is at least
+    a fifth, and at most twelve times, what it has with all three guards' on every seed, above it at
     seeds 0 and 1 and below it at seeds 2 to 4, while less gradient reaches the scores than with
     all three: the input makes up for the small Jacobian. ('Of the order', as the page once said,
     hid a ratio of 11.5 at seed 0.)"""
