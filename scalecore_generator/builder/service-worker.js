@@ -163,6 +163,7 @@ function notice(title, text, kept = []) {
   const pages = kept.length ? `<h2 style="font-size:1.1rem">Saved on this device</h2><ul>` +
     kept.map((page) => `<li><a href="${escape(keyOf(page.path))}">${escape(page.title)}</a></li>`).join("") + "</ul>" : "";
   const html = `<!doctype html><html lang="en"><meta charset="utf-8"><meta name="viewport" content="width=device-width">` +
+    `<meta name="color-scheme" content="light dark">` + // the reader's light or dark, with no stylesheet to fetch
     `<title>${title}</title><body style="font:1rem/1.5 system-ui,sans-serif;max-width:36rem;margin:3rem auto;padding:0 1rem">` +
     `<h1 style="font-size:1.4rem">${title}</h1><p>${text}</p><p><a href="">Try again</a> · <a href="${ROOT.href}">Home</a></p>${pages}`;
   return isolated(new Response(html, { status: 503, headers: { "Content-Type": "text/html; charset=utf-8" } }));
