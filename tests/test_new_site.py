@@ -96,6 +96,9 @@ def test_the_wheel_carries_what_the_build_runs_and_no_generic_package_name(wheel
                    "scalecore_generator/vendor/LICENSES/MPL-2.0.txt",
                    "scalecore_generator/vendor/npm.json",
                    "scalecore_generator/scaffold/mkdocs.yml",
+                   "scalecore_generator/scaffold_bare/mkdocs.yml",  # scalecore new --template bare
+                   "scalecore_generator/scaffold_bare/.gitignore",
+                   "scalecore_generator/scaffold_kind/panel.js",  # scalecore new --template kind
                    "scalecore/corpora/demo/text.txt"):
         assert needed in names, needed
     assert any(name.startswith("scalecore_generator/vendor/wheels/sympy-") for name in names)
