@@ -1,6 +1,7 @@
 """Run ``mkdocs build`` with disk faults injected: a disk that is full or read-only under a path.
 
-    python tests/faults.py --full PATTERN --read-only PATTERN --set module:NAME=PATH -- [mkdocs args]
+    python tests/faults.py --full PATTERN --read-only PATTERN --set module:NAME=PATH
+                           --term-after-moves PATTERN:N -- [mkdocs args]
 
 Real faults need privileges a test run does not have (a tiny filesystem image needs mount; the
 tests run as root, which ignores file modes), so the writer's system calls are wrapped instead:
@@ -8,7 +9,9 @@ opening a file for writing, creating a folder, renaming or removing anything *in
 that matches PATTERN (a path, or a glob such as ``site/.site.partial-*``) raises the OSError the
 kernel would (ENOSPC, EROFS); the matching folder itself can still be created. Reading is untouched. Pool workers are forked from
 this process and inherit the wrappers. ``--set`` points a module's path attribute elsewhere
-(e.g. the plugin's npm folder, to simulate a checkout without ``npm ci``).
+(e.g. the plugin's npm folder, to simulate a checkout without ``npm ci``). ``--term-after-moves``
+sends this process SIGTERM right after the Nth rename of a path inside a folder matching PATTERN
+(a CI job's timeout, at an exact step: the swap's carrying of folders out of ``site``, say).
 """
 
 import argparse
@@ -63,11 +66,29 @@ def install(full: list[str], read_only: list[str]) -> None:
     shutil.copyfile = wrap(shutil.copyfile, paths=(1,))
 
 
+def term_after_moves(rule: str) -> None:
+    import signal
+
+    pattern, count = rule.rsplit(":", 1)
+    pattern, left = os.path.abspath(pattern), [int(count)]
+    rename = os.rename
+
+    def renamed(source, target, *args, **kwargs):
+        rename(source, target, *args, **kwargs)
+        if any(fnmatch.fnmatchcase(str(parent), pattern) for parent in Path(os.path.abspath(source)).parents):
+            left[0] -= 1
+            if left[0] == 0:
+                os.kill(os.getpid(), signal.SIGTERM)
+
+    os.rename = renamed
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--full", action="append", default=[])
     parser.add_argument("--read-only", action="append", default=[])
     parser.add_argument("--set", action="append", default=[])
+    parser.add_argument("--term-after-moves", action="append", default=[])
     parser.add_argument("mkdocs", nargs=argparse.REMAINDER)
     args = parser.parse_args()
     for assignment in args.set:
@@ -75,6 +96,8 @@ def main() -> None:
         module, attribute = target.split(":")
         setattr(importlib.import_module(module), attribute, Path(value))
     install(args.full, args.read_only)
+    for rule in args.term_after_moves:
+        term_after_moves(rule)
     from mkdocs.__main__ import cli
 
     sys.argv = ["mkdocs", "build", *[a for a in args.mkdocs if a != "--"]]

@@ -375,6 +375,28 @@ def test_killing_the_build_kills_its_bake_workers(site):
     assert all(process_is_gone(str(pid)) for pid in workers), "bake workers outlived the killed build"
 
 
+def test_a_sigterm_while_folders_are_carried_leaves_the_whole_new_site(cold, site):
+    """A CI job's timeout sends SIGTERM; here it comes right after the swap carried the first
+    unchanged folder out of site/ into the staged one. The build ends as the signal asks, but
+    only once the new site is in place: site/ is wholly the new site, never one missing the
+    folders carried (1,037 of 1,107 files once), and the next build is the same site again."""
+    changed = "# Home\n\nA page changed, the baked points not.\n"
+    (site / "docs" / "index.md").write_text(changed, encoding="utf-8")
+    succeeded(build(site))
+    assert tree(site / "site") != cold[1]
+    for moves in (1, 2):
+        trial = copy_site(site.parent.parent / f"trial-{moves}" / "base", source=cold[0])
+        succeeded(build(trial))  # the copy's own ledger: the next build carries its baked folders
+        (trial / "docs" / "index.md").write_text(changed, encoding="utf-8")
+        killed = with_faults(trial, "--term-after-moves", f"{trial / 'site'}:{moves}")
+        assert killed.returncode == -signal.SIGTERM, killed.describe()
+        assert tree(trial / "site") == tree(site / "site"), f"killed after {moves} folder(s): site/ is not the new site"
+        assert not list(trial.glob(".site.carried-*"))
+        succeeded(build(trial))
+        assert tree(trial / "site") == tree(site / "site")
+        assert not list(trial.glob(".site.partial*")) and not list(trial.glob(".site.previous*"))
+
+
 # --------------------------------------------------------------------------------------------
 # Inputs that used to pass without a word
 # --------------------------------------------------------------------------------------------
