@@ -517,6 +517,69 @@ def test_a_copy_is_kept_across_a_reload_only_when_the_reader_asks(visit, site_se
     watch.check()
 
 
+_STATUS = "[data-scalecore-mentor-status]"
+_KEEP = "Keep a copy of the files I attach, in this browser"
+
+
+def _ready(page) -> None:
+    """The reader comes to the box and the mentor is loaded (its script's switches are live)."""
+    page.get_by_role("textbox", name="Your question").focus()
+    page.wait_for_selector("[data-scalecore-mentor-load-ms]", state="attached")
+
+
+def _kept_records(page) -> int:
+    """How many files the mentor's IndexedDB store holds (0 when it was never made)."""
+    return page.evaluate("""() => new Promise((resolve) => {
+      const request = indexedDB.open("scalecore-mentor", 1);
+      request.onupgradeneeded = () => request.result.createObjectStore("files", { keyPath: "id", autoIncrement: true })
+        .createIndex("module", "module");
+      request.onsuccess = () => {
+        const count = request.result.transaction("files").objectStore("files").count();
+        count.onsuccess = () => { request.result.close(); resolve(count.result); };
+      };
+    })""")
+
+
+@pytest.mark.parametrize("name, mime, payload, said", [
+    ("huge.txt", "text/plain", b"softmax " * (2 * 1024 * 1024 // 8 + 1), "huge.txt is larger than 2 MB"),
+    ("huge.pdf", "application/pdf", b"%PDF-1.4\n" + b"0" * (20 * 1024 * 1024), "huge.pdf is larger than 20 MB"),
+    ("photo.txt", "text/plain", bytes.fromhex("89504e470d0a1a0a0000000d49484452") + bytes(range(256)) * 4,
+     "photo.txt is not UTF-8 text"),
+    ("nul.txt", "text/plain", b"softmax\x00\x00\x01 saturates", "nul.txt holds control characters"),
+    ("fake.pdf", "application/pdf", b"<html>not a pdf</html>", "fake.pdf is not a PDF"),
+])
+def test_an_attachment_is_checked_when_attached_and_nothing_is_kept_of_a_refused_one(visit, site_server, name, mime,
+                                                                                     payload, said):
+    """Issue 46.9: the size limit, a binary file posing as text and a PDF that is not one are said
+    as the file is attached (no question asked), it is not attached, and with the keep switch on
+    nothing of it reaches IndexedDB."""
+    page, watch = visit(site_server.url + page_url(MODULE))
+    _ready(page)
+    page.get_by_role("checkbox", name=_KEEP).check()
+    page.locator("[data-scalecore-mentor-files]").set_input_files({"name": name, "mimeType": mime, "buffer": payload})
+    page.wait_for_function("(said) => document.querySelector('[data-scalecore-mentor-status]').textContent.includes(said)",
+                           arg=said)
+    assert page.locator("[data-scalecore-mentor-attached] li").count() == 0
+    page.wait_for_timeout(300)
+    assert _kept_records(page) == 0 and page.locator("[data-scalecore-mentor-kept] li").count() == 0
+    watch.check()
+
+
+def test_text_whose_character_straddles_64_kb_is_attached_kept_and_read(visit, site_server):
+    """The check reads 64 kB: a UTF-8 character cut there is not taken for a binary file, and a
+    good text file is attached, kept when the switch is on, and quoted."""
+    page, watch = visit(site_server.url + page_url(MODULE))
+    _ready(page)
+    page.get_by_role("checkbox", name=_KEEP).check()
+    text = ("a" * (64 * 1024 - 1) + "é\n\nThe okapi lemma: softmax saturation in the okapi regime.\n").encode("utf-8")
+    page.locator("[data-scalecore-mentor-files]").set_input_files({"name": "long.txt", "mimeType": "text/plain", "buffer": text})
+    page.wait_for_function("() => document.querySelectorAll('[data-scalecore-mentor-kept] li').length === 1")
+    assert page.locator("[data-scalecore-mentor-attached] li").count() == 1 and _kept_records(page) == 1
+    region = _ask(page, "What is the okapi lemma?")
+    assert "Your file long.txt, page 1" in region.inner_text() and "okapi regime" in region.inner_text()
+    watch.check()
+
+
 def test_questions_are_exported_with_the_notes_and_can_be_deleted(visit, site_server):
     page, watch = visit(site_server.url + page_url(MODULE), accept_downloads=True)
     _ask(page, "Why does layernorm ignore scale?")

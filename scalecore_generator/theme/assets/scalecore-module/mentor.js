@@ -142,16 +142,54 @@
 
   /* ------------------------------------------------------------- reading the reader's files */
 
+  /* What is wrong with a file, said when it is attached (null when nothing is): over its size
+     limit, a text file that is not UTF-8 text (a binary file named .txt), a PDF without the
+     "%PDF-" header. Only the first 64 kB are read to tell; nothing is kept before this says yes. */
+  var SNIFF_BYTES = 64 * 1024;
+  var CONTROL = /[\u0000-\u0008\u000B\u000E-\u001F\u007F]/; // tab, line feed, form feed and return are text
+
+  function mb(bytes) { return Math.round(bytes / (1024 * 1024)) + " MB"; }
+
+  function problem(file, kind) {
+    var limit = { text: LIMITS.textBytes, pdf: LIMITS.pdfBytes, image: LIMITS.imageBytes }[kind];
+    if (file.size > limit) {
+      return Promise.resolve(file.name + " is larger than " + mb(limit) + (kind === "text" ?
+        ": attach the part you want to ask about." : kind === "pdf" ? ": attach a smaller PDF." : ": attach a smaller image."));
+    }
+    if (kind === "image") return Promise.resolve(null);
+    return file.slice(0, kind === "pdf" ? 1024 : SNIFF_BYTES).arrayBuffer().then(function (buffer) {
+      var bytes = new Uint8Array(buffer);
+      if (kind === "pdf") { // the header may follow a little junk (PDF 32000-1, 7.5.2 as readers apply it)
+        var head = String.fromCharCode.apply(null, bytes);
+        return head.indexOf("%PDF-") >= 0 ? null : file.name + " is not a PDF (it does not start with %PDF-): it was not attached.";
+      }
+      var text;
+      try {
+        text = new TextDecoder("utf-8", { fatal: true }).decode(bytes, { stream: file.size > SNIFF_BYTES }); // a character cut at 64 kB waits
+      } catch (error) {
+        return file.name + " is not UTF-8 text (a binary file?): it was not attached.";
+      }
+      return CONTROL.test(text) ? file.name + " holds control characters, so it is not a text file: it was not attached." : null;
+    });
+  }
+
+  /* A text file, decoded strictly: a byte that is not UTF-8 is an error, never a replacement character. */
   function readText(file) {
     if (file.size > LIMITS.textBytes) {
-      return Promise.reject(new Error(file.name + " is larger than 2 MB: attach the part you want to ask about."));
+      return Promise.reject(new Error(file.name + " is larger than " + mb(LIMITS.textBytes) + ": attach the part you want to ask about."));
     }
-    return file.text().then(function (text) { return [text]; });
+    return file.arrayBuffer().then(function (buffer) {
+      try {
+        return [new TextDecoder("utf-8", { fatal: true }).decode(buffer)];
+      } catch (error) {
+        throw new Error(file.name + " is not UTF-8 text, so the mentor did not read it.");
+      }
+    });
   }
 
   function readPdf(file, pdfUrl, workerUrl) {
     if (file.size > LIMITS.pdfBytes) {
-      return Promise.reject(new Error(file.name + " is larger than 20 MB: attach a smaller PDF."));
+      return Promise.reject(new Error(file.name + " is larger than " + mb(LIMITS.pdfBytes) + ": attach a smaller PDF."));
     }
     if (location.protocol === "file:") {
       return Promise.reject(new Error("PDF files can be read only when the site is served over http (a page " +
@@ -310,27 +348,44 @@
 
   /* ------------------------------------------------------------- files */
 
-  Mentor.prototype.attach = function (files) {
+  /* Files are checked as they are attached, one after the other (so the count holds): a file
+     over its limit, a binary file named .txt or a PDF that is not one is refused at once, and
+     nothing of it is kept. ``keep`` (default: the switch as it is now) says whether to keep a copy.
+     The checks in flight are this.checking: a question asked meanwhile waits for them. */
+  Mentor.prototype.attach = function (files, keep) {
     var self = this;
-    files.forEach(function (file) {
-      if (self.attached.length >= LIMITS.files) {
-        self.say("At most " + LIMITS.files + " files per question: " + file.name + " was not attached.");
-        return;
-      }
-      var kind = /^image\//.test(file.type) ? "image" : (/pdf$/i.test(file.type) || /\.pdf$/i.test(file.name)) ? "pdf" :
-        (/^text\//.test(file.type) || /\.(txt|md|markdown|csv|tex|py)$/i.test(file.name)) ? "text" : null;
-      if (!kind) {
-        self.say(file.name + " is not an image, a PDF or a text file, so the mentor cannot use it.");
-        return;
-      }
-      if (kind === "image" && file.size > LIMITS.imageBytes) {
-        self.say(file.name + " is larger than 10 MB: attach a smaller image.");
+    if (keep === undefined) keep = this.keep.checked;
+    this.checking = (this.checking || Promise.resolve()).then(function () {
+      return files.reduce(function (chain, file) {
+        return chain.then(function () { return self.attachOne(file, keep); });
+      }, Promise.resolve());
+    }).then(function () { self.renderAttached(); });
+    return this.checking;
+  };
+
+  Mentor.prototype.attachOne = function (file, keep) {
+    var self = this;
+    if (self.attached.length >= LIMITS.files) {
+      self.say("At most " + LIMITS.files + " files per question: " + file.name + " was not attached.");
+      return Promise.resolve();
+    }
+    var kind = /^image\//.test(file.type) ? "image" : (/pdf$/i.test(file.type) || /\.pdf$/i.test(file.name)) ? "pdf" :
+      (/^text\//.test(file.type) || /\.(txt|md|markdown|csv|tex|py)$/i.test(file.name)) ? "text" : null;
+    if (!kind) {
+      self.say(file.name + " is not an image, a PDF or a text file, so the mentor cannot use it.");
+      return Promise.resolve();
+    }
+    return problem(file, kind).catch(function (error) {
+      return file.name + " could not be read: " + (error && error.message || error) + ".";
+    }).then(function (wrong) {
+      if (wrong) {
+        self.say(wrong);
         return;
       }
       self.attached.push({ file: file, name: file.name, kind: kind });
-      if (self.keep.checked) self.store(file);
+      self.renderAttached();
+      if (keep) self.store(file);
     });
-    this.renderAttached();
   };
 
   Mentor.prototype.renderAttached = function () {
@@ -370,10 +425,7 @@
           "aria-label": "Delete the kept copy of " + record.name });
         again.addEventListener("click", function () {
           var file = new File([record.blob], record.name, { type: record.type });
-          var keep = self.keep.checked;
-          self.keep.checked = false; // attaching a kept copy does not keep it twice
-          self.attach([file]);
-          self.keep.checked = keep;
+          self.attach([file], false); // attaching a kept copy does not keep it twice
         });
         remove.addEventListener("click", function () {
           withStore("readwrite", function (store) { return store.delete(record.id); }).then(function () {
@@ -426,7 +478,8 @@
     }
     this.say("Looking in this module…");
     var started = performance.now();
-    this.load().then(function (mentor) {
+    Promise.all([this.load(), this.checking]).then(function (ready) {
+      var mentor = ready[0];
       return self.readAttached().then(function (files) {
         var answer = mentor.answer(question, files.passages);
         self.render(answer, files);
