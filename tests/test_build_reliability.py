@@ -9,6 +9,7 @@ import fcntl
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -18,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from scalecore_generator.foundation.processes import process_is_gone
-from sites import CACHE, Build, build, build_command, copy_site, edit, environment, tree
+from sites import CACHE, REPO, Build, build, build_command, copy_site, edit, environment, tree
 
 FAULTS = Path(__file__).resolve().parent / "faults.py"
 UNITS = "api/scale-guards"
@@ -373,6 +374,107 @@ def test_killing_the_build_kills_its_bake_workers(site):
     while time.monotonic() < deadline and not all(process_is_gone(str(pid)) for pid in workers):
         time.sleep(0.05)
     assert all(process_is_gone(str(pid)) for pid in workers), "bake workers outlived the killed build"
+
+
+LEDGER_WRITE_KILLED = """
+import os, signal, sys
+from pathlib import Path
+from scalecore_generator.foundation.cache import Digests
+digests = Digests(Path(sys.argv[1]))
+page = Path(sys.argv[2])
+digests.published({page: digests.of(page)})
+os.replace = lambda *args: os.kill(os.getpid(), signal.SIGKILL)  # killed once the temporary is written
+digests.save()
+"""
+
+
+def test_a_build_killed_while_writing_its_ledger_leaves_a_file_git_ignores_and_the_next_build_removes(tmp_path):
+    """The digest ledger is written beside the site and renamed into place; a build killed in
+    between left ``..site.digests.json.<pid>.tmp``, which a site's .gitignore (``.site.*``) does
+    not match, and which stayed. Now: a name the scaffold's .gitignore ignores, and the next
+    build's ledger removes it (and one of the old name)."""
+    from scalecore_generator.foundation.cache import Digests
+
+    ledger, page = tmp_path / ".site.digests.json", tmp_path / "site" / "index.html"
+    page.parent.mkdir()
+    page.write_text("<p>hello</p>\n", encoding="utf-8")
+    killed = subprocess.run([sys.executable, "-c", LEDGER_WRITE_KILLED, str(ledger), str(page)], cwd=REPO)
+    assert killed.returncode == -signal.SIGKILL
+    [left] = [path for path in tmp_path.iterdir() if path.name.endswith(".tmp")]
+    shutil.copy(REPO / "scalecore_generator" / "scaffold" / ".gitignore", tmp_path / ".gitignore")
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    ignored = subprocess.run(["git", "-C", str(tmp_path), "check-ignore", "-q", left.name])
+    assert ignored.returncode == 0, f"git does not ignore {left.name}"
+    old = tmp_path / f"..site.digests.json.{left.name.split('.')[-2]}.tmp"  # the name it had before
+    old.write_text("{}", encoding="utf-8")
+    Digests(ledger)
+    assert not left.exists() and not old.exists()
+
+
+def test_a_full_disk_while_the_build_names_itself_leaves_no_file(tmp_path, monkeypatch):
+    """The build writes its pid beside the lock (``.site.lock.holder.<pid>``, then renamed); on a
+    full disk the file is made but not written, and it stayed. Now it is removed, the build goes
+    on, and one a killed build left is removed by the next."""
+    import errno
+
+    from scalecore_generator.builder.site_swap import StagedSite
+
+    def full(self, text, *args, **kwargs):  # a full disk: the file is made, its bytes are not
+        self.touch()
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self))
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True)
+    left = tmp_path / f".site.lock.holder.{dead.stdout.strip()}"
+    left.write_text("", encoding="utf-8")
+    monkeypatch.setattr(Path, "write_text", full)
+    staged = StagedSite(str(tmp_path / "site"))
+    staged.begin()
+    try:
+        assert not list(tmp_path.glob(".site.lock.holder.*"))
+    finally:
+        staged.discard()
+
+
+SNAPSHOT_BUILD = """
+import json, os, subprocess, sys
+request = dict(json.loads(sys.argv[1]), parent=os.getpid())  # as runtime/snapshot.make() asks
+subprocess.run([sys.executable, "-m", "scalecore_generator.runtime.snapshot", json.dumps(request)])
+"""
+
+
+def test_killing_the_build_ends_the_snapshot_helper_and_its_browser(tmp_path):
+    """The snapshot is made by a helper process that runs Chromium (runtime/snapshot.py); a build
+    SIGKILLed while it runs used to leave it, and Chromium, for 3 to 13 s (until Chromium
+    answered). Here a stand-in browser that never answers: a shell that starts a child and waits."""
+    pids = tmp_path / "browser.pids"
+    browser = tmp_path / "chromium"
+    browser.write_text(f"#!/bin/sh\nsleep 600 &\necho $$ $! > {pids}\nwait\n", encoding="utf-8")
+    browser.chmod(0o755)
+    request = {"pyodide": str(tmp_path / "no-pyodide"), "wheels": [], "imports": [], "epochMs": 0,
+               "out": str(tmp_path / "snapshot.bin.gz"), "chromium": str(browser)}
+    build = subprocess.Popen([sys.executable, "-c", SNAPSHOT_BUILD, json.dumps(request)], cwd=REPO)
+    try:
+        deadline = time.monotonic() + 30
+        while not (pids.is_file() and len(pids.read_text().split()) == 2) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert pids.is_file(), "the stand-in browser never started"
+        helpers = _children(build.pid)
+        assert len(helpers) == 1, helpers
+        build.send_signal(signal.SIGKILL)  # the build alone: no clean-up code runs
+        build.wait(timeout=30)
+        left = helpers | {int(pid) for pid in pids.read_text().split()}
+        deadline = time.monotonic() + 3
+        while time.monotonic() < deadline and not all(process_is_gone(str(pid)) for pid in left):
+            time.sleep(0.05)
+        assert all(process_is_gone(str(pid)) for pid in left), "the snapshot helper or its browser outlived the build"
+    finally:
+        if build.poll() is None:
+            build.kill()
+        for pid in (pids.read_text().split() if pids.is_file() else []):
+            try:
+                os.kill(int(pid), signal.SIGKILL)
+            except ProcessLookupError:
+                pass
 
 
 def test_a_sigterm_while_folders_are_carried_leaves_the_whole_new_site(cold, site):

@@ -84,6 +84,12 @@ class StagedSite:
         for stale in self.final.parent.glob(f".{self.final.name}.partial-*"):
             if stale != self.staging and process_is_gone(stale.name.rsplit("-", 1)[-1]):
                 shutil.rmtree(stale, ignore_errors=True)
+        for stale in self.final.parent.glob(f"{self.holder_path.name}.*"):  # killed while naming itself
+            if process_is_gone(stale.name.rsplit(".", 1)[-1]):
+                try:
+                    stale.unlink(missing_ok=True)
+                except OSError:
+                    pass
         shutil.rmtree(self.staging, ignore_errors=True)
         self.staging.mkdir(parents=True)
         return str(self.staging)
@@ -169,10 +175,16 @@ class StagedSite:
                 f"scalecore: another build is writing {self.final} (pid {holder}); nothing was changed. "
                 f"Fix: wait for it to finish and build again, or build into another folder (mkdocs build -d DIR)."
             ) from None
-        partial = self.holder_path.with_name(f"{self.holder_path.name}.{os.getpid()}")
-        partial.write_text(f"{os.getpid()}\n", encoding="utf-8")
-        os.replace(partial, self.holder_path)
         self._lock = stream
+        partial = self.holder_path.with_name(f"{self.holder_path.name}.{os.getpid()}")
+        try:
+            partial.write_text(f"{os.getpid()}\n", encoding="utf-8")
+            os.replace(partial, self.holder_path)
+        except OSError:  # a full disk: another build's refusal says "pid unknown"; this build goes on
+            try:
+                partial.unlink(missing_ok=True)
+            except OSError:
+                pass
 
     def _release(self) -> None:
         if self._lock is not None:

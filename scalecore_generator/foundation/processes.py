@@ -29,27 +29,35 @@ def process_is_gone(pid: str) -> bool:
         return False
 
 
-def die_with_parent(parent: int) -> None:
+def die_with_parent(parent: int, signal_number: int = signal.SIGKILL) -> None:
     """A pool worker's initializer: end this process when the build that started it dies.
 
     A SIGKILLed build runs no clean-up code, and ``ProcessPoolExecutor`` workers would go on
     (each holding a corpus table, ~180 MB) until their queue breaks. Linux delivers SIGKILL to
     the worker the moment its parent dies (``PR_SET_PDEATHSIG``); elsewhere a daemon thread
     notices the parent's pid change within a second. ``parent`` is the build's pid
-    (``initargs=(os.getpid(),)``).
+    (``initargs=(os.getpid(),)``). ``signal_number``: another signal than SIGKILL, for a process
+    that has something to end first (the snapshot helper's Chromium): its handler does that.
     """
     if sys.platform.startswith("linux"):
         try:
             pr_set_pdeathsig = 1
-            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGKILL, 0, 0, 0)
+            ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal_number, 0, 0, 0)
         except (OSError, AttributeError):
             pass
+
+    def die():
+        if signal_number == signal.SIGKILL:
+            os._exit(1)
+        os.kill(os.getpid(), signal_number)
+
     if os.getppid() != parent:  # the parent died before the signal was armed
-        os._exit(1)
+        die()
+        return
 
     def watch():
         while os.getppid() == parent:
             time.sleep(1.0)
-        os._exit(1)
+        die()
 
     threading.Thread(target=watch, name="scalecore-parent-watch", daemon=True).start()

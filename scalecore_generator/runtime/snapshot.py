@@ -161,8 +161,9 @@ def make(pyodide: Path, wheels: list[Path], imports: list[str], cache_root: Path
     with cache.writing(folder, use) as target:
         packed = target / Path(SITE_PATH).name  # the child writes it, gzip-compressed
         request = {"pyodide": str(pyodide.resolve()), "wheels": [str(w.resolve()) for w in wheels],
-                   "imports": list(imports), "epochMs": inputs["epoch_ms"], "out": str(packed), "chromium": browser}
-        try:  # a child process: its server and Chromium end with it
+                   "imports": list(imports), "epochMs": inputs["epoch_ms"], "out": str(packed), "chromium": browser,
+                   "parent": os.getpid()}
+        try:  # a child process: its server and Chromium end with it, and it with this build
             done = subprocess.run([sys.executable, "-m", "scalecore_generator.runtime.snapshot", json.dumps(request)],
                                   capture_output=True, text=True, timeout=TIMEOUT_S, check=False,
                                   cwd=Path(__file__).resolve().parents[2])
@@ -311,11 +312,20 @@ def _make_in_chromium(request: dict) -> dict:
         (folder / "index.html").write_text(PAGE.replace("REQUEST", json.dumps(json.dumps(maker))), encoding="utf-8")
         server = _serve(folder, Path(request["out"]), answered)
         url = f"http://127.0.0.1:{server.server_address[1]}/index.html"
+        started = []
+
+        def ended(number, frame):  # the build died (main: die_with_parent), or this helper is stopped
+            for browser in started:
+                _kill_group(browser, signal)
+            raise SystemExit(128 + number)
+
+        signal.signal(signal.SIGTERM, ended)
         try:
             with open(Path(scratch) / "chromium.log", "w+b") as log:
                 browser = subprocess.Popen(
                     [request["chromium"], *CHROMIUM_ARGS, f"--user-data-dir={Path(scratch) / 'profile'}", url],
                     stdin=subprocess.DEVNULL, stdout=log, stderr=log, start_new_session=True)
+                started.append(browser)
                 threading.Thread(target=lambda: (browser.wait(), done.set()), daemon=True).start()
                 try:
                     finished = done.wait(TIMEOUT_S)
@@ -341,18 +351,29 @@ def _stop(browser, signal) -> None:
             browser.wait(10)
         except subprocess.TimeoutExpired:
             pass
-    try:
-        os.killpg(browser.pid, signal.SIGKILL)  # whatever of the group is left
-    except (ProcessLookupError, PermissionError):
-        pass
+    _kill_group(browser, signal)  # whatever of the group is left
     if browser.poll() is None:
         browser.wait(10)
 
 
+def _kill_group(browser, signal) -> None:
+    try:
+        os.killpg(browser.pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
 def main(argv: list[str]) -> int:
     """``python -m scalecore_generator.runtime.snapshot REQUEST_JSON``: make one raw snapshot (what make() runs)."""
+    import signal
+
+    from scalecore_generator.foundation.processes import die_with_parent
+
     try:
-        answer = _make_in_chromium(json.loads(argv[0]))
+        request = json.loads(argv[0])
+        if "parent" in request:  # a SIGTERM when the build dies, even SIGKILLed: Chromium is stopped
+            die_with_parent(request["parent"], signal.SIGTERM)
+        answer = _make_in_chromium(request)
     except Exception as error:  # noqa: BLE001 - reported to the build as one line
         answer = {"error": f"{type(error).__name__}: {error}"[:4000]}
     print(json.dumps(answer))

@@ -28,6 +28,7 @@ import time
 from pathlib import Path
 
 from scalecore_generator.foundation.cache.entries import sha256_file
+from scalecore_generator.foundation.processes import process_is_gone
 
 SCHEMA = "scalecore/digests/1"
 SETTLED_NS = 2_000_000_000  # a file's times must be this much older than the read (see above)
@@ -49,9 +50,27 @@ class Digests:
         self._vouched: dict[str, str] = {}  # path -> sha256 this build checked otherwise (vouch)
         self.read = 0  # files this build had to read (for the benchmark's report)
 
+    def _temporary(self, pid: int | str) -> Path:
+        """Where save() writes the ledger before renaming it into place: beside it, named as the
+        ledger with a suffix, so what ignores the ledger (a site's ``.site.*`` in .gitignore)
+        ignores it too."""
+        return self._ledger.with_name(f"{self._ledger.name}.{pid}.tmp")
+
+    def _clear_leftovers(self) -> None:
+        """The temporary ledgers of builds killed while they wrote one (and the older name,
+        ``..site.digests.json.<pid>.tmp``, which git did not ignore)."""
+        for pattern in (self._temporary("*").name, f".{self._ledger.name}.*.tmp"):
+            for leftover in self._ledger.parent.glob(pattern):
+                if process_is_gone(leftover.name[:-len(".tmp")].rsplit(".", 1)[-1]):
+                    try:
+                        leftover.unlink()
+                    except OSError:
+                        pass
+
     def _read(self) -> dict[str, list]:
         if self._ledger is None:
             return {}
+        self._clear_leftovers()
         try:
             data = json.loads(self._ledger.read_text(encoding="utf-8"))
         except (OSError, ValueError):
@@ -159,7 +178,7 @@ class Digests:
         if files == self._before:
             return  # a warm build of an unchanged site: the ledger as it was
         text = json.dumps({"schema": SCHEMA, "files": files}, separators=(",", ":"))
-        temporary = self._ledger.with_name(f".{self._ledger.name}.{os.getpid()}.tmp")
+        temporary = self._temporary(os.getpid())
         try:
             temporary.write_text(text + "\n", encoding="utf-8")
             temporary.replace(self._ledger)
