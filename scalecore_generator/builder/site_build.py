@@ -136,6 +136,7 @@ class SiteBuild:
         # file the published site already has with the same bytes: placed by finish() (_place_unchanged)
         self.unchanged: dict[str, tuple[str | bytes, str, str, str, int]] = {}
         self.carried: list[str] = []  # the published site's folders the staged one takes whole
+        self._copies: list | None = None  # while write_files runs: the copies it makes at once
         self.template_caches = None  # configure(): compiled templates and rendered views, this build's
         self.views = None
 
@@ -528,6 +529,9 @@ class SiteBuild:
                 self.unchanged[site_path] = (source, earlier, target, digest, size)
                 return
         if earlier != target or self.digests.known(target) != digest:
+            if self._copies is not None:  # write_files: copied with the others, then noted
+                self._copies.append((source, target, digest))
+                return
             _copy(source, target)
         self.digests.wrote(target, digest)
 
@@ -568,10 +572,15 @@ class SiteBuild:
         MkDocs' files; Zensical's, once Zensical has written the site (adapters/zensical)."""
         site_dir = os.fspath(site_dir)
         self.unchanged = {}
+        self._copies = []  # made below, all at once: _copy_all
         for site_path, source in sorted(self.files.items()):
             self.publish(source, os.path.join(site_dir, site_path), site_path)
         for site_path, text in sorted(self.contents.items()):
             self._write(text.encode("utf-8"), os.path.join(site_dir, site_path), site_path)
+        copies, self._copies = self._copies, None
+        _copy_all(copies)
+        for _, target, digest in copies:
+            self.digests.wrote(target, digest)
 
     def _published_place(self, target: str) -> str:
         """Where ``target`` of the site being written is once published (the same path when the
@@ -945,6 +954,25 @@ def _link(source: str, target: str) -> None:
     except FileNotFoundError:
         os.makedirs(os.path.dirname(target), exist_ok=True)
         os.link(source, target)
+
+
+COPYING_THREADS = 8
+
+
+def _copy_all(copies: list[tuple[str | bytes, str, str]]) -> None:
+    """Every (source, target, digest) copied, in threads: a build into a new folder copies a
+    thousand files (the baked points, the runtime, the full stack), and making a file is mostly
+    waiting on the file system (the kernel copies the bytes: sendfile), which threads overlap.
+    A new folder's build spent 0.5 s making 1,002 files one by one; the first error stops it."""
+    if len(copies) < 2:
+        for source, target, _ in copies:
+            _copy(source, target)
+        return
+    import concurrent.futures
+
+    with concurrent.futures.ThreadPoolExecutor(COPYING_THREADS, thread_name_prefix="scalecore-copy") as pool:
+        for done in [pool.submit(_copy, source, target) for source, target, _ in copies]:
+            done.result()
 
 
 def _copy(source: str | bytes, target: str) -> None:
