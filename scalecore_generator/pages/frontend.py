@@ -17,6 +17,13 @@ esbuild runs once per build for everything that changed (one process), and each 
 the cache under the hash of its source and of esbuild's version, checked on reading, so a warm
 build starts no process. esbuild's output depends only on its input, so builds stay
 byte-identical.
+
+A kind's scripts (``assets/scalecore/kinds/<name>/panel.js`` and its ``modules/``) are served with
+a source map beside them (``panel.js.map``, named by a ``//# sourceMappingURL`` comment, holding
+the source as written): an error in a reader's browser shows in the console, and in the browser's
+developer tools, at the kind's file and line (``kinds/<name>/panel.js:42``), not at
+``panel.js:1:719``. A browser fetches a map only when its developer tools are open; the offline
+listing leaves maps out (builder/offline.py).
 """
 
 import functools
@@ -51,11 +58,13 @@ const [esbuildMain, requestPath] = process.argv.slice(1);
 const fs = require("fs"), esbuild = require(esbuildMain);
 const {files, options} = JSON.parse(fs.readFileSync(requestPath, "utf8"));
 (async () => {
-  for (const [source, target, label] of files) {
+  for (const [source, target, label, mapName] of files) {
     const loader = source.endsWith(".css") ? "css" : "js";
     try {
-      const made = await esbuild.transform(fs.readFileSync(source, "utf8"), {...options, loader, sourcefile: label, logLevel: "silent"});
-      fs.writeFileSync(target, made.code);
+      const mapped = mapName ? {sourcemap: "external"} : {};
+      const made = await esbuild.transform(fs.readFileSync(source, "utf8"), {...options, ...mapped, loader, sourcefile: label, logLevel: "silent"});
+      fs.writeFileSync(target, mapName ? `${made.code}//# sourceMappingURL=${mapName}\n` : made.code);
+      if (mapName) fs.writeFileSync(`${target}.map`, made.map);
     } catch (error) {
       const first = (error.errors || [])[0];
       const where = first && first.location ? `${first.location.file}:${first.location.line}:${first.location.column}` : null;
@@ -68,6 +77,7 @@ const {files, options} = JSON.parse(fs.readFileSync(requestPath, "utf8"));
 })();
 """
 
+MAPPED = "assets/scalecore/kinds/"  # the kinds' scripts (kinds/site_kinds.ASSET_SITE): served with a source map
 KEEP_UNUSED = 7 * 24 * 3600  # seconds an unused cached result is kept (another site may share the cache)
 # A relative url() in a stylesheet: the bundle lives in another folder, so it is rebased. A data:
 # URL, an absolute one and a fragment stay as written. (esbuild's bundler would resolve these
@@ -119,23 +129,34 @@ class Minifier:
     def _key(self, suffix: str, data: bytes) -> str:
         return hashlib.sha256(f"esbuild {self.esbuild} {json.dumps(OPTIONS, sort_keys=True)} {suffix}\n".encode() + data).hexdigest()[:32]
 
-    def minify(self, sources: dict[str, bytes], labels: dict[str, str] | None = None) -> dict[str, Path]:
+    def minify(self, sources: dict[str, bytes], labels: dict[str, str] | None = None,
+               mapped: frozenset[str] | set[str] = frozenset()) -> dict[str, Path]:
         """Site path -> a cached file holding that source minified. What is not cached yet is
         minified in one esbuild run; ``sources`` maps site paths to their bytes, ``labels`` names
-        where each came from, for esbuild's messages."""
+        where each came from, for esbuild's messages and the source maps. A site path in
+        ``mapped`` gets its source map too, at ``<site path>.map``."""
+        labels = labels or {}
         found: dict[str, Path] = {}
         missing: dict[str, tuple[str, bytes]] = {}
         names = os.listdir(self.cache_dir) if self.cache_dir.is_dir() else []  # listed once, not a glob a file
         for site_path, data in sorted(sources.items()):
             suffix = Path(site_path).suffix
-            key = self._key(suffix, data)
-            cached = content_named(self.cache_dir, key, suffix, names)
-            if cached is not None:
-                found[site_path] = cached[0]
+            if site_path in mapped:  # the map names the source: its label is part of the key
+                key = self._key(f"{suffix} map {labels.get(site_path, site_path)}", data)
+                cached, cached_map = content_named(self.cache_dir, key, suffix, names), \
+                    content_named(self.cache_dir, key, ".map", names)
+                if cached is not None and cached_map is not None:
+                    found[site_path], found[f"{site_path}.map"] = cached[0], cached_map[0]
+                    continue
             else:
-                missing[site_path] = (key, data)
+                key = self._key(suffix, data)
+                cached = content_named(self.cache_dir, key, suffix, names)
+                if cached is not None:
+                    found[site_path] = cached[0]
+                    continue
+            missing[site_path] = (key, data)
         if missing:
-            found.update(self._run(missing, labels or {}))
+            found.update(self._run(missing, labels, mapped))
         self.used.update(path for path in found.values() if path.parent == self.cache_dir)
         return found
 
@@ -165,7 +186,8 @@ class Minifier:
             shutil.rmtree(self.fresh, ignore_errors=True)
             self.fresh = None
 
-    def _run(self, missing: dict[str, tuple[str, bytes]], labels: dict[str, str]) -> dict[str, Path]:
+    def _run(self, missing: dict[str, tuple[str, bytes]], labels: dict[str, str],
+             mapped: frozenset[str] | set[str] = frozenset()) -> dict[str, Path]:
         """esbuild on every file in ``missing`` at once (site path -> (key, source)). Each file is
         named by its key in a scratch folder, so two files of the same name cannot collide."""
         if self.fresh is None:
@@ -181,7 +203,8 @@ class Minifier:
             made.mkdir()
             request = Path(scratch) / "request.json"
             request.write_text(json.dumps({"options": OPTIONS, "files": [
-                [str(given / name), str(made / name), labels.get(site_path, site_path)]
+                [str(given / name), str(made / name), labels.get(site_path, site_path),
+                 posixpath.basename(site_path) + ".map" if site_path in mapped else None]
                 for site_path, name in sorted(names.items())]}), encoding="utf-8")
             try:
                 node = executable("minifying the site's scripts")
@@ -209,6 +232,11 @@ class Minifier:
                 target = self.fresh / content_name(key, data, "." + suffix)
                 target.write_bytes(data)
                 found[site_path] = target
+                if site_path in mapped:
+                    source_map = (made / f"{name}.map").read_bytes()
+                    target = self.fresh / content_name(key, source_map, ".map")
+                    target.write_bytes(source_map)
+                    found[f"{site_path}.map"] = target
             return found
 
 def _last_json(stdout: str) -> dict:
@@ -249,7 +277,22 @@ def minified(files: dict[str, Path], own: list[Path], minifier: Minifier) -> dic
     _real_folder.cache_clear()
     ours = {site_path: source for site_path, source in files.items() if is_own(source, own)}
     return minifier.minify({site_path: source.read_bytes() for site_path, source in ours.items()},
-                           {site_path: os.path.relpath(source) for site_path, source in ours.items()})
+                           {site_path: shown(source) for site_path, source in ours.items()},
+                           {site_path for site_path in ours if site_path.startswith(MAPPED) and site_path.endswith(".js")})
+
+
+def shown(source: Path) -> str:
+    """A source file as messages and source maps name it: relative to the site's folder
+    (``kinds/temperature/panel.js``), or, for the generator's own, to the installed package's
+    folder (``scalecore_generator/kinds/softmax/panel.js``), never the machine's paths."""
+    relative = os.path.relpath(source)
+    if not relative.startswith(".."):
+        return relative.replace(os.sep, "/")
+    package = Path(__file__).resolve().parents[1]
+    try:
+        return Path(source).resolve().relative_to(package.parent).as_posix()
+    except ValueError:
+        return Path(source).name
 
 
 def theme_files(ours: dict[str, Path], served_text, stylesheet: list[str], texts: dict[str, str],
