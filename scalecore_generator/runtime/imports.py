@@ -143,14 +143,12 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join(parts + ([node.module] if node.module else []))
 
 
-def check(packages: list[Path], computes: list[str] | None, available: set[str] | frozenset[str],
-          distributed: set[str] = frozenset()) -> list[Problem]:
+def check(packages: list[Path], computes: list[str] | None, available: set[str] | frozenset[str]) -> list[Problem]:
     """The imports live mode would run that the browser cannot satisfy, in the order found.
 
     ``computes``: the kinds' ``package.module:function``; those in the site's packages are the
     roots (None: every module of the packages, for a caller that does not know the kinds).
-    ``available``: the top-level modules the browser has; ``distributed``: those Pyodide's
-    distribution has but the site does not serve (only for the message)."""
+    ``available``: the top-level modules the browser has."""
     site = Packages(packages)
     available = set(available) | set(site.folders)
     roots: list[tuple[str, str | None]] = []  # (module, function whose body runs too)
@@ -209,7 +207,7 @@ def message(problems: list[Problem], computes: list[str] | None, offline: list[s
         f"{p.path}:{p.line}: {p.statement!r}: {p.module} is not available in the browser's Python"
         + (" (Pyodide's distribution has it, but a site serves none of those packages)" if p.module in distributed else "")
         for p in problems)
-    runs = (f"live mode runs {', '.join(c for c in computes)} there" if computes
+    runs = (f"live mode runs {', '.join(computes)} there" if computes
             else "live mode and the console import the site's packages there")
     names = sorted({p.module for p in problems})
     return (f"{where}. The build computes with your Python, but {runs}, with Pyodide's standard library, "
@@ -223,10 +221,11 @@ def message(problems: list[Problem], computes: list[str] | None, offline: list[s
 def check_or_stop(packages: list[Path], computes: list[str] | None, pyodide: Path, offline: dict[str, list[str]],
                   distributed: set[str] = frozenset()) -> None:
     """Raise BrowserImportError naming every import live mode would fail on. ``offline``: each
-    offline wheel's name -> the modules it provides."""
+    offline wheel's name -> the modules it provides; ``distributed``: modules Pyodide's
+    distribution has that the site does not serve (the message says so)."""
     if not packages:
         return
     available = pyodide_stdlib(pyodide) | {CORE} | {name for names in offline.values() for name in names}
-    problems = check(packages, computes, available, distributed)
+    problems = check(packages, computes, available)
     if problems:
         raise BrowserImportError(f"scalecore: {message(problems, computes, sorted(offline), distributed)}.")
