@@ -1,14 +1,13 @@
 """Expand every block of a page into the panel's HTML, or fail with the page and the line.
 
 One block goes through: its kind (registry), its YAML body (mapping, with each key's line), its
-options (the kind's ``Config``, validated by ``Config.validate()``), the baked grid (the kind's
+options (the kind's ``Options``, an OptionGroup: ``validate()``), the baked grid (the kind's
 ``check``) and its template (the kind's ``render``). The first mistake stops the build.
 """
 
 from typing import Callable
 
 import yaml
-from mkdocs.config import config_options as c
 
 from scalecore_generator.blocks.base import BlockError, OptionError, PageContext, Panel
 from scalecore_generator.kinds.options import describe, in_words, listing, suggestion
@@ -82,8 +81,7 @@ class _Page:
         if failed:
             key, error = failed[0]
             if key not in data:
-                required = [name for name, option in schema.items()
-                            if not isinstance(option, c.Optional) and option.default is None]
+                required = [name for name, option in schema.items() if option.required]
                 raise Located(raw.line, f"{prefix}missing required option {key!r}; /// {raw.kind} "
                                         f"needs: {listing(required)}")
             raise Located(lines[key], f"{prefix}option {key!r}: {in_words(error, data.get(key))}")

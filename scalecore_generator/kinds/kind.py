@@ -27,10 +27,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from mkdocs.config import base
-from mkdocs.config import config_options as c
-
-from scalecore_generator.kinds.options import Integer, ListOf, OptionError, PanelOptions, Text, listing, suggestion
+from scalecore_generator.kinds.options import Integer, ListOf, OptionError, OptionGroup, Optional, PanelOptions, Text
+from scalecore_generator.kinds.options import listing, suggestion
 from scalecore_generator.kinds.options import described  # noqa: F401  (for kinds: a setting with what it changes)
 
 
@@ -90,7 +88,7 @@ class Grid:
         return "/".join(str(point[name]) for name in self.axes if name not in self.script_axes) or "index"
 
 
-class KindSettings(base.Config):
+class KindSettings(OptionGroup):
     """A kind's section of the plugin's ``kinds:`` option (``kinds: {variance: {samples: 2000}}``)."""
 
 
@@ -211,12 +209,12 @@ ALL_CORPORA = "all"  # corpus: all -- every baked corpus, in the order of the pl
 def corpus_option():
     """One corpus or a list (the reader switches among them), or ``all``; default: every baked
     corpus (``all``), in the order of the plugin's ``corpora`` option."""
-    return c.Optional(ListOf(Text("a corpus name"), min_items=1, single=True, example="[demo, kjv]"))
+    return Optional(ListOf(Text("a corpus name"), min_items=1, single=True, example="[demo, kjv]"))
 
 
 def seed_option():
     """The initial seed; default: the first baked seed."""
-    return c.Optional(Integer(low=0))
+    return Optional(Integer(low=0))
 
 
 def check_corpus_and_seed(options, site: Site) -> None:

@@ -1,40 +1,43 @@
-"""Option types for kinds: MkDocs' config_options, with messages written for authors; the options
-every kind's block has (:class:`PanelOptions`) and the error a kind's ``check`` raises.
+"""Option types for kinds, Scalecore's own: a kind's ``Options`` (what authors write in its block)
+and ``Settings`` (its section of the plugin's ``kinds:`` option) are made of them, with messages
+written for authors; the options every kind's block has (:class:`PanelOptions`) and the error a
+kind's ``check`` raises.
 
-They belong to the kind contract (a kind's ``Options`` and ``Settings`` are made of them); the
-Markdown blocks, which expand a kind's block, use them from here: blocks depend on kinds, not
-the reverse. The plugin's own options (adapters/mkdocs/config.py) use them too.
+No engine is imported here: a kind imports only Scalecore, so it builds under any engine an
+adapter wires in (adapters/). The MkDocs adapter wraps these types where MkDocs needs its own
+config_options (the plugin's options, adapters/mkdocs/config.py). A kind written against the old
+API, MkDocs' ``config_options`` (``c.Type``, ``c.Choice``, ``c.ListOfItems``, ``c.Optional``), still
+builds: its options run as :class:`EngineOption`, and the build says once what to import instead.
 
-MkDocs' own messages name Python types ("Expected type: <class 'int'> but received: <class
-'str'>"); an author needs the value they wrote and what to write instead. These subclasses keep
-the machinery (``Config.validate()`` runs them, defaults and required options work as in any
-MkDocs config) and only change what a failure says, like :class:`Bounded` below.
+An option checks one value (``validate``: a missing value takes the default, else it is required;
+``run_validation``: the check of a value that was given, the method a new type overrides); a
+failure raises :class:`ValidationError`, whose text is what the author reads after
+``option 'name':``. An :class:`OptionGroup` (``PanelOptions``, ``KindSettings``) holds a kind's
+options in the order they are declared, and validates a mapping of values against them.
 """
 
 import difflib
 import json
 import math
 import re
-
-from mkdocs.config import base
-from mkdocs.config import config_options as c
-from mkdocs.config.base import ValidationError
+from collections import UserDict
 
 from scalecore_generator.errors import ScalecoreError
 
-
-
 TYPE_NAMES = {"float": "a number", "int": "an integer", "str": "text", "bool": "true or false", "list": "a list",
               "dict": "a mapping", "NoneType": "nothing"}
-MKDOCS_TYPE_ERROR = re.compile(r"Expected type: <class '(\w+)'> but received: <class '(\w+)'>")
+# What an engine's own option types say (MkDocs' config_options.Type, which a kind written against
+# the old API may still use): in_words says it in the author's words.
+ENGINE_TYPE_ERROR = re.compile(r"Expected type: <class '(\w+)'> but received: <class '(\w+)'>")
+ENGINES = ("mkdocs", "properdocs")  # engines whose option types a kind of the old API may hold
 
 
 def in_words(error, value=None) -> str:
-    """A validation message as an author reads it: MkDocs' ``Expected type: <class 'float'> but
-    received: <class 'str'>`` (its ``config_options.Type``, which kinds' settings and options may
-    use) becomes ``expected a number, got 'hot' (text)``; any other message is kept."""
+    """A validation message as an author reads it: an engine's ``Expected type: <class 'float'>
+    but received: <class 'str'>`` (MkDocs' ``config_options.Type``, in a kind of the old API)
+    becomes ``expected a number, got 'hot' (text)``; any other message is kept."""
     message = str(error)
-    found = MKDOCS_TYPE_ERROR.fullmatch(message.strip())
+    found = ENGINE_TYPE_ERROR.fullmatch(message.strip())
     if not found:
         return message
     wanted = TYPE_NAMES.get(found[1], f"a {found[1]}")
@@ -76,11 +79,110 @@ def suggestion(word, choices) -> str:
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 
-class Integer(c.Type):
+class ValidationError(ValueError):
+    """A value an option does not accept; ``str()`` is what the author reads."""
+
+
+class WrongType(ValidationError):
+    """A value of the wrong type for :class:`Type`: in a list, the message names the item."""
+
+    def __init__(self, wanted: str, value):
+        super().__init__(f"expected {wanted}, got {describe(value)}")
+        self.wanted = wanted
+
+
+class Option:
+    """One option: its default and the check of a value. ``default`` None (the default) makes it
+    required; wrap it in :class:`Optional` for an option that may be left out with no default.
+
+    A type of a kind's own subclasses this and overrides ``run_validation(value)``: return the
+    value to keep (it may be converted) or raise :class:`ValidationError` saying what is
+    accepted."""
+
+    def __init__(self, default=None):
+        self.default = default
+
+    @property
+    def default(self):
+        return self._default.copy() if isinstance(self._default, (list, dict, set)) else self._default
+
+    @default.setter
+    def default(self, value):
+        self._default = value
+
+    @property
+    def required(self) -> bool:
+        return self.default is None
+
+    def validate(self, value):
+        """The value to keep: the default for a value left out (None), else the checked value."""
+        if value is None:
+            if self.default is None:
+                raise ValidationError("required, and not given")
+            value = self.default
+        return self.run_validation(value)
+
+    def run_validation(self, value):
+        return value
+
+    def pre_validation(self, options, key: str) -> None:
+        """Before any option of the group is checked (a hook; nothing by default)."""
+
+    def post_validation(self, options, key: str) -> None:
+        """After every option of the group passed (a hook; nothing by default)."""
+
+    # An option is declared as a class attribute of its group: reading it on a group's values
+    # gives the value (``options.seed`` is ``options["seed"]``).
+    def __set_name__(self, owner, name):
+        self.name = name[:-1] if name.endswith("_") and not name.startswith("_") else name
+
+    def __get__(self, group, owner=None):
+        return self if group is None else group[self.name]
+
+    def __set__(self, group, value):
+        group[self.name] = value
+
+
+class Optional(Option):
+    """An option that may be left out: its value is then None (a kind's ``check`` fills it)."""
+
+    def __init__(self, option: Option):
+        if option.default is not None:
+            raise ValueError(f"this option already has a default ({option.default!r}) and needs no Optional")
+        super().__init__()
+        self.option = option
+
+    @property
+    def required(self) -> bool:
+        return False
+
+    def validate(self, value):
+        return None if value is None else self.option.validate(value)
+
+    def run_validation(self, value):
+        return None if value is None else self.option.validate(value)
+
+
+class Type(Option):
+    """A value of a Python type (``Type(float)``, ``Type(str)``), kept as it is: an integer is
+    not a ``float`` here (:class:`Number` takes both)."""
+
+    def __init__(self, type_: type | tuple[type, ...], default=None):
+        super().__init__(default)
+        self.type = type_
+
+    def run_validation(self, value):
+        if not isinstance(value, self.type):
+            types = self.type if isinstance(self.type, tuple) else (self.type,)
+            raise WrongType(" or ".join(TYPE_NAMES.get(t.__name__, f"a {t.__name__}") for t in types), value)
+        return value
+
+
+class Integer(Option):
     """An integer (YAML's true/false are not integers), optionally within [low, high]."""
 
     def __init__(self, low: int | None = None, high: int | None = None, default=None):
-        super().__init__(int, default=default)
+        super().__init__(default)
         self.low, self.high = low, high
 
     def expected(self) -> str:
@@ -98,11 +200,11 @@ class Integer(c.Type):
         return value
 
 
-class Number(c.Type):
+class Number(Option):
     """A finite number (integer or decimal), stored as a float, optionally >= low."""
 
     def __init__(self, low: float | None = None, default=None):
-        super().__init__((int, float), default=default)
+        super().__init__(default)
         self.low = low
 
     def expected(self) -> str:
@@ -118,11 +220,11 @@ class Number(c.Type):
         return float(value)
 
 
-class Text(c.Type):
+class Text(Option):
     """Non-empty text. ``what`` names it in messages ('a corpus name')."""
 
     def __init__(self, what: str = "", default=None):
-        super().__init__(str, default=default)
+        super().__init__(default)
         self.what = what
 
     def run_validation(self, value):
@@ -134,8 +236,16 @@ class Text(c.Type):
         return value
 
 
-class OneOf(c.Choice):
+class OneOf(Option):
     """One of a fixed set of names."""
+
+    def __init__(self, choices, default=None):
+        if isinstance(choices, str) or not len(choices):
+            raise ValueError(f"expected a collection of choices, got {choices!r}")
+        if default is not None and default not in choices:
+            raise ValueError(f"{default!r} is not one of {choices!r}")
+        super().__init__(default)
+        self.choices = choices
 
     def run_validation(self, value):
         if isinstance(value, bool) or value not in self.choices:
@@ -145,7 +255,7 @@ class OneOf(c.Choice):
         return value
 
 
-class ListOf(c.ListOfItems):
+class ListOf(Option):
     """A list of items, each validated by ``item``.
 
     ``single``: one bare value is accepted as a list of one (``corpus: kjv``).
@@ -153,9 +263,10 @@ class ListOf(c.ListOfItems):
     ``unique``: drop repeats (False for a row of numbers).
     """
 
-    def __init__(self, item, default=None, min_items: int = 0, max_items: int | None = None,
+    def __init__(self, item: Option, default=None, min_items: int = 0, max_items: int | None = None,
                  single: bool = False, order=None, unique: bool = True, example: str = "[a, b]"):
-        super().__init__(item, default=default)
+        super().__init__(default)
+        self.item = item
         self.min_items, self.max_items = min_items, max_items
         self.single, self.order, self.unique, self.example = single, order, unique, example
 
@@ -171,7 +282,12 @@ class ListOf(c.ListOfItems):
             else:
                 wanted = f"{self.min_items} to {self.max_items} items"
             raise ValidationError(f"expected {wanted}, got {count}: {describe(value)}")
-        items = list(super().run_validation(value))  # a new list, never the shared default
+        items = []  # a new list, never the shared default
+        for item in value:
+            try:
+                items.append(self.item.run_validation(item))
+            except WrongType as error:
+                raise ValidationError(f"expected {error.wanted} in the list, got {describe(item)}") from None
         if self.unique:
             items = list(dict.fromkeys(items))
         if self.order is not None:
@@ -179,24 +295,23 @@ class ListOf(c.ListOfItems):
         return items
 
 
-# Options of the plugin and of kinds' settings (MkDocs config_options, as MkDocs validates them):
-
-class Bounded(c.Type):
-    """An integer within [low, high]: sizes and seeds must be sane before a long bake starts."""
+class Bounded(Option):
+    """An integer within [low, high]: sizes and seeds must be sane before a long bake starts
+    (the plugin's options and kinds' settings)."""
 
     def __init__(self, low: int, high: int, default=None):
-        super().__init__(int, default=default)
+        super().__init__(default)
         self.low, self.high = low, high
 
     def run_validation(self, value):
         if isinstance(value, bool) or not isinstance(value, int) or not self.low <= value <= self.high:
-            raise c.ValidationError(f"expected an integer from {self.low} to {self.high}, got {value!r}.")
+            raise ValidationError(f"expected an integer from {self.low} to {self.high}, got {value!r}.")
         return value
 
 
 def described(option, text: str, accepted: str | None = None):
     """An option with what it changes (markdown), and optionally its accepted values in words
-    when its type cannot say them, for the generated options reference (reference())."""
+    when its type cannot say them, for the generated options reference."""
     option.description, option.accepted = text, accepted
     return option
 
@@ -212,7 +327,148 @@ class OptionError(ScalecoreError):
         self.key, self.message = key, message
 
 
-class PanelOptions(base.Config):
+# ------------------------------------------------------------------ a kind of the old API
+
+
+def engine_of(option) -> str | None:
+    """The engine whose config option ``option`` is ('mkdocs' for MkDocs' config_options and
+    their subclasses), None for anything else; found by the classes' modules, importing nothing."""
+    for klass in type(option).__mro__:
+        root = klass.__module__.partition(".")[0]
+        if root in ENGINES:
+            return root
+    return None
+
+
+class EngineOption(Option):
+    """An engine's own config option (MkDocs' ``config_options``) in a kind of the old API, run
+    by its own code as MkDocs ran it; its failures become :class:`ValidationError` with the
+    engine's message (which ``in_words`` says in the author's words)."""
+
+    def __init__(self, option):
+        self.option = option
+        option.required = True  # as MkDocs' class-based configs set it on every option
+
+    @property
+    def default(self):
+        return self.option.default
+
+    @property
+    def required(self) -> bool:
+        return type(self.option).__name__ != "Optional" and self.option.default is None
+
+    def validate(self, value):
+        return self._run(self.option.validate, value)
+
+    def run_validation(self, value):
+        return self._run(self.option.run_validation, value)
+
+    def pre_validation(self, options, key):
+        self._run(self.option.pre_validation, options, key)
+
+    def post_validation(self, options, key):
+        self._run(self.option.post_validation, options, key)
+
+    @staticmethod
+    def _run(method, *args):
+        try:
+            return method(*args)
+        except Exception as error:
+            if type(error).__name__ != "ValidationError" or isinstance(error, ValidationError):
+                raise
+            raise ValidationError(str(error)) from None
+
+    def __getattr__(self, key):  # its description, choices, ... for the options reference
+        if key in ("option", "name") or key.startswith("__"):
+            raise AttributeError(key)
+        return getattr(self.option, key)
+
+    def _engine_class(self) -> type:
+        return next(k for k in type(self.option).__mro__ if k.__module__.partition(".")[0] in ENGINES)
+
+    def old_name(self) -> str:
+        """'config_options.Type', or 'CheckId (a config_options.Type)' for a kind's own subclass."""
+        name = f"config_options.{self._engine_class().__name__}"
+        return name if type(self.option) is self._engine_class() else f"{type(self.option).__name__} (a {name})"
+
+    def new_name(self) -> str:
+        """The Scalecore type that replaces it: Type for config_options.Type, ..., and Option (to
+        subclass) for a kind's own type."""
+        if type(self.option) is not self._engine_class():
+            return "Option"
+        return NEW_TYPES.get(self._engine_class().__name__, "Option")
+
+
+NEW_TYPES = {"Type": "Type", "Choice": "OneOf", "ListOfItems": "ListOf", "Optional": "Optional"}
+
+
+# ------------------------------------------------------------------ groups of options
+
+
+class OptionGroup(UserDict):
+    """A kind's options (its ``Options``) or settings (its ``Settings``): a subclass declares each
+    as a class attribute (``seed = Integer(low=0, default=0)``), in the order messages and the
+    canonical form list them. Its instances are the values, by key (``options["seed"]``).
+
+    ``_schema``: (key, option) pairs, the inherited ones first. ``engine_options``: the keys whose
+    options are an engine's (a kind of the old API), for the build's one-time notice."""
+
+    _schema: tuple = ()
+    engine_options: tuple = ()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        schema = dict(cls._schema)
+        engine = list(cls.engine_options)
+        for name, value in list(cls.__dict__.items()):
+            if not isinstance(value, Option) and engine_of(value) is not None:
+                value = EngineOption(value)
+                value.__set_name__(cls, name)
+                setattr(cls, name, value)
+                engine.append(value.name)
+            if isinstance(value, Option):
+                schema[getattr(value, "name", name)] = value
+        cls._schema = tuple(schema.items())
+        cls.engine_options = tuple(dict.fromkeys(engine))
+
+    def __init__(self, config_file_path: str | None = None):
+        super().__init__()
+        for key, option in self._schema:
+            self[key] = option.default
+        self.config_file_path = config_file_path or ""
+
+    def load_dict(self, values: dict) -> None:
+        if not isinstance(values, dict):
+            raise ValidationError(f"expected a mapping of option: value, got {describe(values)}")
+        self.update(values)
+
+    def validate(self) -> tuple[list[tuple[str, ValidationError]], list[tuple[str, str]]]:
+        """Check every value: (failed, warnings). ``failed`` holds the first option that failed,
+        with its error; ``warnings`` the keys no option has ("unknown")."""
+        failed, warnings = [], []
+        for key, option in self._schema:
+            try:
+                option.pre_validation(self, key)
+            except ValidationError as error:
+                failed.append((key, error))
+        for key, option in self._schema:
+            try:
+                self[key] = option.validate(self.get(key))
+            except ValidationError as error:
+                failed.append((key, error))
+                break
+        known = {key for key, _ in self._schema}
+        warnings += [(key, f"unknown option: {key}") for key in self if key not in known]
+        if not failed:
+            for key, option in self._schema:
+                try:
+                    option.post_validation(self, key)
+                except ValidationError as error:
+                    failed.append((key, error))
+        return failed, warnings
+
+
+class PanelOptions(OptionGroup):
     """Options every kind has. ``/// kind | Title`` sets ``title`` too."""
 
-    title = c.Optional(Text())
+    title = Optional(Text())

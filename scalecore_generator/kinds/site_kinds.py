@@ -2,7 +2,7 @@
 
 The plugin bakes and serves only the kinds the pages use (a block ``/// <kind>``) or quote
 (``{{ baked: <kind>/... }}``). Each kind's section of the plugin's ``kinds:`` option is checked
-with the kind's own ``Settings`` (MkDocs config_options), and every message names mkdocs.yml.
+with the kind's own ``Settings`` (kinds/options.py), and every message names mkdocs.yml.
 """
 
 import difflib

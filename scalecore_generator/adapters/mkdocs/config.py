@@ -1,5 +1,8 @@
 """The plugin's options, validated by MkDocs' config_options before anything is built.
 
+Scalecore's own option types (kinds/options.py: ``Bounded`` here, and every kind's settings)
+need no engine; where MkDocs needs its own config option, :class:`Own` wraps one of them.
+
 Every problem is an error in the corpus loader's ``file:line: problem Fix: ...`` shape, naming
 mkdocs.yml, the line of the option and what to write instead. An unknown option is an error too:
 a typo such as ``seed:`` would otherwise bake the defaults without a word.
@@ -14,7 +17,8 @@ from mkdocs.config import base
 from mkdocs.config import config_options as c
 
 from scalecore.corpus import SHARED_SENTENCE, VOCABULARY_SIZE, CorpusError, find_corpora, is_valid_name, tokenise
-from scalecore_generator.kinds.options import Bounded, described  # noqa: F401 (kinds and the reference use them)
+from scalecore_generator.kinds import options as own_options
+from scalecore_generator.kinds.options import Bounded, EngineOption, described
 from scalecore_generator.builder.corpora import available as site_corpora
 from scalecore_generator.builder.hosts import ANY as ANY_HOST, NAMES as HOST_NAMES
 from scalecore.embeddings import DEFAULT_RECIPE, RECIPES
@@ -22,6 +26,31 @@ from scalecore.experiment import Settings
 
 _defaults = Settings()
 
+
+class Own(c.OptionallyRequired):
+    """One of Scalecore's own option types (kinds/options.py) as a MkDocs config option: it checks
+    values with its own code, and its failures are MkDocs' ValidationError with its message."""
+
+    def __init__(self, option: own_options.Option):
+        super().__init__(default=option.default)
+        self.option = option
+
+    def run_validation(self, value):
+        try:
+            return self.option.run_validation(value)
+        except own_options.ValidationError as error:
+            raise c.ValidationError(str(error)) from None
+
+    def __getattr__(self, key):  # low, high, ... for the options reference and the fixes
+        if key == "option" or key.startswith("__"):
+            raise AttributeError(key)
+        return getattr(self.option, key)
+
+
+def _own(option):
+    """The option that says what ``option`` accepts: Scalecore's own type inside an :class:`Own`,
+    MkDocs' own inside a kind's option of the old API (EngineOption), else ``option``."""
+    return option.option if isinstance(option, (Own, EngineOption)) else option
 
 
 class ScalecoreConfig(base.Config):
@@ -37,12 +66,12 @@ class ScalecoreConfig(base.Config):
                         "(a site whose kinds need none learns nothing). Empty: every corpus in `corpora_dir`, or "
                         "the shipped `demo` when the site has none. A block's `corpus: all` means these.",
                         "names of shipped corpora or of sub-folders of `corpora_dir`, each once")
-    seeds = described(c.ListOfItems(Bounded(0, 2**32 - 1), default=[0, 1, 2, 3, 4]),
+    seeds = described(c.ListOfItems(Own(Bounded(0, 2**32 - 1)), default=[0, 1, 2, 3, 4]),
                       "The seeds of the random projections to bake, distinct; readers pick among them (live mode "
                       "takes any seed). A block's seed defaults to the first.")
-    d_model = described(Bounded(2, 256, default=_defaults.d_model),
+    d_model = described(Own(Bounded(2, 256, default=_defaults.d_model)),
                         "The width of the word vectors: the embeddings' dimension and the positional encoding's.")
-    d_k = described(Bounded(1, 256, default=_defaults.d_k),
+    d_k = described(Own(Bounded(1, 256, default=_defaults.d_k)),
                     "The width of queries and keys: a score is a sum of d_k products, and the scale guard divides "
                     "it by the square root of d_k.")
     sentence = described(c.Type(str, default=SHARED_SENTENCE),
@@ -52,12 +81,12 @@ class ScalecoreConfig(base.Config):
                        "How the embeddings are learned from co-occurrence counts: raw keeps the counts (their scale "
                        "grows with the corpus, the failure the lessons show), sqrt and log1p compress them, ppmi "
                        "keeps how much more often two words meet than chance predicts.")
-    vocabulary_size = described(Bounded(8, 20000, default=VOCABULARY_SIZE),
+    vocabulary_size = described(Own(Bounded(8, 20000, default=VOCABULARY_SIZE)),
                                 "How many of each corpus's most frequent words get a vector.")
     cache_dir = described(c.Type(str, default=".cache/scalecore"),
                           "Where learned tables and baked files are kept between builds, relative to `mkdocs.yml`; "
                           "each is keyed by a hash of its inputs and of the code, so it is safe to delete.", "a folder")
-    cache_keep_builds = described(Bounded(1, 10000, default=10),
+    cache_keep_builds = described(Own(Bounded(1, 10000, default=10)),
                                   "How many builds a cache entry is kept without being used: after a successful "
                                   "build, baked groups no build used in this many builds are removed, so the cache "
                                   "stays bounded while the code and the pages change. `python -m scalecore cache` "
@@ -76,7 +105,7 @@ class ScalecoreConfig(base.Config):
                              "of the answer only. Off by default: on the mentor's question set it did more harm than good "
                              "(the mentor guide gives the numbers). The build fetches the model once, pinned by hash in "
                              "`scalecore_generator/vendor/models.lock`, and the site serves it; a reader downloads it only on asking.")
-    workers = described(Bounded(0, 64, default=0), "Processes for the bake; 0 means one per core.")
+    workers = described(Own(Bounded(0, 64, default=0)), "Processes for the bake; 0 means one per core.")
     bake_scheduler = described(c.Type(str, default=""),
                                "A Dask scheduler that bakes the groups instead of this machine's processes, e.g. "
                                "`tcp://host:8786`: the same files, computed by its workers (each with "
@@ -95,7 +124,7 @@ class ScalecoreConfig(base.Config):
                          "The site's own Python packages that its kinds compute with; each ships to the browser as a "
                          "hash-pinned wheel, like the core.",
                          "folders relative to `mkdocs.yml`, each with an `__init__.py`")
-    bake_budget_points = described(Bounded(1, 10_000_000, default=20_000),
+    bake_budget_points = described(Own(Bounded(1, 10_000_000, default=20_000)),
                                    "The most points one kind may bake; a grid above it stops the build with the page "
                                    "and line of the block that asked for it.")
     bake_budget_megabytes = described(c.Type((int, float), default=200),
@@ -204,17 +233,19 @@ class ScalecoreConfig(base.Config):
 
 
 def option_facts(key: str, option) -> dict[str, str]:
-    """What the options reference says of one option: its type, default and accepted values."""
-    inner = getattr(option, "option_type", None)
+    """What the options reference says of one option (the plugin's, MkDocs' types, or a kind's
+    setting, Scalecore's own): its type, default and accepted values."""
+    given, option = option, _own(option)
+    inner = _own(getattr(option, "option_type", None) or getattr(option, "item", None))
+    lists = (c.ListOfItems, own_options.ListOf)
     if isinstance(option, Bounded):
         kind, accepted = "integer", f"{option.low} to {option.high}"
-    elif isinstance(option, c.Choice):
+    elif isinstance(option, (c.Choice, own_options.OneOf)):
         kind, accepted = "text", "one of " + ", ".join(f"`{choice}`" for choice in option.choices)
-    elif isinstance(option, c.ListOfItems) and isinstance(inner, Bounded):
+    elif isinstance(option, lists) and isinstance(inner, Bounded):
         kind, accepted = "list of integers", f"each {inner.low} to {inner.high}, each once"
-    elif isinstance(option, c.ListOfItems):
-        item = getattr(inner, "_type", str)
-        kind = {int: "list of integers", float: "list of numbers"}.get(item, "list of texts")
+    elif isinstance(option, lists):
+        kind = {int: "list of integers", float: "list of numbers"}.get(_item_type(inner), "list of texts")
         accepted = "each once" if key == "corpora" else "any"
     elif option.default in (True, False):
         kind, accepted = "true or false", "`true`, `false`"
@@ -225,7 +256,17 @@ def option_facts(key: str, option) -> dict[str, str]:
     else:
         kind, accepted = "text", "any"
     return {"type": kind, "default": _yaml_value(option.default),
-            "accepted": getattr(option, "accepted", None) or accepted}
+            "accepted": getattr(given, "accepted", None) or accepted}
+
+
+def _item_type(item) -> type:
+    """The Python type a list's items have: MkDocs' Type(int) and Scalecore's Type(int) and
+    Integer are int, Number is float; anything else is text."""
+    if isinstance(item, own_options.Integer):
+        return int
+    if isinstance(item, own_options.Number):
+        return float
+    return getattr(item, "type", None) or getattr(item, "_type", str)
 
 
 def _yaml_value(value) -> str:
@@ -294,7 +335,8 @@ def _suggested_name(name: str) -> str:
 
 def _fix(key: str, option) -> str:
     """What a valid value of ``option`` looks like."""
-    inner = getattr(option, "option_type", option)
+    option = _own(option)
+    inner = _own(getattr(option, "option_type", option))
     if isinstance(inner, Bounded):
         if inner is option:
             return f"write an integer from {inner.low} to {inner.high}, e.g. {key}: {option.default}."

@@ -10,11 +10,9 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from mkdocs.config import config_options as c
-
 from scalecore_generator.kinds.options import PanelOptions
 from scalecore_generator.kinds.kind import Kind
-from scalecore_generator.kinds.options import Integer, Text
+from scalecore_generator.kinds.options import Integer, Optional, Text
 
 
 class Console(Kind):
@@ -23,7 +21,7 @@ class Console(Kind):
 
     class Options(PanelOptions):
         # The code in the editor when the page opens; default: starter.py beside this file.
-        code = c.Optional(Text())
+        code = Optional(Text())
         # The editor's height, in lines.
         height = Integer(low=1, high=60, default=8)
 

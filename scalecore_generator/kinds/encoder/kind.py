@@ -8,10 +8,8 @@ corpus x seed x placement is baked once with all layers by ``scalecore.encoder.b
 shallower stack is the first layers of a deeper one); live mode calls it for any sentence and seed.
 """
 
-from mkdocs.config import config_options as c
-
 from scalecore_generator.kinds.options import OptionError, PanelOptions
-from scalecore_generator.kinds.options import Integer, ListOf, OneOf
+from scalecore_generator.kinds.options import Integer, ListOf, OneOf, Optional
 from scalecore_generator.kinds.options import Bounded, described
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.encoder import MAX_LAYERS, NORMS
@@ -70,7 +68,7 @@ class Encoder(Kind):
         # Where LayerNorm goes first: none, post or pre.
         norm = OneOf(NORMS, default="post")
         # How many layers are stacked first (1 to the baked depth).
-        layers = c.Optional(Integer(low=1))
+        layers = Optional(Integer(low=1))
         # The layer whose heads' maps are shown first (1 = the first).
         layer = Integer(low=1, default=1)
         show = ListOf(OneOf(SHOW), default=["stream", "attention", "table", "norm", "layers", "corpus", "seed", "live"],

@@ -10,10 +10,8 @@ function for any sentence and seed.
 
 import json
 
-from mkdocs.config import config_options as c
-
 from scalecore_generator.kinds.options import OptionError, PanelOptions
-from scalecore_generator.kinds.options import Integer, ListOf, OneOf, Text, listing
+from scalecore_generator.kinds.options import Integer, ListOf, OneOf, Text, Type, listing
 from scalecore_generator.kinds.options import described
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
@@ -76,7 +74,7 @@ class Multihead(Kind):
     compute = "scalecore.multihead:combination"
 
     class Settings(KindSettings):
-        heads = described(c.ListOfItems(c.Type(int), default=[1, 2, 4, 8]),
+        heads = described(ListOf(Type(int), default=[1, 2, 4, 8], example="[1, 2, 4]"),
                           "The numbers of heads to bake; each must divide `d_model`. A block's heads is one of them.",
                           "divisors of d_model, each once")
 

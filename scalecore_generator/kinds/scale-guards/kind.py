@@ -8,11 +8,8 @@ for any sentence, seed and d_k.
 
 import json
 
-from mkdocs.config import config_options as c
-from mkdocs.config.base import ValidationError
-
 from scalecore_generator.kinds.options import PanelOptions
-from scalecore_generator.kinds.options import ListOf, OneOf, describe
+from scalecore_generator.kinds.options import ListOf, OneOf, Option, ValidationError, describe
 from scalecore_generator.kinds.kind import Grid, Kind, check_corpus_and_seed, corpus_option, seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 
@@ -42,11 +39,8 @@ MEASURES = (
 )
 
 
-class GuardSetText(c.Type):
+class GuardSetText(Option):
     """A guard set such as 'scale+init', stored in its canonical spelling ('init+scale')."""
-
-    def __init__(self, default=None):
-        super().__init__(str, default=default)
 
     def run_validation(self, value):
         if not isinstance(value, str):

@@ -18,22 +18,16 @@ of the site is a build error.
 import hashlib
 import re
 
-from mkdocs.config import config_options as c
-from mkdocs.config.base import ValidationError
-
 from scalecore_generator.foundation.text import slug
-from scalecore_generator.kinds.options import OptionError, PanelOptions, Text, describe
+from scalecore_generator.kinds.options import Option, OptionError, Optional, PanelOptions, Text, ValidationError, describe
 from scalecore_generator.kinds.kind import Kind
 
 TEXTS = ("question", "answer", "explanation")
 ID = re.compile(r"[a-z][a-z0-9-]{0,63}")
 
 
-class CheckId(c.Type):
+class CheckId(Option):
     """An author's id for a self-check: lower-case letters, digits and '-', starting with a letter."""
-
-    def __init__(self):
-        super().__init__(str)
 
     def run_validation(self, value):
         if not isinstance(value, str) or not ID.fullmatch(value):
@@ -61,7 +55,7 @@ class SelfCheck(Kind):
         answer = Text()
         explanation = Text()
         # The id the reader's progress is kept under; default: a hash of the question.
-        id = c.Optional(CheckId())
+        id = Optional(CheckId())
 
     def canonical(self, options):
         """What the browser gets as options: none of the texts. The panel reads the check from its

@@ -6,10 +6,8 @@ raw (about d) and divided by sqrt(d) (about 1). The lesson is one baked point
 section); live mode calls the same function for any other d.
 """
 
-from mkdocs.config import config_options as c
-
 from scalecore_generator.kinds.options import OptionError, PanelOptions
-from scalecore_generator.kinds.options import Integer, ListOf, OneOf, listing
+from scalecore_generator.kinds.options import Integer, ListOf, OneOf, Optional, listing
 from scalecore_generator.kinds.options import Bounded, described
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings
 
@@ -34,16 +32,16 @@ class Variance(Kind):
     compute = "scalecore.variance:lesson"
 
     class Settings(KindSettings):
-        dims = described(c.ListOfItems(Bounded(1, 4096), default=[3, 10, 30, 100, 300, 1000]),
+        dims = described(ListOf(Bounded(1, 4096), default=[3, 10, 30, 100, 300, 1000], example="[10, 100]"),
                          "The dimensions of q and k to sample; a block's dims are among them.")
         samples = described(Bounded(100, 100000, default=4000),
                             "How many random pairs (q, k) are drawn per dimension.")
 
     class Options(PanelOptions):
         # The dimensions the reader can pick, each baked; default: all baked ones. Stored ascending.
-        dims = c.Optional(ListOf(Integer(low=1), min_items=1, example="[10, 100]"))
+        dims = Optional(ListOf(Integer(low=1), min_items=1, example="[10, 100]"))
         # The initial dimension, one of dims; default: the smallest.
-        d = c.Optional(Integer(low=1))
+        d = Optional(Integer(low=1))
         show = ListOf(OneOf(SHOW), default=list(SHOW), min_items=1, order=SHOW, example="[histogram, table]")
 
     def grid(self, site):
