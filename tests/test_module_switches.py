@@ -4,8 +4,6 @@ plugin's ``mentor`` and ``notes``, on by default) and page options (front matter
 
 from pathlib import Path
 
-import pytest
-
 from sites import build, copy_site, edit, line_of
 
 TUTORIAL = Path(__file__).resolve().parents[1] / "scalecore_generator" / "scaffold"
