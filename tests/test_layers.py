@@ -127,3 +127,41 @@ def test_the_readme_states_the_layers():
             if wing in ("errors", "vendor", "__main__", "cli", "mentor"):
                 continue
             assert f"`scalecore_generator/{wing}/`" in readme, wing
+
+
+# The engines (MkDocs, its fork ProperDocs, Zensical, Material): only their adapters import them
+# (issue 44, item 2), so a kind, a block or the build runs under whichever engine an adapter wires in.
+ENGINES = ("mkdocs", "properdocs", "zensical", "material")
+ADAPTERS = "scalecore_generator/adapters/"
+
+
+def engine_imports(path: Path) -> list[str]:
+    """'line: module' for every import of an engine in ``path``: import statements anywhere (in
+    functions too) and importlib.import_module / __import__ of a constant name."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""] if not node.level else []
+        elif isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant) and \
+                isinstance(node.args[0].value, str) and \
+                (getattr(node.func, "attr", None) == "import_module" or getattr(node.func, "id", None) == "__import__"):
+            names = [node.args[0].value]
+        else:
+            continue
+        found += [f"{node.lineno}: {name}" for name in names if name.partition(".")[0] in ENGINES]
+    return found
+
+
+def test_no_module_outside_the_adapters_imports_an_engine():
+    """The core, the kinds (built-in, and those `scalecore new` writes), the blocks, the pages, the
+    runtime and the build import no engine; a kind's options are Scalecore's own types."""
+    sources = [path for folder in ("scalecore", PACKAGE) for path in sorted((REPO / folder).rglob("*.py"))
+               if "node_modules" not in path.parts]
+    assert len(sources) > 80, "the modules were not found"
+    outside = [path for path in sources if not path.relative_to(REPO).as_posix().startswith(ADAPTERS)]
+    found = [f"{path.relative_to(REPO)}:{hit}" for path in outside for hit in engine_imports(path)]
+    assert found == [], "engine imports outside scalecore_generator/adapters/:\n" + "\n".join(found)
+    inside = [hit for path in sources if path not in outside for hit in engine_imports(path)]
+    assert inside, "the adapters import no engine: the check finds nothing"

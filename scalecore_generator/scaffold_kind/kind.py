@@ -15,10 +15,8 @@ Python, write the function in a package beside mkdocs.yml, list that package in 
 the browser's Python has no numpy). The guide "Write your own interactive" explains each file.
 """
 
-from mkdocs.config import config_options as c
-
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, described
-from scalecore_generator.kinds.options import OptionError, PanelOptions
+from scalecore_generator.kinds.options import ListOf, OptionError, PanelOptions, Type
 
 SCORES = [1.0, 2.0, 4.0]
 
@@ -31,12 +29,12 @@ class ScaledSoftmax(Kind):
 
     class Settings(KindSettings):
         # in mkdocs.yml: plugins: [scalecore: {kinds: {__KIND__: {factors: [0.5, 1.0, 2.0]}}}]
-        factors = described(c.ListOfItems(c.Type(float), default=[0.5, 1.0, 2.0, 4.0]),
+        factors = described(ListOf(Type(float), default=[0.5, 1.0, 2.0, 4.0], example="[0.5, 1.0]"),
                             "The factors to bake (readers can compute any other live).")
 
     class Options(PanelOptions):
         # The factor shown first: one of the baked ones.
-        factor = c.Type(float, default=1.0)
+        factor = Type(float, default=1.0)
 
     def grid(self, site):
         return Grid(

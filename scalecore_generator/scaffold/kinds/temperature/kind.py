@@ -4,9 +4,7 @@ Baked: every temperature of the site's settings. Live: any temperature, computed
 browser by the very function that baked the others (mylessons.temperature:weights).
 """
 
-from mkdocs.config import config_options as c
-
-from scalecore_generator.kinds.options import OptionError, PanelOptions
+from scalecore_generator.kinds.options import ListOf, OptionError, PanelOptions, Type
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, described
 
 SCORES = [1.0, 2.0, 4.0]
@@ -18,12 +16,12 @@ class Temperature(Kind):
 
     class Settings(KindSettings):
         # described(): what the setting changes, shown in the options guide's table of settings.
-        temperatures = described(c.ListOfItems(c.Type(float), default=[0.25, 0.5, 1.0, 2.0, 4.0]),
+        temperatures = described(ListOf(Type(float), default=[0.25, 0.5, 1.0, 2.0, 4.0], example="[0.5, 1.0]"),
                                  "The temperatures to bake (readers can compute any other live).")
 
     class Options(PanelOptions):
         # The temperature shown first: one of the baked ones.
-        temperature = c.Type(float, default=1.0)
+        temperature = Type(float, default=1.0)
 
     def grid(self, site):
         return Grid(
