@@ -218,3 +218,54 @@ def test_an_allowed_template_script_is_listed_with_the_pages_own(good, tmp_path)
         f"line {line_of(page, 'console.log')} (sha256 {own}); "
         f"kinds/temperature/template.html:{line_of(template, TEMPLATE_SCRIPT)} (sha256 {templates})") == 1, \
         result.describe()
+
+
+# A kind written against the API before kinds had option types of Scalecore's own (issue 44, item 2):
+# the tutorial's kind as it was, with MkDocs' config_options.
+
+def _old_api(folder):
+    kind = folder / "kinds" / "temperature" / "kind.py"
+    edit(kind, "from scalecore_generator.kinds.options import ListOf, OptionError, PanelOptions, Type\n",
+         "from mkdocs.config import config_options as c\n\nfrom scalecore_generator.kinds.options import OptionError, PanelOptions\n")
+    edit(kind, 'ListOf(Type(float), default=[0.25, 0.5, 1.0, 2.0, 4.0], example="[0.5, 1.0]")',
+         "c.ListOfItems(c.Type(float), default=[0.25, 0.5, 1.0, 2.0, 4.0])")
+    edit(kind, "temperature = Type(float, default=1.0)", "temperature = c.Type(float, default=1.0)")
+
+
+def test_a_kind_of_mkdocs_config_options_builds_the_same_site_and_is_told_once(good, tmp_path):
+    folder = copy_site(tmp_path / "tutorial", source=good)
+    _old_api(folder)
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    told = [line for line in result.lines("INFO") if "config_options" in line]
+    assert told == [
+        f"scalecore: {folder / 'kinds' / 'temperature' / 'kind.py'}: the kind 'temperature' builds its options from "
+        "MkDocs' config_options (Options.temperature: config_options.Type; Settings.temperatures: "
+        "config_options.ListOfItems); kinds now have option types of Scalecore's own, which need no engine (MkDocs "
+        "2.0 drops plugins). They still work, converted, for now. Fix: import them from Scalecore instead of "
+        "mkdocs.config: from scalecore_generator.kinds.options import ListOf, Type (c.Type is Type, c.Choice OneOf, "
+        "c.ListOfItems ListOf, c.Optional Optional; a type of the kind's own subclasses Option and raises "
+        "ValidationError, both from there); the guide 'Write your own interactive' shows them."], result.describe()
+    assert tree(folder / "site") == tree(good / "site")
+
+
+def test_a_kind_of_mkdocs_config_options_keeps_its_messages(good, tmp_path):
+    """The old types' messages, in the author's words as before (the kind changed, so its points
+    are baked again before a page's mistake is found: the cache grows, unlike broken()'s)."""
+    def failed(folder, file, old, new):
+        _old_api(folder)
+        edit(folder / file, old, new)
+        result = build(folder)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.describe()
+        return result.errors
+
+    folder = copy_site(tmp_path / "settings", source=good)
+    assert failed(folder, "mkdocs.yml", "[0.5, 1.0, 2.0]", '[0.5, "hot"]') == [
+        f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option 'kinds': temperature: "
+        "setting 'temperatures': expected a number in the list, got 'hot' (text). Fix: write temperatures: as its type "
+        "says (the guide 'Plugin options' lists each kind's settings)."]
+    folder = copy_site(tmp_path / "page", source=good)
+    page = Path("docs") / "lessons" / "temperature.md"
+    assert failed(folder, page, "temperature: 1.0\n", "temperature: hot\n")[-1] == (
+        f"scalecore: {page.as_posix()}:{line_of(folder / page, 'temperature: hot')}: /// temperature: option "
+        "'temperature': expected a number, got 'hot' (text)")

@@ -174,3 +174,78 @@ def test_a_kinds_files_found_sound_by_an_earlier_build_are_not_parsed_again_unti
     with pytest.raises(KindError, match=r"template.html:2: "):
         discover(tmp_path, set(sound))
     assert len(parsed) == 1
+
+
+# A kind written against the API before Scalecore had option types of its own (issue 44, item 2)
+
+OLD_API = '''
+from mkdocs.config import config_options as c
+from mkdocs.config.base import ValidationError
+
+from scalecore_generator.kinds.kind import Kind, KindSettings
+from scalecore_generator.kinds.options import PanelOptions
+
+
+class Even(c.Type):
+    def __init__(self, default=None):
+        super().__init__(int, default=default)
+
+    def run_validation(self, value):
+        if not isinstance(value, int) or value % 2:
+            raise ValidationError(f"{value!r} is not even")
+        return value
+
+
+class Chart(Kind):
+    label = "A chart"
+
+    class Settings(KindSettings):
+        sizes = c.ListOfItems(c.Type(int), default=[1, 2])
+
+    class Options(PanelOptions):
+        factor = c.Type(float, default=1.0)
+        colour = c.Choice(("red", "blue"), default="red")
+        name = c.Type(str)
+        width = c.Optional(Even())
+
+    def render(self, options, panel):
+        return panel.render_template(options)
+'''
+
+
+def test_a_kind_of_mkdocs_config_options_still_loads_validates_as_before_and_is_told_once(tmp_path):
+    from scalecore_generator.kinds.options import in_words
+    from scalecore_generator.kinds.registry import engine_notices
+
+    make_kind(tmp_path, source=OLD_API)
+    kind = discover(tmp_path)["chart"]
+
+    def first_error(group, values):
+        options = group()
+        options.load_dict(values)
+        failed, _ = options.validate()
+        return (failed[0][0], in_words(failed[0][1], values.get(failed[0][0]))) if failed else options
+
+    assert first_error(kind.Options, {"factor": "hot", "name": "x"}) == ("factor", "expected a number, got 'hot' (text)")
+    assert first_error(kind.Options, {"colour": "green", "name": "x"}) == (
+        "colour", "Expected one of: ('red', 'blue') but received: 'green'")
+    assert first_error(kind.Options, {"name": "x", "width": 3}) == ("width", "3 is not even")
+    assert first_error(kind.Options, {})[0] == "name"
+    assert [key for key, option in kind.Options._schema if option.required] == ["name"]
+    assert first_error(kind.Settings, {"sizes": [1, "x"]}) == ("sizes", "expected an integer in the list, got 'x' (text)")
+    values = first_error(kind.Options, {"name": "x", "width": 4})
+    assert dict(values) == {"title": None, "factor": 1.0, "colour": "red", "name": "x", "width": 4}
+    assert values.width == 4 and first_error(kind.Settings, {})["sizes"] == [1, 2]
+
+    source = tmp_path / "chart" / "kind.py"
+    assert engine_notices({"chart": kind}) == [
+        f"{source}: the kind 'chart' builds its options from MkDocs' config_options (Options.factor: "
+        "config_options.Type; Options.colour: config_options.Choice; Options.name: config_options.Type; "
+        "Options.width: config_options.Optional; Settings.sizes: config_options.ListOfItems); kinds now have option "
+        "types of Scalecore's own, which need no engine (MkDocs 2.0 drops plugins). They still work, converted, for "
+        "now. Fix: import them from Scalecore instead of mkdocs.config: from scalecore_generator.kinds.options import "
+        "ListOf, OneOf, Optional, Type (c.Type is Type, c.Choice OneOf, c.ListOfItems ListOf, c.Optional Optional; a "
+        "type of the kind's own subclasses Option and raises ValidationError, both from there); the guide 'Write "
+        "your own interactive' shows them."]
+    assert engine_notices({"chart": kind}) == [], "said once"
+    assert engine_notices(discover()) == [], "the built-in kinds use Scalecore's own types"

@@ -164,6 +164,8 @@ class SiteBuild:
         self.memos = _memos(self.cache / "memo", self.log)
         sound = set(self.memos["kinds"].get("sound", list))  # the kinds' files checked by earlier builds
         self.kinds = registry.discover(self.root / settings.kinds_dir, sound)
+        for notice in registry.engine_notices(self.kinds):  # a kind of the old API: said once
+            self.log.info(notice)
         self.memos["kinds"].put("sound", sorted(sound))
         try:
             self.kind_settings = site_kinds.settings(self.kinds, settings.kinds, settings.where)

@@ -267,6 +267,33 @@ def _contract_problems(kind: type[Kind]) -> list[str]:
     return problems
 
 
+_told: set[str] = set()  # the kind.py files whose old option types were named, once a process
+
+
+def engine_notices(kinds: dict[str, type[Kind]]) -> list[str]:
+    """For each kind whose ``Options`` or ``Settings`` still hold an engine's config options (MkDocs'
+    ``config_options``, the API before Scalecore had its own), what changed and what to import
+    instead; once per kind.py in a process (``mkdocs serve`` rebuilds say it once)."""
+    notices = []
+    for kind in kinds.values():
+        held = [(group.__name__, key, dict(group._schema)[key]) for group in (kind.Options, kind.Settings)
+                for key in group.engine_options]
+        old = [f"{group}.{key}: {option.old_name()}" for group, key, option in held]
+        source = str(kind.folder / "kind.py")
+        if not old or source in _told:
+            continue
+        _told.add(source)
+        new = sorted({option.new_name() for _, _, option in held})
+        notices.append(
+            f"{source}: the kind {kind.name!r} builds its options from MkDocs' config_options ({'; '.join(old)}); "
+            "kinds now have option types of Scalecore's own, which need no engine (MkDocs 2.0 drops plugins). "
+            "They still work, converted, for now. Fix: import them from Scalecore instead of mkdocs.config: "
+            f"from scalecore_generator.kinds.options import {', '.join(new)} (c.Type is Type, c.Choice OneOf, "
+            "c.ListOfItems ListOf, c.Optional Optional; a type of the kind's own subclasses Option and raises "
+            "ValidationError, both from there); the guide 'Write your own interactive' shows them.")
+    return notices
+
+
 def compute_function(kind: type[Kind]):
     """The kind's compute function, imported (a KindError if it cannot be)."""
     module_name, _, function = kind.compute.partition(":")
