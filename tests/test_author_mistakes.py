@@ -28,11 +28,10 @@ def test_an_empty_axis_names_its_setting(good, tmp_path):  # noqa: F811
     folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "[0.5, 1.0, 2.0]", "[]"))
     yml = folder / "mkdocs.yml"
     assert errors == [
-        f"scalecore: the kind 'temperature' ({folder / 'kinds' / 'temperature' / 'kind.py'}): grid(site) failed: "
-        f"EmptyAxis: its setting 'temperatures' is empty (the plugin option 'kinds', {yml}:{line_of(yml, 'kinds:')}), "
+        f"scalecore: the kind 'temperature': its setting 'temperatures' is empty (the plugin option 'kinds', "
+        f"{yml}:{line_of(yml, 'kinds:')}), "
         "so the axis 'temperature' has no values and the kind would bake nothing: give temperatures at least one "
-        "value in mkdocs.yml (temperature: {temperatures: [...]}), or leave it out for its default. Fix: correct the "
-        "kind's grid()."]
+        "value in mkdocs.yml (temperature: {temperatures: [...]}), or leave it out for its default."]
 
 
 def test_a_name_the_template_is_not_given_names_the_templates_line(good, tmp_path):  # noqa: F811

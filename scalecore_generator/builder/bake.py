@@ -26,7 +26,7 @@ from pathlib import Path
 from scalecore_generator.builder.points import BakeError, Cluster, bake_group, code_version, data_key, dumps
 from scalecore_generator.foundation import cache
 from scalecore_generator.foundation.processes import die_with_parent
-from scalecore_generator.kinds.kind import Grid, Kind, Site
+from scalecore_generator.kinds.kind import EmptyAxis, Grid, Kind, Site
 
 # ------------------------------------------------------------------------------ the build's side
 
@@ -76,6 +76,8 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
     for name, kind in kinds.items():
         try:
             grid = kind().grid(sites[name])
+        except EmptyAxis as error:  # the setting that left an axis empty, named with its line
+            raise BakeError(f"the kind {name!r}: {error}.") from None
         except Exception as error:  # a kind's own code: named, never a traceback
             raise BakeError(f"the kind {name!r} ({kind.folder / 'kind.py'}): grid(site) failed: {type(error).__name__}: "
                             f"{error}. Fix: correct the kind's grid().") from None

@@ -280,7 +280,14 @@ class SiteBuild:
         """Pyodide's files, the wheels and their lock (runtime/pyodide.py), the wheels' digests
         from the build's ledger."""
         return runtime.collect(self.root, self.cache, self.packages, self.settings.package_mirror or None,
-                               digest=self.digests.of, memo=self.memos["wheels"])
+                               digest=self.digests.of, memo=self.memos["wheels"], computes=self._live_computes())
+
+    def _live_computes(self) -> list[str]:
+        """The compute functions live mode runs (``package.module:function``): those of the kinds
+        the pages use. What the browser's Python must be able to import starts from them."""
+        used_at, quoted = self.used_by_pages
+        return sorted({self.kinds[name].compute for name in set(used_at) | set(quoted)
+                       if name in self.kinds and getattr(self.kinds[name], "compute", None)})
 
     def _learn_tables(self) -> None:
         """Each corpus's embedding table, learned in parallel when not in the cache, and its compact
@@ -348,9 +355,7 @@ class SiteBuild:
             return None
         import concurrent.futures
 
-        used_at, quoted = self.used_by_pages
-        computes = sorted({self.kinds[name].compute for name in set(used_at) | set(quoted)
-                           if name in self.kinds and getattr(self.kinds[name], "compute", None)})
+        computes = self._live_computes()
         live = self.early_runtime = self._runtime()
         pool = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="scalecore-snapshot")
         job = pool.submit(snapshot.make, runtime.pyodide_folder(self.root), live.wheels(),
