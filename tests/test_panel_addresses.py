@@ -198,6 +198,27 @@ def test_a_copied_link_opens_the_same_view_in_a_fresh_page(visit, site_server, b
     assert box["y"] < 900 and box["y"] + box["height"] > 0, "the page opens on the panel"
 
 
+def test_the_address_bar_copied_opens_at_the_panel_whose_state_it_holds(visit, site_server, built_site):
+    """Issue 47.11: the address a reader copies from the browser's bar holds a panel's state in
+    its query and no fragment: the page opens on that panel, far below the page's top, with the
+    state shown, at a phone's width."""
+    page, _ = visit(site_server.url + module_page(built_site))
+    panel_id = switchable_guards_panel(page)
+    panel = hydrate(page, panel_id)
+    panel.locator("select[data-scalecore-state=seed]").select_option("2")
+    page.wait_for_function("(k) => location.search.includes(k + '.seed=2')", arg=key_of(panel_id))
+    chosen = seen(page, panel_id)
+    address = page.url.split("#")[0]
+    assert "#" not in address and "?" in address
+    fresh, _ = visit(address, viewport={"width": 390, "height": 800})
+    fresh.wait_for_selector(f"#{panel_id}[data-scalecore-hydrated=true]")
+    assert seen(fresh, panel_id) == chosen
+    fresh.wait_for_timeout(500)  # the page settles (panels above hydrate and grow)
+    box = fresh.locator(f"#{panel_id}").bounding_box()
+    assert fresh.evaluate("scrollY") > 800, "the panel is below the first screen"
+    assert box["y"] < 800 and box["y"] + box["height"] > 0, "the page opens on the panel"
+
+
 def test_unbaked_or_invalid_values_fall_back_to_the_defaults_without_an_error(visit, site_server, built_site):
     page, watch = visit(site_server.url + module_page(built_site))
     panel_id = switchable_guards_panel(page)

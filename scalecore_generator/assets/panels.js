@@ -1062,7 +1062,13 @@
     } catch (error) {
       target = null; // a malformed address: nothing to keep
     }
-    if (!target || !("ResizeObserver" in window)) return;
+    if (!target && !id) target = addressedPanel();
+    if (!target) return;
+    if (target.matches && target.matches(".scalecore-panel:not([data-scalecore-hydrated])")) {
+      hydrateOne(target); // the panel the address is about: now, not when it nears the screen
+      target.scrollIntoView({ block: "start" });
+    }
+    if (!("ResizeObserver" in window)) return;
     var stops = ["wheel", "touchstart", "keydown", "pointerdown"];
     var growth = new ResizeObserver(function () {
       var wanted = (parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0) +
@@ -1077,6 +1083,19 @@
     growth.observe(document.body);
     setTimeout(stop, SETTLE_MS);
   }
+  /* A copied address holds a panel's state in its query (p3.corpus=kjv) and no fragment: the page
+     opens at that panel, not at its top, thousands of pixels above it. The first panel the query
+     names, or null. */
+  function addressedPanel() {
+    var names = queryParts(location.search).map(function (part) { return part.name || ""; });
+    var panels = document.querySelectorAll(".scalecore-panel[data-scalecore-kind]");
+    for (var i = 0; i < panels.length; i++) {
+      var key = stateKey(panels[i]) + ".";
+      if (names.some(function (name) { return name.indexOf(key) === 0; })) return panels[i];
+    }
+    return null;
+  }
+
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe({ next: hydrateSoon, error: hydrateSoon, complete: hydrateSoon });
   }
