@@ -129,14 +129,18 @@ def score(entry: dict, answer: dict, baked, targets: Targets) -> dict:
     return marks
 
 
-def in_node(site: Path, page: str, questions: list[dict]) -> dict:
+def in_node(site: Path, page: str, questions: list[dict], settings: dict | None = None) -> dict:
+    import os
+
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
         json.dump([{"question": q["question"]} for q in questions], file)
-    done = subprocess.run(["node", str(ANSWER), str(site), page, file.name], capture_output=True, text=True, check=True)
+    env = dict(os.environ, MENTOR_SETTINGS=json.dumps(settings)) if settings else None
+    done = subprocess.run(["node", str(ANSWER), str(site), page, file.name], capture_output=True, text=True, check=True,
+                          env=env)
     return json.loads(done.stdout)
 
 
-def evaluate(site: Path, questions: list[dict]) -> list[tuple[dict, dict, dict, float]]:
+def evaluate(site: Path, questions: list[dict], settings: dict | None = None) -> list[tuple[dict, dict, dict, float]]:
     """Every question asked on its page with the page's own core: (entry, answer, marks, ms)."""
     from test_module_page import Baked
 
@@ -144,7 +148,7 @@ def evaluate(site: Path, questions: list[dict]) -> list[tuple[dict, dict, dict, 
     rows = []
     for page in dict.fromkeys(q["page"] for q in questions):
         asked = [q for q in questions if q["page"] == page]
-        node = in_node(site, page, asked)
+        node = in_node(site, page, asked, settings)
         rows += [(q, a["answer"], score(q, a["answer"], baked, targets), a["ms"]) for q, a in zip(asked, node["answers"])]
     return rows
 
@@ -262,6 +266,59 @@ def weight(path: Path) -> str:
     return f"{len(data) / 1024:.1f} KiB ({len(gzip.compress(data, 9)) / 1024:.1f} KiB gzip)"
 
 
+# Round 3's candidates (mentor-core.js's settings, S), measured on the development set and across its halves.
+ROUND_2 = {"FILL": False, "REFUSE": "rules", "NEGATION": False, "COMPOUND": False}
+VARIANTS = {
+    "round 2": ROUND_2,
+    "round 2 + 3 passages, whole": dict(ROUND_2, FILL=True),
+    "round 2 + one threshold 0.31": dict(ROUND_2, REFUSE="one"),
+    "round 2 + negation": dict(ROUND_2, NEGATION=True),
+    "round 2 + compounds": dict(ROUND_2, COMPOUND=True),
+    "round 3 (as shipped)": {},
+    "  threshold 0.26": {"REFUSE_AT": 0.26},
+    "  threshold 0.34": {"REFUSE_AT": 0.34},
+    "  threshold 0.31, words 0.6": {"WORDS_SHARE": 0.6},
+    "  4 passages": {"MAX_PASSAGES": 4},
+    "  no hand-made weights": {"WEIGH": False},
+    "  RRF k = 60": {"RRF_K": 60},
+    "  meaning 0.5 of a lead's score": {"ALPHA": 0.5},
+    "  SIF a = 1e-3": {"SIF": 1e-3},
+    "  SIF a = 1e-2": {"SIF": 1e-2},
+}
+
+
+def merit(rows) -> int:
+    """One number to choose by: key facts and due refusals, less contradictions and answerable refusals."""
+    t = totals(rows)
+    return t["key"][0] + t["due"][0] - t["contradictions"] - t["refused"]
+
+
+def half(question: dict) -> int:
+    """A fixed split of the development set in two, by a hash of the question's text."""
+    import hashlib
+
+    return hashlib.sha256(question["question"].encode("utf-8")).digest()[0] % 2
+
+
+def cross_validate(site: Path, questions: list[dict], variants: dict[str, dict]) -> None:
+    """Every variant on the whole development set and on each half; then, for each half, the
+    variant the other half chooses and what it scores on this one (choose on A, check on B)."""
+    runs = {name: evaluate(site, questions, settings) for name, settings in variants.items()}
+    print(f"  {'variant':34}{'key facts':>12}{'lead':>6}{'contra':>8}{'ans.ref':>8}{'due ok':>8}{'merit':>7}"
+          f"{'half A':>8}{'half B':>8}")
+    merits = {}
+    for name, rows in runs.items():
+        t = totals(rows)
+        merits[name] = [merit([r for r in rows if half(r[0]) == h]) for h in (0, 1)]
+        print(f"  {name:34}{t['key'][0]:>6}/{t['key'][1]:<5}{t['lead'][0]:>6}{t['contradictions']:>8}{t['refused']:>8}"
+              f"{t['due'][0]:>5}/{t['due'][1]:<2}{merit(rows):>7}{merits[name][0]:>8}{merits[name][1]:>8}")
+    base = next(iter(variants))
+    for chosen_on, checked_on in ((0, 1), (1, 0)):
+        best = max(merits, key=lambda name: merits[name][chosen_on])
+        print(f"  chosen on half {'AB'[chosen_on]}: {best}; on half {'AB'[checked_on]} it scores"
+              f" {merits[best][checked_on]} (round 2: {merits[base][checked_on]})")
+
+
 def main() -> None:
     questions = [q for path in (QUESTIONS, READERS) if path.is_file()
                  for q in json.loads(path.read_text(encoding="utf-8"))["questions"]]
@@ -271,6 +328,11 @@ def main() -> None:
             site = Path(sys.argv[sys.argv.index("--site") + 1]).resolve()
         else:
             build(site)
+        if "--cv" in sys.argv:  # development set only: variants, and choosing on one half checked on the other
+            variants = json.loads(sys.argv[sys.argv.index("--cv") + 1]) if len(sys.argv) > sys.argv.index("--cv") + 1 \
+                and sys.argv[sys.argv.index("--cv") + 1].startswith("{") else VARIANTS
+            cross_validate(site, questions, variants)
+            return
         rows = evaluate(site, questions)
         columns = {"development": totals(rows)}
         tuning = "--dev" in sys.argv  # tuning: the development set alone, nothing else (never the held-out sets)

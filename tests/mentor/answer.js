@@ -9,6 +9,8 @@ const repo = path.resolve(__dirname, "..", "..");
 let MiniSearch = require(path.join(repo, "scalecore_generator", "vendor", "node_modules", "minisearch", "dist", "cjs", "index.cjs"));
 MiniSearch = MiniSearch.default || MiniSearch;
 const core = require(path.join(repo, "scalecore_generator", "theme", "assets", "scalecore-module", "mentor-core.js"));
+// Settings other than the page's, to measure them (benchmarks/mentor.py --cv): MENTOR_SETTINGS={"NAME": value}.
+if (process.env.MENTOR_SETTINGS) Object.assign(core.settings, JSON.parse(process.env.MENTOR_SETTINGS));
 globalThis.scalecoreMentor = {};
 let data;
 if (site === "--data") {
