@@ -6,6 +6,7 @@ clean build (``cold``). Disk faults are injected by tests/faults.py (see why the
 """
 
 import fcntl
+import hashlib
 import json
 import os
 import re
@@ -237,6 +238,66 @@ def test_the_published_site_shares_no_byte_with_the_cache(cold, site):
     assert tree(site / CACHE) == cache_before, "an edit under site/ changed the cache"
     for path in (site / "site").rglob("*"):
         assert not path.is_file() or path.stat().st_nlink == 1, f"{path} is linked to another file"
+
+
+def _forge_ledger(site: Path, files: dict[Path, str]) -> None:
+    """Enter each file in the site's digest ledger under its identity as it is now, with the given
+    digest (the one of its bytes before they changed): a ledger that vouches for bytes the file no
+    longer holds."""
+    ledger = site / ".site.digests.json"
+    data = json.loads(ledger.read_text(encoding="utf-8"))
+    for file, digest in files.items():
+        stat = file.stat()
+        data["files"][str(file)] = [stat.st_dev, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns, digest]
+    ledger.write_text(json.dumps(data), encoding="utf-8")
+
+
+def _sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _published_copy(site: Path, entry_file: Path) -> Path:
+    point = json.loads(entry_file.read_text(encoding="utf-8"))
+    return site / "site" / UNITS / point["corpus"] / str(point["seed"]) / entry_file.name
+
+
+def test_a_wrong_digest_in_the_ledger_is_not_shipped_into_a_removed_site(cold, site):
+    """Issue 46.5's steps: a cache entry's bytes changed, the ledger given the file's new identity
+    with the old digest, the site removed. The build must not copy those bytes into the site (nor
+    list the old digest for them in offline.json): a ledger whose published files are gone is not
+    used, every file is read, the entry found damaged and baked again."""
+    succeeded(build(site))  # the copy's own ledger (the copied one names the cold folder's paths)
+    entry = unit_entries(site)[0]
+    true = _sha256(entry / "none.json")
+    _change_a_digit(entry / "none.json")
+    _forge_ledger(site, {entry / "none.json": true})
+    shutil.rmtree(site / "site")
+    result = succeeded(build(site))
+    assert any(f"the entry {entry.name} is damaged" in line for line in result.lines("INFO")), result.describe()
+    assert tree(site / "site") == cold[1], "the tampered bytes were shipped"
+
+
+def test_after_the_cache_check_repairs_an_entry_the_next_build_ships_the_true_bytes(cold, site):
+    """What the build above used to leave: the tampered bytes in the cache and in the site, the
+    ledger vouching for both with the old digest. ``scalecore cache --check`` reads every byte and
+    removes the entry; the next build must then not trust the ledger's word for the published
+    copy (it used to carry it into the new site as unchanged)."""
+    from scalecore_generator import cli
+
+    succeeded(build(site))
+    entry = unit_entries(site)[0]
+    published = _published_copy(site, entry / "none.json")
+    true = _sha256(published)
+    assert _sha256(entry / "none.json") == true
+    _change_a_digit(entry / "none.json")
+    shutil.copyfile(entry / "none.json", published)
+    _forge_ledger(site, {entry / "none.json": true, published: true})
+    assert cli.main(["cache", "--check", "--dir", str(site / CACHE)]) == 1  # one damaged entry, removed
+    assert not entry.exists()
+    succeeded(build(site))
+    assert tree(site / "site") == cold[1], "the tampered bytes stayed in the site"
+    again = succeeded(build(site))
+    assert tree(site / "site") == cold[1]
 
 
 def test_a_tampered_corpus_record_and_embedding_table_are_rebuilt(cold, site):

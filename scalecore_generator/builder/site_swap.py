@@ -41,6 +41,7 @@ from pathlib import Path
 
 from scalecore_generator.errors import ScalecoreError
 
+from scalecore_generator.foundation.cache.digests import ledger_beside  # noqa: F401 (the site build's)
 from scalecore_generator.foundation.processes import process_is_gone
 
 
@@ -53,12 +54,6 @@ class WarningCounter(logging.Handler):
 
     def emit(self, record):
         self.count += 1
-
-
-def ledger_beside(site: Path) -> Path:
-    """The digest ledger a staged build keeps beside its site (foundation/cache/digests.py)."""
-    site = Path(site).absolute()
-    return site.with_name(f".{site.name}.digests.json")
 
 
 class StagedSite:

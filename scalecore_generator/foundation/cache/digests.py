@@ -18,6 +18,15 @@ again next time. A cache entry's check against its record (entries.py, ``damage`
 files' digests from here too, so a warm build reads none of the bake's thousand files: a file a
 write changed (a stray edit, a copy cut short) is read again and found; what no write made (a
 disk's own decay) is what ``scalecore cache --check`` is for, which reads every byte.
+
+A ledger is only as true as what it was written from, so a staged build's ledger (beside the
+site) is used only while every file it lists is still there: a published file missing (``rm -rf
+site``) or a cache entry removed (``scalecore cache --check`` removes a damaged one) means
+something outside the build changed what it vouched for, and that build reads every file it needs
+again instead (a cold build's reading), and writes a new ledger. A digest it takes is then one it
+read this build, or the ledger's for a file whose identity has not changed. Without that, a
+tampered cache file entered in the ledger under its new identity with the old digest was copied
+into a site that had been removed, and listed with the old digest.
 """
 
 from __future__ import annotations
@@ -32,6 +41,16 @@ from scalecore_generator.foundation.processes import process_is_gone
 
 SCHEMA = "scalecore/digests/1"
 SETTLED_NS = 2_000_000_000  # a file's times must be this much older than the read (see above)
+
+
+def ledger_beside(site: Path) -> Path:
+    """The digest ledger a staged build keeps beside its site (``site`` -> ``.site.digests.json``)."""
+    site = Path(site).absolute()
+    return site.with_name(f".{site.name}.digests.json")
+
+
+def _beside_a_site(ledger: Path) -> bool:
+    return ledger.name.startswith(".") and ledger.name.endswith(".digests.json")
 
 
 def _identity(stat: os.stat_result) -> list[int]:
@@ -77,6 +96,8 @@ class Digests:
             return {}  # none yet, or damaged: every file is read, and a new ledger written
         if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("files"), dict):
             return {}
+        if _beside_a_site(self._ledger) and not all(os.path.lexists(path) for path in data["files"]):
+            return {}  # a published file or a cache entry gone since: every file is read (see above)
         return data["files"]
 
     def _recall(self, key: str, identity: list[int]) -> str | None:
