@@ -283,7 +283,7 @@ def minified(files: dict[str, Path], own: list[Path], minifier: Minifier) -> dic
 
 def shown(source: Path) -> str:
     """A source file as messages and source maps name it: relative to the site's folder
-    (``kinds/temperature/panel.js``), or, for the generator's own, to the installed package's
+    (``kinds/<name>/panel.js``), or, for the generator's own, to the installed package's
     folder (``scalecore_generator/kinds/softmax/panel.js``), never the machine's paths."""
     relative = os.path.relpath(source)
     if not relative.startswith(".."):
