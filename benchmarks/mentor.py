@@ -20,6 +20,10 @@ Builds the site once (into a temporary folder), then:
 - weighs what the mentor adds to a module page: nothing until the reader comes to the box, then
   the search library and the module's data (raw and gzip).
 
+With --dev, the development set alone; with --cv (development set only), the variants of the mentor's
+settings (VARIANTS, or a JSON object of them after --cv) on the whole set and on its two halves, and the
+variant each half chooses, scored on the other.
+
 Nothing here asserts; the numbers are printed for people to read.
 """
 
