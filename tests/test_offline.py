@@ -151,10 +151,7 @@ def test_live_mode_and_the_console_start_offline_once_saved_with_the_runtime(rea
     editor.fill("import scalecore.experiment\nprint(6 * 7)")
     editor.press("Control+Enter")
     expect(output).to_contain_text("42", timeout=PYODIDE_TIMEOUT_MS)
-    guards = page.locator(".scalecore-panel--scale-guards").first
-    guards.get_by_role("button", name="Compute live").click()
-    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=guards.element_handle(),
-                           timeout=PYODIDE_TIMEOUT_MS)
+    compute_live(page)
     assert network(site_server, asked) == []
     assert context.refused == []
 
@@ -291,6 +288,15 @@ def test_pages_read_stay_readable_offline_and_an_unread_one_says_so(reader, site
     assert context.refused == []
 
 
+def compute_live(page) -> None:
+    """Compute live in the page's first scale-guards panel, and wait for its live results."""
+    guards = page.locator(".scalecore-panel--scale-guards").first
+    guards.scroll_into_view_if_needed()
+    guards.get_by_role("button", name="Compute live").click()
+    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=guards.element_handle(),
+                           timeout=PYODIDE_TIMEOUT_MS)
+
+
 def test_offline_live_mode_and_the_console_say_what_was_saved(reader, site_server, built_site):
     """A page read online, live mode never started: offline, live mode and the console say they
     were not saved on this device (never the file:// text, never a module error). Started once
@@ -318,21 +324,13 @@ def test_offline_live_mode_and_the_console_say_what_was_saved(reader, site_serve
     assert not page.locator(".scalecore-panel--console").first.get_by_text("rather than opened from disk").is_visible()
     context.set_offline(False)
     page.reload()
-    guards = page.locator(".scalecore-panel--scale-guards").first
-    guards.scroll_into_view_if_needed()
-    guards.get_by_role("button", name="Compute live").click()
-    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=guards.element_handle(),
-                           timeout=PYODIDE_TIMEOUT_MS)
+    compute_live(page)
     page.wait_for_load_state("networkidle")
     page.wait_for_timeout(1000)
     context.set_offline(True)
     asked = len(site_server.paths)
     page.reload()
-    guards = page.locator(".scalecore-panel--scale-guards").first
-    guards.scroll_into_view_if_needed()
-    guards.get_by_role("button", name="Compute live").click()
-    page.wait_for_function("el => el.dataset.scalecoreSource === 'live'", arg=guards.element_handle(),
-                           timeout=PYODIDE_TIMEOUT_MS)
+    compute_live(page)
     assert network(site_server, asked) == []
     assert context.refused == []
 
