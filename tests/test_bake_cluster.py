@@ -7,15 +7,19 @@ on their path and must use the code the build sends them. The fixture site adds 
 own (``temperature``, from the scaffold) that computes with the site's package ``mylessons``.
 """
 
+import os
 import shutil
+import signal
 import socket
+import subprocess
 import sys
+import time
 
 import pytest
 from distributed import Client, LocalCluster
 
 from scalecore_generator.foundation.manifest import MANIFEST
-from sites import REPO, build, copy_site, edit, environment, line_of, tree
+from sites import REPO, Build, build, build_command, copy_site, edit, environment, line_of, tree
 
 SCAFFOLD = REPO / "scalecore_generator" / "scaffold"
 
@@ -144,3 +148,70 @@ def test_a_worker_that_runs_other_code_than_the_build_refuses_the_group(cluster)
     message = str(raised.value)
     assert message.startswith("the Dask worker tcp://127.0.0.1:") and "runs other code than this build for the kind " \
            "'variance'" in message and "Fix: install the same scalecore on the cluster's workers" in message, message
+
+
+def slowed(site):
+    """Each point of the site's own kind takes half a second (its results unchanged)."""
+    edit(site / "mylessons" / "temperature.py", '    if not temperature > 0:',
+         '    import time\n\n    time.sleep(0.5)\n    if not temperature > 0:')
+    return site
+
+
+def test_a_bake_whose_workers_are_all_killed_sends_the_groups_again_and_builds_the_same_site(tmp_path):
+    """Every worker of the cluster killed while the groups compute (a preempted node pool, an
+    out-of-memory kill): the code scattered to them is lost with them, and Dask cancels the groups
+    that needed it. The build waits for the workers to come back (the nannies restart them), sends
+    the code and the lost groups again, and the site is the same as a local bake's."""
+    temperatures = "[0.25, 0.5, 1.0, 2.0, 4.0, 8.0]"
+    here = slowed(site_with_own_kind(tmp_path / "here", temperatures))
+    there = slowed(site_with_own_kind(tmp_path / "there", temperatures))
+    local = build(here)
+    assert local.returncode == 0, local.describe()
+    with LocalCluster(n_workers=2, processes=True, threads_per_worker=1, dashboard_address=None,
+                      host="127.0.0.1") as cluster, Client(cluster.scheduler_address, set_as_default=False) as client:
+        on_scheduler(there, cluster.scheduler_address)
+        process = subprocess.Popen(build_command(), cwd=there, env=environment(), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, text=True)
+        said = []
+        for line in process.stderr:
+            said.append(line)
+            if "on the Dask cluster at" in line:
+                break
+        time.sleep(1.0)  # the groups are computing
+        killed = client.run(os.getpid)
+        for pid in killed.values():
+            os.kill(pid, signal.SIGKILL)
+        out, err = process.communicate(timeout=300)
+        remote = Build(process.returncode, out, "".join(said) + err)
+    assert remote.returncode == 0, remote.describe()
+    assert any("lost the group" in line and "sending it again" in line for line in remote.lines("INFO")), \
+        remote.describe()
+    assert tree(there / "site") == tree(here / "site")
+
+
+def test_a_function_of_the_site_can_give_the_build_its_client(tmp_path, cluster):
+    """``bake_scheduler: module:function``: a module beside mkdocs.yml returns the Client (made
+    with its own Security, on a TLS cluster), here a plain one; the same site as a local bake."""
+    here = site_with_own_kind(tmp_path / "here")
+    there = site_with_own_kind(tmp_path / "there")
+    (there / "bakecluster.py").write_text("from distributed import Client\n\n\ndef client():\n"
+                                          f"    return Client({cluster.scheduler_address!r}, set_as_default=False)\n",
+                                          encoding="utf-8")
+    on_scheduler(there, "bakecluster:client")
+    edit(there / "mkdocs.yml", "      live: false", "      live: false\n      bake_connect_timeout: 20\n"
+                                                  "      bake_workers_timeout: 60\n      bake_retries: 1")
+    local, remote = build(here), build(there)
+    assert local.returncode == 0, local.describe()
+    assert remote.returncode == 0, remote.describe()
+    assert any(f"on the Dask cluster at {cluster.scheduler_address} (2 workers)" in line
+               for line in remote.lines("INFO")), remote.describe()
+    assert tree(there / "site") == tree(here / "site")
+
+
+def test_a_worker_error_names_the_install_fix_only_when_the_workers_scalecore_differs(tmp_path):
+    from scalecore_generator.builder.cluster import _mapped, _version
+
+    same = str(_mapped(MemoryError("no room"), tmp_path, {}, _version()))
+    assert "MemoryError: no room" in same and "install the same scalecore" not in same, same
+    other = str(_mapped(ImportError("no module named scalecore.attention"), tmp_path, {}, "0.0.1"))
+    assert f"Its scalecore is {_version()}, this build's 0.0.1" in other and "install the same scalecore" in other

@@ -27,15 +27,32 @@ What a worker on another machine has, and what it is sent:
 
 A group that fails on a worker raises the same BakeError as locally, its paths (the kind's
 files, the site package's line) mapped back to the author's own files.
+
+Where the cluster is (``bake_scheduler``): an address (``tcp://`` or ``tls://``: Dask's own
+configuration, ``distributed.comm.tls.*``, gives TLS its certificates); or ``module:function``, a
+function of the site's that returns a ``distributed.Client`` (made with a ``Security`` of its
+own, say) or a Dask cluster object (dask-jobqueue, dask-kubernetes, Coiled); or, from Python, a
+``Client``. How long to wait for the scheduler and for a worker are options too.
+
+A cluster loses work: a worker killed (its memory, a preempted node), or every worker at once,
+which takes with them the code and tables scattered to them, so Dask cancels every group that
+needed those ("lost dependencies"). Dask itself sends a group again when one worker dies under it
+(up to ``distributed.scheduler.allowed-failures``); a group lost otherwise is sent again here, the
+code re-scattered, after waiting for a worker to come back, up to ``retries`` times; then the
+build stops naming what happened. Only a worker whose scalecore differs from the build's is told
+to install the same one.
 """
 
 import hashlib
+import importlib
 import io
 import os
+import re
 import shutil
 import sys
 import tempfile
 import threading
+import time
 import zipfile
 from concurrent.futures import Future
 from pathlib import Path
@@ -45,85 +62,214 @@ from scalecore_generator.builder.points import BakeError, Cluster, bake_points, 
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.kinds.kind import Kind
 
-CONNECT_S = 10  # how long to try to reach the scheduler
-WORKERS_S = 30  # how long to wait for the first worker to join it
 CORE = {"scalecore", "scalecore_generator"}  # installed on every worker, never sent
 FIX_INSTALL = "install the same scalecore on the cluster's workers as on this machine (pip install 'scalecore[site,dask]')"
+FIX_OR_LOCAL = "or remove bake_scheduler to bake on this machine"
+FACTORY = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")  # module:function (an address's port is digits)
+LOST = {"KilledWorker", "CommClosedError", "StreamClosedError", "FutureCancelledError", "CancelledError"}
+
+
+def _version() -> str:
+    import scalecore
+
+    return scalecore.__version__
 
 
 class DaskCluster:
-    """An executor for bake._run: ``submit(job)`` sends a group to the cluster, ``collect`` writes
-    the files it sent back into the group's cache entry."""
+    """An executor for bake._run: ``submit(job)`` sends a group to the cluster (and again when the
+    cluster loses it), ``collect`` writes the files it sent back into the group's cache entry."""
 
     def __init__(self, cluster: Cluster, kinds: dict[str, type[Kind]], log):
-        self.cluster = cluster
-        self.client = _connect(cluster)
+        self.cluster, self.log = cluster, log
+        self.client, self.owned, self.named = _connect(cluster)
         try:
-            self.executor = self.client.get_executor(pure=False)
-            bundle, self.places = site_code(kinds, cluster.packages)
-            self.digest = hashlib.sha256(bundle).hexdigest()[:24]
-            self.bundle = self.client.scatter(bundle, hash=False)
+            self._bundle, self.places = site_code(kinds, cluster.packages)
+            self.digest = hashlib.sha256(self._bundle).hexdigest()[:24]
+            self._sending = threading.Lock()
+            self.bundle = self.client.scatter(self._bundle, hash=False)
             self.inputs: dict[str, object] = {}  # site file -> its scattered text
+            self.lost: list[str] = []  # what the cluster lost, for the last message
+            self.running: set = set()  # the groups sent and not yet answered (cancelled at shutdown)
             workers = len(self.client.scheduler_info().get("workers", {}))
-            log.info(f"bake: on the Dask cluster at {cluster.address} ({workers} worker{'s' * (workers != 1)}); "
-                     f"its code, {len(bundle) / 1e3:,.0f} kB, sent as {self.digest[:12]}")
+            log.info(f"bake: on the Dask cluster at {self.named} ({workers} worker{'s' * (workers != 1)}); "
+                     f"its code, {len(self._bundle) / 1e3:,.0f} kB, sent as {self.digest[:12]}")
         except BaseException:
-            self.client.close()
+            self.shutdown()
             raise
 
     def submit(self, job: dict) -> Future:
-        for site_path, file in job["inputs"].items():
-            if site_path not in self.inputs:
-                self.inputs[site_path] = self.client.scatter(Path(file).read_text(encoding="utf-8"), hash=False)
-        sent = dict(job, folder=f"kinds/{Path(job['folder']).name}", target=None,
-                    inputs={site_path: self.inputs[site_path] for site_path in job["inputs"]})
-        return self.executor.submit(bake_on_worker, sent, self.bundle, self.digest, self.places)
+        outer = Future()
+        outer.set_running_or_notify_cancel()
+        self._send(job, outer, 0)
+        return outer
+
+    def _send(self, job: dict, outer: Future, attempt: int) -> None:
+        with self._sending:
+            for site_path, file in job["inputs"].items():
+                if site_path not in self.inputs:
+                    self.inputs[site_path] = self._scatter(Path(file).read_text(encoding="utf-8"))
+            sent = dict(job, folder=f"kinds/{Path(job['folder']).name}", target=None, version=_version(),
+                        inputs={site_path: self.inputs[site_path] for site_path in job["inputs"]})
+            inner = self.client.submit(bake_on_worker, sent, self.bundle, self.digest, self.places, pure=False)
+            self.running.add(inner)
+        inner.add_done_callback(lambda done: self._landed(job, outer, attempt, done))
+
+    def _landed(self, job: dict, outer: Future, attempt: int, inner) -> None:
+        """A group's answer (on one of the client's threads): its files, its own error, or lost
+        with the cluster's workers: then sent again, once a worker is there, up to ``retries``."""
+        self.running.discard(inner)
+        try:
+            try:
+                outer.set_result(inner.result())  # its error, or why it was cancelled, raised
+                return
+            except BaseException as raised:  # noqa: BLE001 - judged below
+                error = raised
+            if type(error).__name__ not in LOST or self.client is None:
+                outer.set_exception(error)
+                return
+            self.lost.append(f"{type(error).__name__}: {error}".rstrip(": ."))
+            if attempt >= self.cluster.retries:
+                outer.set_exception(self._gave_up(job, error, attempt))
+                return
+            if not self._workers_back():
+                outer.set_exception(BakeError(
+                    f"{self.cluster.where}: the Dask cluster at {self.named} lost the group {job['data_key']!r} "
+                    f"with its workers ({self.lost[-1]}), and no worker joined it again in "
+                    f"{self.cluster.workers_timeout:g} s. Fix: restart its workers, or give them the memory a "
+                    f"group needs (a worker killed for its memory says so in its log); {FIX_OR_LOCAL}."))
+                return
+            self.log.info(f"bake: the Dask cluster lost the group {job['data_key']!r} ({self.lost[-1]}); "
+                          f"sending it again ({attempt + 1} of {self.cluster.retries})")
+            self._send(job, outer, attempt + 1)
+        except BaseException as error:  # noqa: BLE001 - the build waits on outer: it must hear of it
+            if not outer.done():
+                outer.set_exception(error)
+
+    def _workers_back(self) -> bool:
+        """Wait for a worker; scatter the code and tables again if the cluster lost them."""
+        try:
+            self.client.wait_for_workers(1, timeout=self.cluster.workers_timeout)
+        except (TimeoutError, OSError):
+            return False
+        with self._sending:
+            if self.bundle.status != "finished":
+                self.bundle = self._scatter(self._bundle)
+            self.inputs = {site_path: scattered for site_path, scattered in self.inputs.items()
+                           if scattered.status == "finished"}
+        return True
+
+    def _scatter(self, data):
+        """``data`` sent to the cluster's workers; tried again while workers that just came back
+        (or are still going) close their connections, for up to ``workers_timeout``."""
+        deadline = time.monotonic() + self.cluster.workers_timeout
+        while True:
+            try:
+                return self.client.scatter(data, hash=False)
+            except Exception as error:  # noqa: BLE001 - a closed connection is tried again, the rest raised
+                if type(error).__name__ not in LOST and not isinstance(error, OSError):
+                    raise
+                if time.monotonic() > deadline:
+                    raise
+                time.sleep(0.2)
+                self.client.wait_for_workers(1, timeout=max(1.0, deadline - time.monotonic()))
+
+    def _gave_up(self, job: dict, error: BaseException, attempt: int) -> BakeError:
+        return BakeError(
+            f"{self.cluster.where}: the Dask cluster at {self.named} lost the group {job['data_key']!r} "
+            f"{attempt + 1} times, each time with its workers (last: {self.lost[-1]}). Fix: keep its workers "
+            "running for the build and give them the memory a group needs (a worker killed for its memory says so "
+            f"in its log); a cluster that loses workers often can be given more tries (bake_retries); {FIX_OR_LOCAL}.")
 
     def collect(self, job: dict, future: Future) -> None:
         try:
             files = future.result()
-        except ScalecoreError:  # the group's own mistake, as a local bake says it
+        except ScalecoreError:  # the group's own mistake, as a local bake says it; or given up above
             raise
-        except Exception as error:  # the cluster's own trouble: a lost worker, a worker without scalecore
-            raise BakeError(f"{self.cluster.where}: the Dask cluster at {self.cluster.address} could not bake the "
-                            f"group {job['data_key']!r}: {type(error).__name__}: {error}. Fix: {FIX_INSTALL}, and "
-                            "give its workers the memory a group needs; or remove bake_scheduler to bake on this "
-                            "machine.") from None
+        except Exception as error:  # the cluster's own trouble: the scheduler gone, say
+            raise BakeError(f"{self.cluster.where}: the Dask cluster at {self.named} could not bake the group "
+                            f"{job['data_key']!r}: {type(error).__name__}: {error}. Fix: check that its scheduler "
+                            f"and workers are running and reachable from here; {FIX_OR_LOCAL}.") from None
         with cache.writing(Path(job["target"])) as folder:
             for name, data in files.items():
                 (folder / name).parent.mkdir(parents=True, exist_ok=True)
                 (folder / name).write_bytes(data)
 
     def shutdown(self) -> None:
-        if self.client is None:
+        client, self.client = self.client, None
+        if client is None:
             return
-        self.executor.shutdown(wait=False)  # cancels what is still queued
-        self.client.close()
-        self.client = None
+        try:  # the groups still queued or running (a build that stops), the scattered code and tables
+            client.cancel([*getattr(self, "running", ()), *([self.bundle] if hasattr(self, "bundle") else []),
+                           *getattr(self, "inputs", {}).values()])
+        except Exception:  # noqa: BLE001 - a cluster already gone
+            pass
+        if self.owned:
+            client.close()
 
 
 def _connect(cluster: Cluster):
+    """The client for ``cluster.address`` (see the module's docstring), whether this build owns it
+    (and closes it), and how messages name the cluster."""
     try:
         from distributed import Client
     except ImportError:
         raise BakeError(f"{cluster.where}: bake_scheduler is set, but dask.distributed is not installed. Fix: pip "
                         "install 'scalecore[dask]' (here and on the cluster's workers), or remove bake_scheduler "
                         "to bake with local processes.") from None
+    target, owned = cluster.address, True
+    if isinstance(target, Client):
+        client, owned = target, False
+    else:
+        if isinstance(target, str) and FACTORY.fullmatch(target):
+            target = _made(cluster, target)
+        if isinstance(target, Client):
+            client = target
+        else:
+            try:
+                client = Client(target, timeout=cluster.connect_timeout, set_as_default=False)
+            except (OSError, TimeoutError, ValueError, TypeError) as error:
+                raise BakeError(f"{cluster.where}: cannot reach the Dask scheduler at {_named(target)!r} "
+                                f"({type(error).__name__}: {error}; waited up to {cluster.connect_timeout:g} s, "
+                                "bake_connect_timeout). Fix: start it (dask scheduler) and its workers (dask worker "
+                                "ADDRESS --nthreads 1), check the address and port (and, for tls://, Dask's "
+                                f"distributed.comm.tls settings), {FIX_OR_LOCAL}.") from None
+    named = _named(client.scheduler.address if getattr(client, "scheduler", None) else target)
     try:
-        client = Client(cluster.address, timeout=CONNECT_S, set_as_default=False)
-    except (OSError, TimeoutError, ValueError, TypeError) as error:
-        raise BakeError(f"{cluster.where}: cannot reach the Dask scheduler at {cluster.address!r} "
-                        f"({type(error).__name__}: {error}). Fix: start it (dask scheduler) and its workers (dask "
-                        f"worker ADDRESS --nthreads 1), check the address and port, or remove bake_scheduler to "
-                        "bake on this machine.") from None
-    try:
-        client.wait_for_workers(1, timeout=WORKERS_S)
+        client.wait_for_workers(1, timeout=cluster.workers_timeout)
     except (TimeoutError, OSError):
-        client.close()
-        raise BakeError(f"{cluster.where}: the Dask scheduler at {cluster.address} has no worker ({WORKERS_S} s "
-                        "waited). Fix: start workers on it (dask worker ADDRESS --nthreads 1), or remove "
-                        "bake_scheduler to bake on this machine.") from None
-    return client
+        if owned:
+            client.close()
+        raise BakeError(f"{cluster.where}: the Dask scheduler at {named} has no worker ({cluster.workers_timeout:g} "
+                        "s waited, bake_workers_timeout). Fix: start workers on it (dask worker ADDRESS --nthreads "
+                        f"1), or wait longer for a cluster that starts them on demand; {FIX_OR_LOCAL}.") from None
+    return client, owned, named
+
+
+def _made(cluster: Cluster, factory: str):
+    """What the site's ``module:function`` returns: a Client, or a Dask cluster object (its client)."""
+    from distributed import Client
+
+    module_name, function_name = factory.split(":")
+    if cluster.root is not None and str(cluster.root) not in sys.path:
+        sys.path.insert(0, str(cluster.root))  # a module beside mkdocs.yml
+    try:
+        made = getattr(importlib.import_module(module_name), function_name)()
+    except ScalecoreError:
+        raise
+    except Exception as error:  # noqa: BLE001 - the site's own code: its error, named
+        raise BakeError(f"{cluster.where}: bake_scheduler {factory}: {type(error).__name__}: {error}. Fix: make "
+                        f"{function_name}() in the module {module_name} (importable from the site's folder) return "
+                        f"a distributed.Client or a Dask cluster; {FIX_OR_LOCAL}.") from None
+    if isinstance(made, (Client, str)):
+        return made
+    if hasattr(made, "scheduler_address"):  # a LocalCluster, SLURMCluster, KubeCluster, coiled.Cluster...
+        return Client(made, timeout=cluster.connect_timeout, set_as_default=False)
+    raise BakeError(f"{cluster.where}: bake_scheduler {factory} returned {type(made).__name__}, not a "
+                    f"distributed.Client, a Dask cluster or an address. Fix: return one of those; {FIX_OR_LOCAL}.")
+
+
+def _named(address) -> str:
+    return address if isinstance(address, str) else type(address).__name__
 
 
 # ------------------------------------------------------------------------------ what is sent
@@ -186,7 +332,7 @@ def bake_on_worker(job: dict, bundle: bytes, digest: str, places: dict[str, str]
                 return {path.relative_to(folder).as_posix(): path.read_bytes()
                         for path in sorted(Path(folder).rglob("*")) if path.is_file()}
         except Exception as error:
-            raise _mapped(error, root, places) from None
+            raise _mapped(error, root, places, job.get("version")) from None
 
 
 def _unpacked(bundle: bytes, digest: str) -> Path:
@@ -247,8 +393,9 @@ def _worker_address() -> str:
         return "(not a Dask worker)"
 
 
-def _mapped(error: Exception, root: Path, places: dict[str, str]) -> Exception:
-    """``error`` with the worker's paths of the site's code replaced by the author's own."""
+def _mapped(error: Exception, root: Path, places: dict[str, str], version: str | None = None) -> Exception:
+    """``error`` with the worker's paths of the site's code replaced by the author's own; told to
+    install the build's scalecore only when this worker's differs (``version``: the build's)."""
     message = str(error)
     for inside, source in sorted(places.items(), key=lambda item: -len(item[0])):
         message = message.replace(str(root / inside), source)
@@ -257,4 +404,8 @@ def _mapped(error: Exception, root: Path, places: dict[str, str]) -> Exception:
             return type(error)(message)
         except TypeError:  # a subclass with other arguments: the message as a BakeError
             return BakeError(message)
-    return BakeError(f"the Dask worker {_worker_address()}: {type(error).__name__}: {message}. Fix: {FIX_INSTALL}.")
+    if version is not None and version != _version():
+        return BakeError(f"the Dask worker {_worker_address()}: {type(error).__name__}: {message}. Its scalecore is "
+                         f"{_version()}, this build's {version}. Fix: {FIX_INSTALL}.")
+    return BakeError(f"the Dask worker {_worker_address()}: {type(error).__name__}: {message}. Fix: see that worker's "
+                     "log; a group needs the memory and the Python packages of a local bake.")

@@ -299,6 +299,13 @@ class Cluster:
     """A Dask scheduler that bakes the groups (the plugin option ``bake_scheduler``); see
     scalecore_generator/builder/cluster.py for what its workers are sent."""
 
-    address: str  # e.g. tcp://host:8786
+    # tcp://host:8786 or tls://host:8786 (Dask's own config gives TLS its certificates); or
+    # "module:function", a function returning a distributed.Client or a Dask cluster object (a
+    # dask-jobqueue, dask-kubernetes or Coiled cluster); or, from Python, a Client itself
+    address: object
     packages: tuple[Path, ...] = ()  # the site's own packages (the option ``packages``)
     where: str = "mkdocs.yml"  # file:line of the option, for messages
+    connect_timeout: float = 10.0  # seconds to reach the scheduler
+    workers_timeout: float = 30.0  # seconds to wait for a worker, at the start and after all were lost
+    retries: int = 3  # times a group lost with its workers is sent again
+    root: Path | None = None  # the site's folder, where a ``module:function`` is imported from

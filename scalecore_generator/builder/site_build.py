@@ -328,8 +328,13 @@ class SiteBuild:
 
     def _cluster(self) -> "points.Cluster | None":
         """The Dask scheduler that bakes the groups (the option bake_scheduler), or None: local processes."""
-        address = self.settings.bake_scheduler
-        return points.Cluster(address, tuple(self.packages), self.settings.where("bake_scheduler")) if address else None
+        settings = self.settings
+        if not settings.bake_scheduler:
+            return None
+        return points.Cluster(settings.bake_scheduler, tuple(self.packages), settings.where("bake_scheduler"),
+                              connect_timeout=settings.bake_connect_timeout,
+                              workers_timeout=settings.bake_workers_timeout, retries=settings.bake_retries,
+                              root=self.root)
 
     def workers(self) -> int:
         return self.settings.workers or os.cpu_count() or 1

@@ -108,11 +108,23 @@ class ScalecoreConfig(base.Config):
     workers = described(Own(Bounded(0, 64, default=0)), "Processes for the bake; 0 means one per core.")
     bake_scheduler = described(c.Type(str, default=""),
                                "A Dask scheduler that bakes the groups instead of this machine's processes, e.g. "
-                               "`tcp://host:8786`: the same files, computed by its workers (each with "
-                               "`scalecore[site,dask]` installed, one thread per worker process). The build sends "
-                               "them the kinds' folders and the site's `packages`, and the tables they read. Empty: "
-                               "local processes (`workers`). Needs `pip install 'scalecore[dask]'`.",
-                               "a Dask scheduler address, or empty")
+                               "`tcp://host:8786` (or `tls://`, with Dask's own `distributed.comm.tls` settings), or "
+                               "`module:function`, a function of the site's returning a `distributed.Client` or a "
+                               "Dask cluster (dask-jobqueue, dask-kubernetes, Coiled): the same files, computed by "
+                               "its workers (each with `scalecore[site,dask]` installed, one thread per worker "
+                               "process). The build sends them the kinds' folders and the site's `packages`, and the "
+                               "tables they read. Empty: local processes (`workers`). Needs `pip install "
+                               "'scalecore[dask]'`.",
+                               "a Dask scheduler address, `module:function`, or empty")
+    bake_connect_timeout = described(Own(Bounded(1, 3600, default=10)),
+                                     "Seconds to wait for the Dask scheduler of `bake_scheduler` to answer.")
+    bake_workers_timeout = described(Own(Bounded(1, 86_400, default=30)),
+                                     "Seconds to wait for a Dask worker to join, when the build starts and when the "
+                                     "cluster has lost every worker; a cluster that starts workers on demand (a batch "
+                                     "queue) may need minutes.")
+    bake_retries = described(Own(Bounded(0, 100, default=3)),
+                             "Times a group the Dask cluster lost with its workers is sent again before the build "
+                             "stops.")
     kinds = described(c.Type(dict, default={}),
                       "Each kind's own settings, by kind name, e.g. `kinds: {variance: {samples: 2000}}`; the "
                       "`Settings` class in a kind's `kind.py` says what it takes, and a wrong one stops the build.",
