@@ -215,3 +215,50 @@ def test_a_worker_error_names_the_install_fix_only_when_the_workers_scalecore_di
     assert "MemoryError: no room" in same and "install the same scalecore" not in same, same
     other = str(_mapped(ImportError("no module named scalecore.attention"), tmp_path, {}, "0.0.1"))
     assert f"Its scalecore is {_version()}, this build's 0.0.1" in other and "install the same scalecore" in other
+
+
+def _certificates(folder) -> tuple[str, str, str]:
+    """A CA and one certificate it signed for 127.0.0.1 (openssl), as files: ca, cert, key."""
+    if shutil.which("openssl") is None:
+        pytest.skip("openssl is not installed")
+    folder.mkdir()
+    ca_key, ca, key, request, cert = (str(folder / name) for name in ("ca.key", "ca.pem", "key.pem", "req.csr", "cert.pem"))
+    (folder / "ext.cnf").write_text("subjectAltName = IP:127.0.0.1\n", encoding="utf-8")
+
+    def run(*args):
+        subprocess.run(["openssl", *args], check=True, capture_output=True)
+
+    run("req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", ca_key, "-out", ca, "-days", "2", "-subj", "/CN=test-ca")
+    run("req", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", request, "-subj", "/CN=127.0.0.1")
+    run("x509", "-req", "-in", request, "-CA", ca, "-CAkey", ca_key, "-CAcreateserial", "-out", cert, "-days", "2",
+        "-extfile", str(folder / "ext.cnf"))
+    return ca, cert, key
+
+
+def test_a_tls_cluster_is_reached_with_dasks_own_configuration(tmp_path):
+    """A scheduler that speaks only TLS: ``bake_scheduler: tls://...`` and the certificates in
+    Dask's own configuration (here its environment variables, as in CI); nothing of Scalecore's."""
+    from distributed import Security
+
+    ca, cert, key = _certificates(tmp_path / "certificates")
+    security = Security(tls_ca_file=ca, tls_scheduler_cert=cert, tls_scheduler_key=key, tls_worker_cert=cert,
+                        tls_worker_key=key, tls_client_cert=cert, tls_client_key=key, require_encryption=True)
+    here = site_with_own_kind(tmp_path / "here")
+    there = site_with_own_kind(tmp_path / "there")
+    local = build(here)
+    assert local.returncode == 0, local.describe()
+    with LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None, host="127.0.0.1",
+                      protocol="tls://", security=security) as cluster:
+        assert cluster.scheduler_address.startswith("tls://")
+        on_scheduler(there, cluster.scheduler_address)
+        unconfigured = build(there)
+        assert unconfigured.returncode != 0 and "cannot reach the Dask scheduler" in "".join(unconfigured.errors), \
+            unconfigured.describe()
+        remote = build(there, env=environment(DASK_DISTRIBUTED__COMM__REQUIRE_ENCRYPTION="True",
+                                              DASK_DISTRIBUTED__COMM__TLS__CA_FILE=ca,
+                                              DASK_DISTRIBUTED__COMM__TLS__CLIENT__CERT=cert,
+                                              DASK_DISTRIBUTED__COMM__TLS__CLIENT__KEY=key))
+    assert remote.returncode == 0, remote.describe()
+    assert any(f"on the Dask cluster at {cluster.scheduler_address} (1 worker)" in line
+               for line in remote.lines("INFO")), remote.describe()
+    assert tree(there / "site") == tree(here / "site")
