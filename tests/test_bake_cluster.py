@@ -262,3 +262,21 @@ def test_a_tls_cluster_is_reached_with_dasks_own_configuration(tmp_path):
     assert any(f"on the Dask cluster at {cluster.scheduler_address} (1 worker)" in line
                for line in remote.lines("INFO")), remote.describe()
     assert tree(there / "site") == tree(here / "site")
+
+
+def test_a_function_of_the_site_can_start_a_cluster_that_ends_with_the_build(tmp_path):
+    """``module:function`` returning a Dask cluster object (here a LocalCluster; a SLURMCluster,
+    KubeCluster or coiled.Cluster alike): the build makes its client, bakes, and closes it."""
+    here = site_with_own_kind(tmp_path / "here")
+    there = site_with_own_kind(tmp_path / "there")
+    (there / "bakecluster.py").write_text(
+        "from distributed import LocalCluster\n\n\ndef local():\n"
+        "    return LocalCluster(n_workers=1, processes=True, threads_per_worker=1, dashboard_address=None, "
+        "host='127.0.0.1')\n", encoding="utf-8")
+    on_scheduler(there, "bakecluster:local")
+    local, remote = build(here), build(there)
+    assert local.returncode == 0, local.describe()
+    assert remote.returncode == 0, remote.describe()
+    assert any("on the Dask cluster at tcp://127.0.0.1:" in line and "(1 worker)" in line
+               for line in remote.lines("INFO")), remote.describe()
+    assert tree(there / "site") == tree(here / "site")

@@ -81,7 +81,7 @@ class DaskCluster:
 
     def __init__(self, cluster: Cluster, kinds: dict[str, type[Kind]], log):
         self.cluster, self.log = cluster, log
-        self.client, self.owned, self.named = _connect(cluster)
+        self.client, self.started, self.named = _connect(cluster)
         try:
             self._bundle, self.places = site_code(kinds, cluster.packages)
             self.digest = hashlib.sha256(self._bundle).hexdigest()[:24]
@@ -117,7 +117,8 @@ class DaskCluster:
     def _landed(self, job: dict, outer: Future, attempt: int, inner) -> None:
         """A group's answer (on one of the client's threads): its files, its own error, or lost
         with the cluster's workers: then sent again, once a worker is there, up to ``retries``."""
-        self.running.discard(inner)
+        with self._sending:
+            self.running.discard(inner)
         try:
             try:
                 outer.set_result(inner.result())  # its error, or why it was cancelled, raised
@@ -199,35 +200,41 @@ class DaskCluster:
         if client is None:
             return
         try:  # the groups still queued or running (a build that stops), the scattered code and tables
-            client.cancel([*getattr(self, "running", ()), *([self.bundle] if hasattr(self, "bundle") else []),
-                           *getattr(self, "inputs", {}).values()])
-        except Exception:  # noqa: BLE001 - a cluster already gone
+            with self._sending:
+                sent = [*self.running, self.bundle, *self.inputs.values()]
+            client.cancel(sent)
+        except Exception:  # noqa: BLE001 - a cluster already gone, or the build stopped before sending
             pass
-        if self.owned:
-            client.close()
+        _close(self.started)  # what this build made: its client, a cluster the site's function started
 
 
 def _connect(cluster: Cluster):
-    """The client for ``cluster.address`` (see the module's docstring), whether this build owns it
-    (and closes it), and how messages name the cluster."""
+    """The client for ``cluster.address`` (see the module's docstring), what this build started
+    and closes at its end (the client it made; the cluster object a site's function returned),
+    and how messages name the cluster."""
     try:
         from distributed import Client
     except ImportError:
         raise BakeError(f"{cluster.where}: bake_scheduler is set, but dask.distributed is not installed. Fix: pip "
                         "install 'scalecore[dask]' (here and on the cluster's workers), or remove bake_scheduler "
                         "to bake with local processes.") from None
-    target, owned = cluster.address, True
+    target, started = cluster.address, []
     if isinstance(target, Client):
-        client, owned = target, False
+        client = target
     else:
         if isinstance(target, str) and FACTORY.fullmatch(target):
             target = _made(cluster, target)
+            if not isinstance(target, (Client, str)):  # a Dask cluster object: its client, made here
+                started.append(target)
         if isinstance(target, Client):
             client = target
+            started.append(client)
         else:
             try:
                 client = Client(target, timeout=cluster.connect_timeout, set_as_default=False)
+                started.insert(0, client)
             except (OSError, TimeoutError, ValueError, TypeError) as error:
+                _close(started)
                 raise BakeError(f"{cluster.where}: cannot reach the Dask scheduler at {_named(target)!r} "
                                 f"({type(error).__name__}: {error}; waited up to {cluster.connect_timeout:g} s, "
                                 "bake_connect_timeout). Fix: start it (dask scheduler) and its workers (dask worker "
@@ -237,12 +244,19 @@ def _connect(cluster: Cluster):
     try:
         client.wait_for_workers(1, timeout=cluster.workers_timeout)
     except (TimeoutError, OSError):
-        if owned:
-            client.close()
+        _close(started)
         raise BakeError(f"{cluster.where}: the Dask scheduler at {named} has no worker ({cluster.workers_timeout:g} "
                         "s waited, bake_workers_timeout). Fix: start workers on it (dask worker ADDRESS --nthreads "
                         f"1), or wait longer for a cluster that starts them on demand; {FIX_OR_LOCAL}.") from None
-    return client, owned, named
+    return client, started, named
+
+
+def _close(started: list) -> None:
+    for each in started:
+        try:
+            each.close()
+        except Exception:  # noqa: BLE001 - closing what is already gone
+            pass
 
 
 def _made(cluster: Cluster, factory: str):
@@ -260,10 +274,8 @@ def _made(cluster: Cluster, factory: str):
         raise BakeError(f"{cluster.where}: bake_scheduler {factory}: {type(error).__name__}: {error}. Fix: make "
                         f"{function_name}() in the module {module_name} (importable from the site's folder) return "
                         f"a distributed.Client or a Dask cluster; {FIX_OR_LOCAL}.") from None
-    if isinstance(made, (Client, str)):
-        return made
-    if hasattr(made, "scheduler_address"):  # a LocalCluster, SLURMCluster, KubeCluster, coiled.Cluster...
-        return Client(made, timeout=cluster.connect_timeout, set_as_default=False)
+    if isinstance(made, (Client, str)) or hasattr(made, "scheduler_address"):  # a LocalCluster,
+        return made  # SLURMCluster, KubeCluster, coiled.Cluster...: _connect makes its client
     raise BakeError(f"{cluster.where}: bake_scheduler {factory} returned {type(made).__name__}, not a "
                     f"distributed.Client, a Dask cluster or an address. Fix: return one of those; {FIX_OR_LOCAL}.")
 
