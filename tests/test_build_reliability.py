@@ -560,6 +560,22 @@ def test_a_sigterm_while_folders_are_carried_leaves_the_whole_new_site(cold, sit
         assert not list(trial.glob(".site.partial*")) and not list(trial.glob(".site.previous*"))
 
 
+def test_a_signal_during_the_carry_comes_after_it_as_it_would_have(tmp_path):
+    """Ctrl-C (SIGINT) in the swap's few renames is held, then raised as KeyboardInterrupt once
+    they are all done; the handlers are the build's own again afterwards."""
+    from scalecore_generator.builder.site_swap import _signals_held
+
+    before = signal.getsignal(signal.SIGINT)
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with _signals_held():
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # a handler would have run by now
+            done.append("every rename")
+    assert done == ["every rename"]
+    assert signal.getsignal(signal.SIGINT) is before
+
+
 # --------------------------------------------------------------------------------------------
 # Inputs that used to pass without a word
 # --------------------------------------------------------------------------------------------
