@@ -474,8 +474,9 @@ def test_a_build_killed_while_writing_its_ledger_leaves_a_file_git_ignores_and_t
 
 def test_a_full_disk_while_the_build_names_itself_leaves_no_file(tmp_path, monkeypatch):
     """The build writes its pid beside the lock (``.site.lock.holder.<pid>``, then renamed); on a
-    full disk the file is made but not written, and it stayed. Now it is removed, the build goes
-    on, and one a killed build left is removed by the next."""
+    full disk the file is made but not written, and it stayed. Now it is removed and the build
+    stops there (SiteBuild.stage names the site's folder and its free space: tests/test_disk.py),
+    and one a killed build left is removed by the next."""
     import errno
 
     from scalecore_generator.builder.site_swap import StagedSite
@@ -489,11 +490,11 @@ def test_a_full_disk_while_the_build_names_itself_leaves_no_file(tmp_path, monke
     left.write_text("", encoding="utf-8")
     monkeypatch.setattr(Path, "write_text", full)
     staged = StagedSite(str(tmp_path / "site"))
-    staged.begin()
-    try:
-        assert not list(tmp_path.glob(".site.lock.holder.*"))
-    finally:
-        staged.discard()
+    with pytest.raises(OSError) as raised:
+        staged.begin()
+    assert raised.value.errno == errno.ENOSPC
+    assert not list(tmp_path.glob(".site.lock.holder.*"))
+    staged.discard()
 
 
 SNAPSHOT_BUILD = """

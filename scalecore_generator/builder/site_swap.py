@@ -79,12 +79,6 @@ class StagedSite:
         for stale in self.final.parent.glob(f".{self.final.name}.partial-*"):
             if stale != self.staging and process_is_gone(stale.name.rsplit("-", 1)[-1]):
                 shutil.rmtree(stale, ignore_errors=True)
-        for stale in self.final.parent.glob(f"{self.holder_path.name}.*"):  # killed while naming itself
-            if process_is_gone(stale.name.rsplit(".", 1)[-1]):
-                try:
-                    stale.unlink(missing_ok=True)
-                except OSError:
-                    pass
         shutil.rmtree(self.staging, ignore_errors=True)
         self.staging.mkdir(parents=True)
         return str(self.staging)
@@ -171,15 +165,23 @@ class StagedSite:
                 f"Fix: wait for it to finish and build again, or build into another folder (mkdocs build -d DIR)."
             ) from None
         self._lock = stream
+        for stale in self.final.parent.glob(f"{self.holder_path.name}.*"):  # killed while naming itself
+            if process_is_gone(stale.name.rsplit(".", 1)[-1]):
+                try:
+                    stale.unlink(missing_ok=True)
+                except OSError:
+                    pass
         partial = self.holder_path.with_name(f"{self.holder_path.name}.{os.getpid()}")
         try:
             partial.write_text(f"{os.getpid()}\n", encoding="utf-8")
             os.replace(partial, self.holder_path)
-        except OSError:  # a full disk: another build's refusal says "pid unknown"; this build goes on
+        except OSError:  # a full disk: nothing left behind, and the build stops here, saying so
             try:
                 partial.unlink(missing_ok=True)
             except OSError:
                 pass
+            self._release()
+            raise
 
     def _release(self) -> None:
         if self._lock is not None:
