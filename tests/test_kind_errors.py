@@ -58,6 +58,22 @@ def test_a_compute_function_that_raises_for_one_point(good, tmp_path):
         "0.0. Fix: correct the function there, or leave that value out of the kind's grid."]
 
 
+def test_a_compute_function_whose_parameters_are_not_the_grids_names_its_def_and_the_grid(good, tmp_path):
+    """Issue 47.6: the call fails in the generator's own frame, which names no file of the
+    author's (it said builder/points.py:164): the message names the function's def, the names it
+    takes and those the grid sends, and the kind's grid()."""
+    module_name = Path("mylessons") / "temperature.py"
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / module_name, "def weights(scores: list[float], temperature: float)",
+                                                             "def weights(scores: list[float], t: float)"),
+                            cache_may_grow=True)
+    module, kind = folder / module_name, folder / "kinds" / "temperature" / "kind.py"
+    assert errors == [
+        f"scalecore: {module}:{line_of(module, 'def weights')}: mylessons.temperature:weights takes (scores, t), but the "
+        f"kind 'temperature' sends (scores, temperature) for each point (its grid: {kind}:{line_of(kind, 'def grid')}). "
+        "Fix: name the function's parameters as the grid's params name them, or change the params the grid gives "
+        "each point."], errors
+
+
 def test_a_result_that_breaks_its_schema(good, tmp_path):
     def change(folder):
         schema = folder / "kinds" / "temperature" / "schema.json"

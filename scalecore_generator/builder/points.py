@@ -163,6 +163,9 @@ def _compute(kind, function, point, params):
     try:
         result = function(**params)
     except Exception as error:
+        mismatch = _signature_mismatch(kind, function, params) if isinstance(error, TypeError) else None
+        if mismatch:
+            raise BakeError(mismatch) from None
         raise BakeError(f"{_raised_at(error)}: {kind.compute}(...) failed for the point {_shown(point)} of the kind "
                         f"{kind.name!r}: {type(error).__name__}: {error}. Fix: correct the function there, or leave "
                         "that value out of the kind's grid.") from None
@@ -173,6 +176,33 @@ def _compute(kind, function, point, params):
         raise BakeError(f"the kind {kind.name!r} ({kind.folder / 'kind.py'}): {kind.compute}(...) returned {problem} "
                         f"for the point {_shown(point)}; a baked point must be JSON (finite numbers, strings, "
                         "booleans, None, lists and dicts with string keys). Fix: return a JSON-ready value there.") from None
+
+
+def _signature_mismatch(kind, function, params: dict) -> str | None:
+    """The message for a compute function whose parameters are not the names the kind's grid sends
+    (the call fails in the generator's frame, which names no file of the author's), or None."""
+    import inspect
+
+    try:
+        signature = inspect.signature(function)
+        signature.bind(**params)
+        return None
+    except TypeError:
+        pass
+    except ValueError:  # no signature to read (a builtin): the call's own error says it
+        return None
+
+    def where(code) -> str:
+        code = inspect.unwrap(code)  # a kind's grid() comes wrapped (kinds/kind.py checks its axes)
+        try:
+            return f"{inspect.getsourcefile(code)}:{inspect.getsourcelines(code)[1]}"
+        except (OSError, TypeError):
+            return "?"
+
+    takes = ", ".join(signature.parameters)
+    return (f"{where(function)}: {kind.compute} takes ({takes}), but the kind {kind.name!r} sends ({', '.join(params)}) "
+            f"for each point (its grid: {where(kind.grid)}). Fix: name the function's parameters as the grid's params "
+            "name them, or change the params the grid gives each point.")
 
 
 def _raised_at(error: BaseException) -> str:
