@@ -49,8 +49,10 @@ def new_site(target: Path, template: str = "lesson") -> list[Path]:
     console); ``bare`` (mkdocs.yml and one page with one built-in panel); ``kind`` (one kind's
     folder, named by ``target``'s name, to put in a site's kinds/)."""
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        example = ("scalecore new --template kind kinds/my-other-kind" if template == "kind"
+                   else f"scalecore new{'' if template == 'lesson' else ' --template ' + template} my-site")
         raise CommandError(f"{target} already exists and is not empty: nothing was written. "
-                           "Fix: name a new folder, e.g. scalecore new my-site")
+                           f"Fix: name a new folder, e.g. {example}")
     if template == "kind":
         from scalecore_generator.kinds.registry import NAME
 

@@ -230,7 +230,7 @@ def test_a_link_that_loops_back_into_the_docs_is_named(minimal, tmp_path):
     assert len(result.stderr.splitlines()) < 10, "the loop must be one message, not a page of warnings"
 
 
-BIG_PAGE = "# Big\n\n" + ("word " * 20 + "\n\n") * 60_000  # 5.8 MB of Markdown
+BIG_PAGE = "# Big\n\n" + ("word " * 20 + "\n\n") * 60_000  # 6.1 MB (5.8 MiB) of Markdown
 
 
 def test_a_very_large_page_stops_a_strict_build_before_it_renders_and_publishes_nothing(minimal, tmp_path):
@@ -243,7 +243,8 @@ def test_a_very_large_page_stops_a_strict_build_before_it_renders_and_publishes_
     result = build(folder)
     assert result.returncode == 1
     assert result.errors == [
-        f"scalecore: {folder / 'docs' / 'big.md'}: 5.8 MB of Markdown: a page this large takes minutes to build and "
+        f"scalecore: {folder / 'docs' / 'big.md'}: 6.1 MB of Markdown, over the 5 MiB a page may have: a page this "
+        "large takes minutes to build and "
         "is too heavy to read. Fix: split it into several pages. (strict: true stops the build here, before "
         "rendering it; the previous site stays.)"], result.describe()
     assert "Traceback" not in result.stderr and tree(folder / "site") == before
@@ -256,7 +257,7 @@ def test_a_very_large_page_is_a_warning_when_the_build_is_not_strict(minimal, tm
     mkdocs_yml.write_text(mkdocs_yml.read_text(encoding="utf-8").replace("strict: true", "strict: false"), encoding="utf-8")
     result = build(folder)
     assert result.returncode == 0, result.describe()
-    assert f"scalecore: {folder / 'docs' / 'big.md'}: 5.8 MB of Markdown: a page this large takes minutes to " \
+    assert f"scalecore: {folder / 'docs' / 'big.md'}: 6.1 MB of Markdown, over the 5 MiB a page may have: a page this large takes minutes to " \
            "build and is too heavy to read. Fix: split it into several pages." in result.lines("WARNING")
 
 

@@ -59,6 +59,16 @@ def test_new_refuses_a_kind_folder_whose_name_is_no_kind_name(tmp_path):
                            "letter. Fix: e.g. scalecore new --template kind kinds/my-kind\n")
 
 
+def test_new_into_a_kind_folder_that_exists_names_the_kind_command(tmp_path):
+    """A fresh author's finding: the refusal's example was 'scalecore new my-site' for a kind."""
+    target = tmp_path / "kinds" / "my-kind"
+    assert scalecore("new", "--template", "kind", str(target)).returncode == 0
+    done = scalecore("new", "--template", "kind", str(target))
+    assert done.returncode == 2
+    assert done.stderr == (f"scalecore: error: {target} already exists and is not empty: nothing was written. Fix: "
+                           "name a new folder, e.g. scalecore new --template kind kinds/my-other-kind\n")
+
+
 def test_bundle_without_a_built_site_says_how_to_build_one(tmp_path):
     done = scalecore("bundle", cwd=tmp_path)
     assert done.returncode == 2

@@ -58,7 +58,8 @@ def check(docs: Path, log, strict: bool = False) -> None:
                               f"file: iconv -f latin1 -t utf-8 {path.name} -o {path.name}.utf8, then replace it).") \
                 from None
         if len(data) > LARGE:
-            message = (f"{path}: {len(data) / 2**20:.1f} MB of Markdown: a page this large takes minutes to build "
+            message = (f"{path}: {len(data) / 1e6:.1f} MB of Markdown, over the {LARGE // 2**20} MiB a page may have: "
+                       "a page this large takes minutes to build "
                        "and is too heavy to read. Fix: split it into several pages.")
             if strict:
                 raise SourceError(message + " (strict: true stops the build here, before rendering it; the "
