@@ -1062,13 +1062,19 @@
     } catch (error) {
       target = null; // a malformed address: nothing to keep
     }
-    if (!target && !id) target = addressedPanel();
-    if (!target) return;
-    if (target.matches && target.matches(".scalecore-panel:not([data-scalecore-hydrated])")) {
-      hydrateOne(target); // the panel the address is about: now, not when it nears the screen
-      target.scrollIntoView({ block: "start" });
+    if (!target && !id) {
+      // The panel a copied address is about: hydrated now, not when it nears the screen, and
+      // brought into view, then again once it has grown; the browser's scroll anchoring keeps it
+      // there while panels above it grow. (Not the keeping below: a page that scrolls itself, or
+      // a reader's first scroll, must not be pulled back to it.)
+      var addressed = addressedPanel();
+      if (addressed && !addressed.hasAttribute("data-scalecore-hydrated")) {
+        addressed.scrollIntoView({ block: "start" });
+        hydrateOne(addressed).then(function () { addressed.scrollIntoView({ block: "start" }); });
+      }
+      return;
     }
-    if (!("ResizeObserver" in window)) return;
+    if (!target || !("ResizeObserver" in window)) return;
     var stops = ["wheel", "touchstart", "keydown", "pointerdown"];
     var growth = new ResizeObserver(function () {
       var wanted = (parseFloat(getComputedStyle(document.documentElement).scrollPaddingTop) || 0) +
