@@ -27,6 +27,7 @@ BENCHMARKS = (
     ("console", "The console: Stop to the next output, import sympy offline, a flood of output"),
     ("full_stack", "The console's full stack: bytes, time to first output against Pyodide, first imports, Stop"),
     ("fullstack_build", "The full stack's build: cold with the user cache empty and filled, warm into the same and a new folder"),
+    ("new_folder", "A warm build into a new output folder (a CI job with a restored cache) against plain mkdocs-material"),
     ("mentor", "The mentor: retrieval scored on the question set, answer time, bytes"),
     ("offline", "Offline reading: the bytes the cache takes with and without the runtime, reloading offline"),
 )
