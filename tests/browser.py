@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
@@ -176,21 +177,45 @@ class StaticServer:
         return (parts.scheme == "http" and parts.hostname == "127.0.0.1" and parts.port == self.port
                 and parts.path.startswith(self.prefix))
 
+    def elsewhere(self) -> re.Pattern:
+        """A pattern of every URL ``allows`` refuses (see Rule)."""
+        return _in_memory_or(re.escape(f"http://127.0.0.1:{self.port}{self.prefix}"))
+
     def close(self) -> None:
         self.server.shutdown()
         self.server.server_close()
 
 
-def only_files(url: str) -> bool:
-    """The rule for pages opened from disk: file:// only (data:/blob: are in memory)."""
-    return urlsplit(url).scheme in ("file", "data", "blob")
+class Rule:
+    """Which URLs a page may ask for: ``rule(url)``, and ``rule.elsewhere`` the pattern of every
+    other URL. Routing only that pattern lets Playwright's driver match it: a catch-all Python
+    handler holds every request (service workers' too) until the test's thread next calls into
+    Playwright, which slowed a page's downloads to a few files a second."""
+
+    def __init__(self, allowed: Callable[[str], bool], elsewhere: re.Pattern):
+        self.allowed, self.elsewhere = allowed, elsewhere
+
+    def __call__(self, url: str) -> bool:
+        return self.allowed(url)
 
 
-def same_origin(url: str) -> Callable[[str], bool]:
+def _in_memory_or(prefix: str) -> re.Pattern:
+    return re.compile(r"^(?!data:|blob:|" + prefix + ")")
+
+
+# Every http(s) URL of another host than 127.0.0.1 (a route for only these, see Rule).
+OTHER_HOSTS = re.compile(r"^https?://(?!127\.0\.0\.1[:/])")
+
+only_files = Rule(lambda url: urlsplit(url).scheme in ("file", "data", "blob"), _in_memory_or("file:"))
+only_files.__doc__ = "The rule for pages opened from disk: file:// only (data:/blob: are in memory)."
+
+
+def same_origin(url: str) -> Rule:
     """The rule for a served page: its own origin only (data:/blob: are in memory)."""
     parts = urlsplit(url)
     origin = f"{parts.scheme}://{parts.netloc}/"
-    return lambda other: urlsplit(other).scheme in ("data", "blob") or other.startswith(origin)
+    return Rule(lambda other: urlsplit(other).scheme in ("data", "blob") or other.startswith(origin),
+                _in_memory_or(re.escape(origin)))
 
 
 def free_port() -> int:
@@ -241,7 +266,14 @@ class Watch:
                 return route.abort()
             return route.continue_()
 
-        context.route("**/*", route)
+        # A known rule routes only what it refuses (see Rule); any other callable sees every request.
+        owner = getattr(self.allowed, "__self__", None)
+        if isinstance(self.allowed, Rule):
+            context.route(self.allowed.elsewhere, route)
+        elif isinstance(owner, StaticServer) and self.allowed == owner.allows:
+            context.route(owner.elsewhere(), route)
+        else:
+            context.route("**/*", route)
         # The page's Content-Security-Policy (scalecore_generator/pages/csp.py): a violation is an error here,
         # whatever the test is about (the browser also logs it, but not always as an error).
         context.add_init_script("document.addEventListener('securitypolicyviolation', e => console.error("

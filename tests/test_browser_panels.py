@@ -32,7 +32,7 @@ import pytest
 from playwright.sync_api import expect
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
-from browser import SCROLL_THROUGH  # noqa: E402
+from browser import OTHER_HOSTS, SCROLL_THROUGH  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -170,7 +170,7 @@ def open_page(browser):
                 return route.abort()
             return route.continue_()
 
-        context.route("**/*", guard)
+        context.route(OTHER_HOSTS, guard)  # matched by the driver: see browser.Rule
         context.on("request", lambda request: watch.requests.append(request.url))
         page = context.new_page()
         page.on("console", lambda message: message.type == "error" and watch.errors.append(message.text))

@@ -31,6 +31,7 @@ import yaml
 from scalecore_generator.foundation.text import fenced_lines
 from scalecore_generator.pages.module_meta import check_module_meta
 from scalecore_generator.pages.quotes import CODE_SPAN, DEFAULT_FORMAT, QUOTE
+from browser import OTHER_HOSTS
 from sites import build, copy_site, edit
 
 REPO = Path(__file__).resolve().parent.parent
@@ -440,7 +441,7 @@ def context(chromium):
             return route.abort()
         return route.continue_()
 
-    context.route("**/*", guard)
+    context.route(OTHER_HOSTS, guard)  # matched by the driver: see browser.Rule
     context.on("page", lambda page: page.on("pageerror", lambda error: errors.append(f"{error}\n{error.stack}")))
     yield context
     context.close()

@@ -226,6 +226,7 @@
   }
 
   function showProgress(data) {
+    if (!saving) return;  // a late report never hides why saving stopped
     var bar = document.querySelector(".scalecore-offline__progress");
     if (bar) { bar.max = Math.max(data.totalBytes, 1); bar.value = data.bytes; }
     say("Saving: " + data.files + " of " + data.totalFiles + " files, " + megabytes(data.bytes) + " of " +
