@@ -14,6 +14,9 @@
     hydrate: function (root, context) {
       var box = u.controls(root);
       if (!u.isHttp()) {
+        // The note below says how to serve this very folder: the fallback's shorter note of the
+        // same thing goes (one console said it twice).
+        Array.prototype.forEach.call(root.querySelectorAll("[data-scalecore-disk-note]"), function (note) { note.hidden = true; });
         box.appendChild(u.needsHttp("The console", root));
         return;
       }

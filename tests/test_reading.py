@@ -1,0 +1,33 @@
+"""Reading the site on a phone (390 px) and on a desktop (1280 px), as issue 47 item 10 found it:
+what a reader sees, measured in Chromium.
+
+- From disk, a console says once that it needs the site served over http (it said it twice: the
+  panel's own note with the command for this folder, and the fallback's shorter one).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.register_assert_rewrite("browser")
+from browser import docs_pages, page_url, wait_hydrated  # noqa: E402
+
+PHONE = {"width": 390, "height": 900}
+DESKTOP = {"width": 1280, "height": 900}
+CONSOLE_PAGES = ["modules/softmax-range.html", "modules/encoder-block.html", "modules/multi-head-attention.html"]
+
+
+@pytest.mark.parametrize("page", CONSOLE_PAGES[:1])
+def test_from_disk_a_console_says_once_that_it_needs_http(visit, built_site, page):
+    tab, watch = visit((built_site / page).as_uri())
+    wait_hydrated(tab)
+    consoles = tab.locator(".scalecore-panel--console")
+    assert consoles.count() >= 1
+    for i in range(consoles.count()):
+        console = consoles.nth(i)
+        console.scroll_into_view_if_needed()
+        said = console.evaluate("""root => Array.from(root.querySelectorAll('p'))
+            .filter(p => p.getClientRects().length && /over http/.test(p.textContent))
+            .map(p => p.textContent.trim())""")
+        assert len(said) == 1, f"console {i} says it needs http {len(said)} times: {said}"
+        assert "python3 -m http.server -d" in console.text_content()  # the one kept names this folder
