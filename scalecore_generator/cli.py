@@ -9,6 +9,9 @@
                                            build the site with MkDocs (default) or Zensical
     scalecore serve [-f F] [-a ADDR]       MkDocs' dev server: write, and the browser reloads
     scalecore bundle [SITE] [ZIP]          the built site as one zip, to open from disk anywhere
+    scalecore guide [NAME] [--html DIR] [--open]
+                                           the guides, shipped with the package: list them, print
+                                           one, or write them all as HTML (and open it)
     scalecore corpora | table | head | multihead | encoder ...
                                            the core's commands (python -m scalecore --help)
 
@@ -17,6 +20,7 @@ A mistake is one line on stderr with the fix, and exit code 2: never a traceback
 
 import argparse
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -30,9 +34,9 @@ SCAFFOLD = HERE / "scaffold"
 TEMPLATES = {"lesson": SCAFFOLD, "bare": HERE / "scaffold_bare", "kind": HERE / "scaffold_kind"}
 KIND_PLACEHOLDER = "__KIND__"
 USAGE_ERROR = 2
-OWN = ("new", "cache", "build", "serve", "bundle")
+OWN = ("new", "cache", "build", "serve", "bundle", "guide")
 # Material prints its end-of-life notice when it is imported by a command named mkdocs, unless
-# this is set: the commands that run MkDocs for an author set it (docs/guide/new-site.md says so)
+# this is set: the commands that run MkDocs for an author set it (scalecore guide new-site says so)
 QUIET_MATERIAL = {"NO_MKDOCS_2_WARNING": "1"}
 ENGINES = ("mkdocs", "zensical")
 BUILD_FAILED = 1
@@ -81,12 +85,13 @@ def cmd_new(args) -> int:
         print(f"scalecore: wrote the kind {name!r} in {args.dir} ({len(written)} files). Next:")
         print(f"  it belongs in the kinds/ folder beside a site's mkdocs.yml (the plugin option kinds_dir)")
         print(f"  use it on a page:  /// {name}")
-        print("  the guide 'Write your own interactive' explains each file")
+        print("  scalecore guide kinds   # explains each file")
         return 0
     print(f"scalecore: wrote a new {args.template} site in {args.dir} ({len(written)} files). Next:")
     print(f"  cd {args.dir}")
     print("  scalecore serve   # write, with the browser reloading on every change (mkdocs serve)")
     print("  scalecore build   # the site, in site/: open site/index.html, or serve the folder (mkdocs build)")
+    print("  scalecore guide   # the guides, offline: scalecore guide kinds explains the site's own kind")
     return 0
 
 
@@ -189,6 +194,185 @@ def cmd_bundle(args) -> int:
     return 0
 
 
+# The guides (the repository's docs/guide, which this folder links to; the wheel carries them as
+# files): `scalecore guide NAME` prints one, so a message can name a guide every author has.
+GUIDES = HERE / "guide"
+FRONT_MATTER = re.compile(r"\A---\n(?P<meta>.*?)\n---\n", re.S)
+SNIPPET = re.compile(r'^--8<-- "(?P<path>[^"]+)"\s*$', re.M)
+LINK = re.compile(r"(?<!!)\[(?P<text>[^\]\n]+)\]\((?P<target>[^)\s]+)\)")
+
+
+def guide_names() -> dict[str, tuple[str, str]]:
+    """name -> (title, description) of every guide, by file name."""
+    if not GUIDES.is_dir():
+        raise CommandError(f"the guides are not installed ({GUIDES} is missing). Fix: reinstall scalecore "
+                           "(pip install --force-reinstall 'scalecore[site]'), which carries them")
+    found = {}
+    for path in sorted(GUIDES.glob("*.md")):
+        meta = FRONT_MATTER.match(path.read_text(encoding="utf-8"))
+        fields = dict(re.findall(r'^(title|description):\s*"(.*)"\s*$', meta["meta"], re.M)) if meta else {}
+        found[path.stem] = (fields.get("title", path.stem), fields.get("description", ""))
+    return found
+
+
+def _guide_links(text: str, names, rewrite) -> str:
+    """Each Markdown link outside code given to ``rewrite(text, target)``."""
+    from scalecore_generator.foundation.text import fenced_lines
+    from scalecore_generator.pages.quotes import CODE_SPAN
+
+    lines = text.split("\n")
+    for number, (line, fenced) in enumerate(zip(lines, fenced_lines(text))):
+        if fenced or "](" not in line:
+            continue
+        spans = [match.span() for match in CODE_SPAN.finditer(line)]
+        lines[number] = LINK.sub(lambda m: m[0] if any(a <= m.start() < b for a, b in spans)
+                                 else rewrite(m["text"], m["target"]), line)
+    return "\n".join(lines)
+
+
+def _guide_of(target: str, names) -> tuple[str | None, str]:
+    """A link's guide (its name, or None for another page) and its anchor."""
+    path, _, anchor = target.partition("#")
+    stem = path.removesuffix(".md")
+    return (stem if path.endswith(".md") and "/" not in path and stem in names else None), anchor
+
+
+def _generated_tables() -> dict:
+    """The tables the build writes into the guides ({{ scalecore: options }}...), made the same way;
+    without the site's packages installed, a line that says how to get them."""
+    def options():
+        from scalecore_generator.adapters.mkdocs.config import reference
+
+        return reference()
+
+    def kind_settings():
+        from scalecore_generator.adapters.mkdocs.config import kind_settings_reference
+        from scalecore_generator.kinds.registry import discover
+
+        return kind_settings_reference(discover())
+
+    def guarded(table):
+        def made():
+            try:
+                return table()
+            except ImportError as error:
+                return f"(this table needs the site's packages: pip install 'scalecore[site]'; {error})"
+        return made
+
+    return {"options": guarded(options), "kind-settings": guarded(kind_settings)}
+
+
+def guide_markdown(name: str) -> str:
+    """A guide's Markdown as its page shows it: the files it quotes (``--8<--``) put in, the tables
+    the build writes made, its front matter out."""
+    from scalecore_generator.pages.generated import expand_generated
+
+    names = guide_names()
+    if name not in names:
+        import difflib
+
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f" (did you mean {close[0]!r}?)" if close else ""
+        raise CommandError(f"no guide named {name!r}{hint}: the guides are {', '.join(names)}. "
+                           "Fix: scalecore guide NAME, with one of those names")
+    text = (GUIDES / f"{name}.md").read_text(encoding="utf-8")
+    text = FRONT_MATTER.sub("", text, count=1)
+
+    def quoted(match):
+        path = HERE.parent / match["path"]  # the snippets' paths are the package's own files
+        return path.read_text(encoding="utf-8").rstrip("\n") if path.is_file() else match[0]
+
+    text = SNIPPET.sub(quoted, text)
+    return expand_generated(text, _generated_tables(), f"{name}.md", check=False)
+
+
+def guide_text(name: str) -> str:
+    """A guide for the terminal: its Markdown, with each link to another guide as the command
+    that prints it, and links to pages of Scalecore's own site as their text alone."""
+    names = guide_names()
+    title = names.get(name, ("",))[0]
+
+    def rewrite(text, target):
+        other, anchor = _guide_of(target, names)
+        if other is not None:
+            return f"{text} (scalecore guide {other})"
+        return text if not re.match(r"[a-z][a-z0-9+.-]*:", target) else f"{text} ({target})"
+
+    return f"{title}: scalecore guide {name}\n\n" + _guide_links(guide_markdown(name), names, rewrite).strip() + "\n"
+
+
+def write_guides_html(folder: Path) -> Path:
+    """Every guide as an HTML page in ``folder`` (with an index), linked to each other: a copy to
+    read in a browser, offline. Returns the index."""
+    try:
+        import markdown
+    except ImportError:
+        raise CommandError("writing the guides as HTML needs Python-Markdown. Fix: pip install 'scalecore[site]', "
+                           "or read them in the terminal: scalecore guide NAME") from None
+    import html
+
+    names = guide_names()
+    folder.mkdir(parents=True, exist_ok=True)
+    style = ("body{font:16px/1.55 system-ui,sans-serif;max-width:52rem;margin:2rem auto;padding:0 1rem;color:#222}"
+             "pre{background:#f4f4f4;padding:.6rem;overflow:auto}code{font-size:.9em}"
+             "table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2rem .4rem;vertical-align:top}"
+             ".admonition{border-left:4px solid #88a;padding:0 .8rem;margin:1rem 0}")
+
+    def page(title, body):
+        return (f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>{html.escape(title)}</title>'
+                f'<meta name="viewport" content="width=device-width, initial-scale=1"><style>{style}</style></head>'
+                f'<body><p><a href="index.html">Scalecore guides</a></p>\n{body}\n</body></html>\n')
+
+    def rewrite(text, target):
+        other, anchor = _guide_of(target, names)
+        if other is not None:
+            return f"[{text}]({other}.html{'#' + anchor if anchor else ''})"
+        return f"[{text}]({target})" if re.match(r"[a-z][a-z0-9+.-]*:", target) else text
+
+    for name, (title, _) in names.items():
+        source = _guide_links(guide_markdown(name), names, rewrite)
+        body = markdown.markdown(source, extensions=["tables", "fenced_code", "admonition", "toc", "attr_list",
+                                                     "md_in_html"])
+        (folder / f"{name}.html").write_text(page(title, body), encoding="utf-8")
+    items = "\n".join(f'<li><a href="{name}.html">{html.escape(title)}</a>: {html.escape(description)}</li>'
+                      for name, (title, description) in names.items())
+    index = folder / "index.html"
+    index.write_text(page(f"Scalecore {version()}: guides", f"<h1>Scalecore {version()}: guides</h1>\n<ul>\n{items}\n</ul>"),
+                     encoding="utf-8")
+    return index
+
+
+def cmd_guide(args) -> int:
+    if args.html is not None or args.open:
+        if args.name is not None:
+            raise CommandError("--html and --open write every guide. Fix: scalecore guide --html DIR, or "
+                               f"scalecore guide {args.name} to print that one")
+        folder = args.html if args.html is not None else Path.home() / ".cache" / "scalecore" / f"guide-{version()}"
+        index = write_guides_html(folder)
+        print(f"scalecore: the guides are in {index}")
+        if args.open:
+            import webbrowser
+
+            webbrowser.open(index.resolve().as_uri())
+        return 0
+    if args.name is None:
+        names = guide_names()
+        width = max(map(len, names))
+        print(f"The guides of Scalecore {version()} (scalecore guide NAME prints one; "
+              "scalecore guide --open shows them all in a browser):")
+        for name, (title, description) in names.items():
+            print(f"  {name:<{width}}  {title}: {description}")
+        return 0
+    text = guide_text(args.name)
+    if sys.stdout.isatty():
+        import pydoc
+
+        pydoc.pager(text)
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
 def version() -> str:
     """The installed distribution's version (the core's own when it is not installed)."""
     from importlib import metadata
@@ -223,7 +407,7 @@ def build_parser() -> argparse.ArgumentParser:
                       help="read every file of every entry against its record; remove the damaged ones")
     built = commands.add_parser("build", help="build the site with MkDocs (the default) or Zensical")
     built.add_argument("--engine", choices=ENGINES, default="mkdocs",
-                       help="the engine that renders the pages (docs/guide/engines.md says what works under each)")
+                       help="the engine that renders the pages ('scalecore guide engines' says what works under each)")
     built.add_argument("-f", "--config-file", type=Path, default=Path("mkdocs.yml"), help="the site's mkdocs.yml")
     built.add_argument("-d", "--site-dir", type=Path, default=None, help="where to write the site (default: site_dir)")
     built.add_argument("--strict", action="store_true", help="stop on warnings")
@@ -234,6 +418,12 @@ def build_parser() -> argparse.ArgumentParser:
     bundled.add_argument("site", type=Path, nargs="?", default=Path("site"), help="the built site (default: site)")
     bundled.add_argument("zip", type=Path, nargs="?", default=Path("scalecore-site.zip"),
                          help="the zip to write (default: scalecore-site.zip)")
+    guide = commands.add_parser("guide", help="the guides: list them, print one, or write them as HTML")
+    guide.add_argument("name", nargs="?", default=None, help="the guide to print (without one: the list of guides)")
+    guide.add_argument("--html", type=Path, default=None, metavar="DIR",
+                       help="write every guide as an HTML page into DIR (with an index.html)")
+    guide.add_argument("--open", action="store_true",
+                       help="write them as HTML (into --html DIR, else ~/.cache/scalecore) and open them in a browser")
     return parser
 
 
@@ -244,7 +434,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         args = build_parser().parse_args(argv)
         return {"new": cmd_new, "cache": cmd_cache, "build": cmd_build, "serve": cmd_serve,
-                "bundle": cmd_bundle}[args.command](args)
+                "bundle": cmd_bundle, "guide": cmd_guide}[args.command](args)
     except (CommandError, OSError) as error:
         print(f"scalecore: error: {error}", file=sys.stderr)
         return USAGE_ERROR

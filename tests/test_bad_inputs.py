@@ -382,7 +382,7 @@ def quote_unknown_path(folder):
     lesson(folder, "Without the guards:", "Without the guards ({{ baked: scale-guards/tiny/9/none/mean_row_max }}):")
     return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: {{ baked: scale-guards/tiny/9/none/mean_row_max }}: no value "
                         "'9' under scale-guards/tiny; accepted here: 0, mean, lowest, highest. Fix: quote a path that starts with one "
-                        "of scale-guards, corpus, settings (see the authoring guide)."]
+                        "of scale-guards, corpus, settings (scalecore guide authoring lists them)."]
 
 
 def block_stray_closing_line(folder):

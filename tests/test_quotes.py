@@ -50,7 +50,7 @@ def test_an_unknown_path_names_page_line_and_what_is_accepted():
         expand_quotes("intro\n\nsee {{ baked: scale-guards/kjv/9/init+scale/mean_row_max }}", TREE, "docs/a.md", line_offset=4)
     assert str(error.value) == (
         "docs/a.md:7: {{ baked: scale-guards/kjv/9/init+scale/mean_row_max }}: no value '9' under scale-guards/kjv; "
-        "accepted here: 0, 1, mean, lowest, highest. Fix: quote a path that starts with one of scale-guards, softmax, variance, corpus, settings (see the authoring guide)."
+        "accepted here: 0, 1, mean, lowest, highest. Fix: quote a path that starts with one of scale-guards, softmax, variance, corpus, settings (scalecore guide authoring lists them)."
     )
 
 

@@ -51,7 +51,7 @@ def test_a_folder_without_kind_py_or_its_template_is_named_with_the_fix(tmp_path
     make_kind(tmp_path, source=None)
     assert error(tmp_path) == (
         f"{tmp_path / 'chart' / 'kind.py'}: missing; a kind folder holds kind.py, template.html, panel.js (and "
-        "optionally schema.json and style.css). Fix: add it (see the guide 'Write your own interactive').")
+        "optionally schema.json and style.css). Fix: add it (scalecore guide kinds shows each file).")
     other = tmp_path / "second"
     make_kind(other, files=("panel.js",))
     assert error(other).startswith(f"{other / 'chart' / 'template.html'}: missing;")
@@ -245,7 +245,7 @@ def test_a_kind_of_mkdocs_config_options_still_loads_validates_as_before_and_is_
         "types of Scalecore's own, which need no engine (MkDocs 2.0 drops plugins). They still work, converted, for "
         "now. Fix: import them from Scalecore instead of mkdocs.config: from scalecore_generator.kinds.options import "
         "ListOf, OneOf, Optional, Type (c.Type is Type, c.Choice OneOf, c.ListOfItems ListOf, c.Optional Optional; a "
-        "type of the kind's own subclasses Option and raises ValidationError, both from there); the guide 'Write "
-        "your own interactive' shows them."]
+        "type of the kind's own subclasses Option and raises ValidationError, both from there); scalecore guide kinds "
+        "shows them."]
     assert engine_notices({"chart": kind}) == [], "said once"
     assert engine_notices(discover()) == [], "the built-in kinds use Scalecore's own types"

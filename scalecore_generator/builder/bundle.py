@@ -30,7 +30,7 @@ def _stamp() -> tuple[int, int, int, int, int, int]:
 def make_bundle(site: Path, target: Path) -> Path:
     site, target = Path(site), Path(target)
     if not (site / "index.html").is_file():
-        raise SystemExit(f"bundle: {site} has no index.html. Fix: build the site first (bash build_tools/dev.sh build)")
+        raise SystemExit(f"bundle: {site} has no index.html. Fix: build the site first (scalecore build, or mkdocs build)")
     temporary = target.with_name(f".{target.name}.tmp")
     stamp = _stamp()
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:

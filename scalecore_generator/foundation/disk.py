@@ -28,8 +28,8 @@ def explain(error: OSError, doing: str, place: Path | str | None = None) -> str:
         else:
             room = f" ({free:,.0f} MB free there)" if free is not None else ""
         return (f"scalecore: no space left on the device holding {path} while {doing}{room}. Fix: free some "
-                "space there (a build needs the cache plus one more copy of the site beside site/: see "
-                "the offline guide), or move cache_dir or the site (mkdocs build -d DIR) to a disk with room.")
+                "space there (a build needs the cache plus one more copy of the site beside site/: "
+                "scalecore guide offline), or move cache_dir or the site (mkdocs build -d DIR) to a disk with room.")
     if error.errno == errno.EDQUOT:
         return (f"scalecore: the disk quota is used up for {path} while {doing}. Fix: free some of your quota, "
                 "or move cache_dir or the site (mkdocs build -d DIR) elsewhere.")

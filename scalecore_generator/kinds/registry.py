@@ -76,7 +76,7 @@ def load_kind(folder: Path, sound: set | None = None, checked: set | None = None
     for required in REQUIRED:
         if not (folder / required).is_file():
             raise KindError(f"{folder / required}: missing; a kind folder holds {', '.join(REQUIRED)} (and optionally "
-                            "schema.json and style.css). Fix: add it (see the guide 'Write your own interactive').")
+                            "schema.json and style.css). Fix: add it (scalecore guide kinds shows each file).")
     checked.add(_check_template(folder / "template.html", sound))
     checked.add(_check_script(folder / "panel.js", name, sound))
     if (folder / "schema.json").is_file():
@@ -161,7 +161,7 @@ def _check_script(path: Path, name: str, sound: set) -> str:
             raise KindError(f"{path}:{line}: registers the view as {other!r}, but the kind is {name!r} (its folder's "
                             f"name), so the panel would never start. Fix: write {how}.")
         raise KindError(f"{path}: does not register a view for the kind {name!r}, so the panel would never start. "
-                        f"Fix: assign it on the panel base: {how} (see the guide 'Write your own interactive').")
+                        f"Fix: assign it on the panel base: {how} (scalecore guide kinds shows it).")
     sound.add(stamp)
     return stamp
 
@@ -290,7 +290,7 @@ def engine_notices(kinds: dict[str, type[Kind]]) -> list[str]:
             "They still work, converted, for now. Fix: import them from Scalecore instead of mkdocs.config: "
             f"from scalecore_generator.kinds.options import {', '.join(new)} (c.Type is Type, c.Choice OneOf, "
             "c.ListOfItems ListOf, c.Optional Optional; a type of the kind's own subclasses Option and raises "
-            "ValidationError, both from there); the guide 'Write your own interactive' shows them.")
+            "ValidationError, both from there); scalecore guide kinds shows them.")
     return notices
 
 

@@ -71,7 +71,7 @@ def settings(kinds: dict[str, type[Kind]], given: dict, where) -> dict[str, dict
             key, error = failed[0]
             raise ValueError(f"{where('kinds')}: option 'kinds': {name}: setting {key!r}: "
                              f"{in_words(error, section.get(key))}. Fix: write {key}: as its type says "
-                             "(the guide 'Plugin options' lists each kind's settings).")
+                             "(scalecore guide options lists each kind's settings).")
         values[name] = {key: config[key] for key in known}
     return values
 

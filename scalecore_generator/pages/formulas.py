@@ -95,8 +95,8 @@ class Typesetter:
                 line = _line_of(source(), tex)
                 where = f"{page}:{line}" if line else page
                 raise MathError(f"{where}: the formula {_shown(tex)} is not valid TeX for {self.engine.capitalize()}: "
-                                f"{answer['error'].strip()}. Fix: correct the TeX (the functions it supports: "
-                                f"build_tools/node_modules/{self.engine}/README.md), or write it as code with backticks.")
+                                f"{answer['error'].strip()}. Fix: correct the TeX (what {self.engine.capitalize()} reads: "
+                                "scalecore guide authoring, section Math), or write it as code with backticks.")
             self.memo[key] = answer["markup"] if display or self.engine != "temml" else breakable(answer["markup"])
         return self.memo[key]
 

@@ -133,7 +133,7 @@ def _expand_line(text: str, tree: dict, page: str, line: int) -> str:
             return format(value, spec)
         except QuoteError as error:
             raise QuoteError(f"{page}:{line}: {match[0]}: {error}. Fix: quote a path that starts with one of "
-                             f"{', '.join(tree)} (see the authoring guide).") from None
+                             f"{', '.join(tree)} (scalecore guide authoring lists them).") from None
         except ValueError as error:
             raise QuoteError(f"{page}:{line}: {match[0]}: bad format {spec!r} ({error}). "
                              "Fix: use a Python format spec such as .3f, .2g or ,") from None

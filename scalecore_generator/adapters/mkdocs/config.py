@@ -93,7 +93,7 @@ class ScalecoreConfig(base.Config):
                                   "shows its size and prunes by hand.")
     mentor = described(c.Type(bool, default=True),
                        "End each module page with \"Ask the mentor\": questions answered from the module's own "
-                       "sources, in the reader's browser (the mentor guide). A module page's front matter "
+                       "sources, in the reader's browser (scalecore guide mentor). A module page's front matter "
                        "`mentor: false` (or `true`) decides for that page.")
     notes = described(c.Type(bool, default=True),
                       "End each module page with \"My notes\": the reader's notes, kept in their browser, exported "
@@ -103,7 +103,7 @@ class ScalecoreConfig(base.Config):
                              "Offer the mentor's readers a reply written by a small language model (SmolLM2-135M-"
                              "Instruct, 98 MB, Apache-2.0) that runs in their browser with wllama, from the sources "
                              "of the answer only. Off by default: on the mentor's question set it did more harm than good "
-                             "(the mentor guide gives the numbers). The build fetches the model once, pinned by hash in "
+                             "(scalecore guide mentor gives the numbers). The build fetches the model once, pinned by hash in "
                              "`scalecore_generator/vendor/models.lock`, and the site serves it; a reader downloads it only on asking.")
     workers = described(Own(Bounded(0, 64, default=0)), "Processes for the bake; 0 means one per core.")
     bake_scheduler = described(c.Type(str, default=""),
@@ -130,8 +130,8 @@ class ScalecoreConfig(base.Config):
                       "`Settings` class in a kind's `kind.py` says what it takes, and a wrong one stops the build.",
                       "a mapping of kind names to their settings")
     kinds_dir = described(c.Type(str, default="kinds"),
-                          "The site's own kinds, one folder each, relative to `mkdocs.yml` (see the guide Write your "
-                          "own interactive).", "a folder (it may be absent)")
+                          "The site's own kinds, one folder each, relative to `mkdocs.yml` (scalecore guide kinds "
+                          "shows how to write one).", "a folder (it may be absent)")
     packages = described(c.ListOfItems(c.Type(str), default=[]),
                          "The site's own Python packages that its kinds compute with; each ships to the browser as a "
                          "hash-pinned wheel, like the core.",
@@ -173,7 +173,7 @@ class ScalecoreConfig(base.Config):
                                      "paths under docs/, e.g. [demo/widget.md, figures/interactive.svg]")
     host = described(c.Choice(HOST_NAMES, default=ANY_HOST),
                      "The static host the site is published to. The finished site is checked against its limits "
-                     "(the largest file, the number of files, the whole site's size; the guide Static hosts gives "
+                     "(the largest file, the number of files, the whole site's size; scalecore guide hosts gives "
                      "each) before it replaces the previous one: a site the host would refuse stops the build, "
                      "naming each file, its size, the limit and the fix, and the previous site stays. `any` "
                      "(the host is not known) warns about what any of these hosts would refuse, such as a file "

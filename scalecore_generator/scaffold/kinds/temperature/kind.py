@@ -15,7 +15,7 @@ class Temperature(Kind):
     compute = "mylessons.temperature:weights"
 
     class Settings(KindSettings):
-        # described(): what the setting changes, shown in the options guide's table of settings.
+        # described(): what the setting changes, shown in the table of settings of `scalecore guide options`.
         temperatures = described(ListOf(Type(float), default=[0.25, 0.5, 1.0, 2.0, 4.0], example="[0.5, 1.0]"),
                                  "The temperatures to bake (readers can compute any other live).")
 
