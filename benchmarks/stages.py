@@ -21,7 +21,7 @@ import time
 # ``from module import name`` elsewhere would keep the untimed function).
 PARTS = [
     ("scalecore_generator.kinds.registry", "discover"),
-    ("scalecore_generator.builder.site_build", "_memos"),
+    ("scalecore_generator.builder.site_build", "build_memos"),
     ("scalecore_generator.builder.bake", "bake_kinds"),
     ("scalecore_generator.builder.offline", "write"),
     ("scalecore_generator.builder.offline", "app_files"),
@@ -37,7 +37,7 @@ PARTS = [
     ("scalecore_generator.builder.corpora", "load_for_build"),
     ("scalecore_generator.kinds.site_kinds", "usage"),
     ("scalecore_generator.builder.site_build", "build_manifest"),
-    ("scalecore_generator.builder.site_build", "expand_quotes"),
+    ("scalecore_generator.builder.page_pipeline", "expand_quotes"),
 ]
 
 
@@ -64,13 +64,16 @@ def main() -> None:
 
     started = time.perf_counter()
     from scalecore_generator.adapters.mkdocs import plugin
+    from scalecore_generator.builder.page_pipeline import PagePipeline
+    from scalecore_generator.builder.publisher import Publisher
     from scalecore_generator.builder.site_build import SiteBuild
     imported = time.perf_counter() - started
 
     totals, calls = collections.Counter(), collections.Counter()
-    for name, value in list(vars(SiteBuild).items()):
-        if callable(value) and not name.startswith("__") and type(value).__name__ == "function":
-            _timed(SiteBuild, name, totals, calls, f"build.{name}")
+    for owner, prefix in ((SiteBuild, "build"), (PagePipeline, "build"), (Publisher, "publish")):
+        for name, value in list(vars(owner).items()):
+            if callable(value) and not name.startswith("__") and type(value).__name__ == "function":
+                _timed(owner, name, totals, calls, f"{prefix}.{name}")
     for where, name in PARTS:
         module_name, _, owner = where.partition(":")
         module = importlib.import_module(module_name)

@@ -588,7 +588,8 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
 def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
     from scalecore_generator.blocks.base import SHARED_TEMPLATES
     from scalecore_generator.adapters.mkdocs.plugin import ScalecorePlugin
-    from scalecore_generator.builder.site_build import EngineSite, SiteBuild
+    from scalecore_generator.builder.engine_site import EngineSite
+    from scalecore_generator.builder.site_build import SiteBuild
     from scalecore_generator.kinds.registry import BUILT_IN
 
     class Server:

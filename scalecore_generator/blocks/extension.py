@@ -64,7 +64,7 @@ class _Expand(Preprocessor):
             return lines
         try:
             resolve_link, pages = self.extension.links(page)
-            return self.extension.build.expand(page, "\n".join(lines), resolve_link, pages).split("\n")
+            return self.extension.build.pages.expand(page, "\n".join(lines), resolve_link, pages).split("\n")
         except ScalecoreError as error:
             self.extension.on_error(error)
             raise
@@ -86,7 +86,7 @@ class _Restore(Postprocessor):
             return text  # a fragment (a heading's text), not the page
         build = self.extension.build
         try:
-            return build.read(page, build.restore(page, text), self.extension.links(page)[0])
+            return build.pages.read(page, build.pages.restore(page, text), self.extension.links(page)[0])
         except ScalecoreError as error:
             self.extension.on_error(error)
             raise

@@ -2,6 +2,11 @@
 below them.
 
     site_build.py   the build's steps, in the order an adapter calls them (SiteBuild)
+    engine_site.py  what the build knows of the engine: its configuration, each page
+    page_pipeline.py  each page's steps (expand, restore, read, finish_page)
+    publisher.py    the one place the build writes the site's files, and the swap
+    memos.py        what a warm build need not derive again; the kinds' keys
+    tables.py       the corpora's embedding tables; live_runtime.py, Pyodide, snapshot, full stack
     site_swap.py    the staged site and its atomic swap into place
     bake.py         the bake's plan: every kind's grid counted, taken from the cache or computed
     points.py       one group of points: its code version, how it is computed and checked

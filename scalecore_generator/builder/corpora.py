@@ -116,3 +116,18 @@ def _content_digest(text: Path, metadata: Path, digest=None, memo=None) -> str:
         return read()
     return memo.get(f"{digest(text)} {digest(metadata)}", read)
 
+
+def warn_about_outside_corpora(build) -> None:
+    """A corpus folder (or its text) that links outside the site's folder and corpora_dir is
+    baked and published like any other: say where it really comes from."""
+    inside = [build.root.resolve(), (build.root / build.settings.corpora_dir).resolve(), SHIPPED.resolve()]
+    for name, corpus in build.corpora.items():
+        folder = Path(corpus.path)
+        for path in (folder, folder / "text.txt", folder / "corpus.toml"):
+            target = path.resolve()
+            if path.is_symlink() or path == folder:
+                if not any(target == top or top in target.parents for top in inside):
+                    build.log.warning(f"the corpus {name!r} ({path}) links to {target}, outside "
+                                     f"{build.root}: that text is baked and published with this site. If that "
+                                     "is not meant, copy the corpus into corpora_dir instead of linking it.")
+                    break

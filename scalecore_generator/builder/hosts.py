@@ -17,6 +17,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 
+from scalecore_generator.errors import BuildError
+
 MiB = 1024 * 1024
 GB = 1000 ** 3
 CHECKED = "2026-12"  # when these limits were read in the hosts' documentation
@@ -142,3 +144,32 @@ def problems(sizes: dict[str, int], host: str, source_of=lambda path: None) -> l
                          f"{', '.join(f'{f}/ holds {folders[f]:,}' for f in crowded)}. Fix: fewer files there, or set "
                          f"the option host to the host the site is published to ({hosts}).")
     return found
+
+
+def check_before_swap(build, site_dir: str, listed: dict[str, int]) -> None:
+    """The finished site against the limits of the host it is published to (option host,
+    builder/py), before it replaces the previous one: a limit of the host named is a
+    BuildError (nothing is published), of ``any`` a warning. A dev server's site is not published."""
+    host = build.settings.host
+    if build.command != "build" or host == "self-hosted":
+        return
+    sizes = site_sizes(site_dir, listed)  # the listing's sizes, the files it leaves out stat'ed
+    docs = build.engine.docs_dir
+
+    def source_of(path: str) -> str | None:  # a file the author put in docs/, copied as it is
+        return f"{docs.name}/{path}" if (docs / path).is_file() else None
+
+    found = problems(sizes, host, source_of)
+    if not found:
+        return
+    where = build.settings.where("host")
+    if host == ANY and not build.engine.strict:
+        for problem in found:
+            build.log.warning(f"{where}: host {host}: {problem}")
+        return
+    if host == ANY:
+        raise BuildError(f"{where}: the site is not published: {' Also: '.join(found)} (With host: any, the host is "
+                         "not known and these are warnings, which strict: true makes a stop.) The previous site "
+                         "is unchanged.")
+    raise BuildError(f"{where}: the site is not published, {HOSTS[host].title} (host: {host}) would refuse "
+                     f"it: {' Also: '.join(found)} The previous site is unchanged.")

@@ -28,7 +28,8 @@ from mkdocs.structure.files import File
 from scalecore_generator.adapters.mkdocs import features, site
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, reference
 from scalecore_generator.foundation import disk
-from scalecore_generator.builder.site_build import THEME, SiteBuild
+from scalecore_generator.builder.engine_site import THEME
+from scalecore_generator.builder.site_build import SiteBuild
 from scalecore_generator.builder.site_swap import WarningCounter
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.pages import assets, frontend
@@ -137,7 +138,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @_edge
     def on_page_markdown(self, markdown, page, config, files):
         site.module_switches(page, self.config)
-        return self.build.expand(site.page_info(page), markdown, functools.partial(site.page_link, files, page.file),
+        return self.build.pages.expand(site.page_info(page), markdown, functools.partial(site.page_link, files, page.file),
                                  self._page_paths(files))
 
     def _page_paths(self, files) -> tuple[str, ...]:
@@ -151,11 +152,11 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @event_priority(50)  # as on_page_markdown: other plugins get the panels, never their slots
     @_edge
     def _restore_panels(self, html, page, config, files):
-        return self.build.restore(site.page_info(page), html)
+        return self.build.pages.restore(site.page_info(page), html)
 
     @_edge
     def _read_content(self, html, page, config, files):
-        return self.build.read(site.page_info(page), html)
+        return self.build.pages.read(site.page_info(page), html)
 
     on_page_content = CombinedEvent(_restore_panels, _read_content)
 
@@ -165,13 +166,13 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.all_pages is None:
             self.all_pages = [site.page_info(file.page) for file in self.site_files.documentation_pages()
                               if file.page is not None]
-            self.build.check_neighbours(self.all_pages)
+            self.build.pages.check_neighbours(self.all_pages)
         return context
 
     @event_priority(-100)  # after the search plugins (they indexed the page without its fallbacks)
     @_edge
     def _put_back_fallbacks(self, context, page, config, nav):
-        page.content = self.build.put_back(page.content)
+        page.content = self.build.pages.put_back(page.content)
         return context
 
     on_page_context = CombinedEvent(_check_neighbours, _put_back_fallbacks)
@@ -179,14 +180,14 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @_edge
     def on_post_page(self, html, page, config):
         site.check_page_scripts(html, page, config)  # a theme override that dropped the panels' scripts
-        return self.build.finish_page(site.page_info(page), html, self.all_pages)
+        return self.build.pages.finish_page(site.page_info(page), html, self.all_pages)
 
     @_edge
     def on_post_template(self, output_content, template_name, config):
         """The theme's own pages (404.html) get the same policy as every other page."""
         if not template_name.endswith(".html"):
             return output_content
-        return self.build.finish_page(None, output_content)
+        return self.build.pages.finish_page(None, output_content)
 
     @event_priority(-100)  # after the other plugins' on_post_build: the search plugins write their index there
     @_edge

@@ -14,7 +14,7 @@ from mkdocs.config.config_options import ExtraScriptValue
 from mkdocs.structure.files import File, Files, InclusionLevel
 
 from scalecore_generator.adapters.mkdocs.config import missing_nav_pages, nav_line
-from scalecore_generator.builder.site_build import EngineSite, PageInfo
+from scalecore_generator.builder.engine_site import EngineSite, PageInfo
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.pages import assets, frontend
 

@@ -13,7 +13,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from scalecore_generator.blocks.extension import BlocksExtension
-from scalecore_generator.builder.site_build import PageInfo
+from scalecore_generator.builder.engine_site import PageInfo
 from scalecore_generator.pages.module_page import relative_url
 
 # "build": the SiteBuild running; "pages": site path -> PageInfo of each page rendered; "error": the

@@ -11,7 +11,8 @@ import yaml
 
 from scalecore_generator.adapters.zensical import ZENSICAL_VERSION, blocks
 from scalecore_generator.foundation import disk
-from scalecore_generator.builder.site_build import THEME, EngineSite, PageInfo, SiteBuild
+from scalecore_generator.builder.engine_site import THEME, EngineSite, PageInfo
+from scalecore_generator.builder.site_build import SiteBuild
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.pages import assets, frontend
 
@@ -116,7 +117,7 @@ def _project(run: SiteBuild, derived: dict) -> Path:
 def _finish(run: SiteBuild, staging: Path, pages: dict[str, PageInfo]) -> None:
     """What MkDocs' on_files, on_page_context and on_post_page do, on Zensical's output."""
     every = list(pages.values())
-    run.check_neighbours(every)
+    run.pages.check_neighbours(every)
     run.write_files(staging)
     own = run.own_folders()
     ours = {path.relative_to(THEME).as_posix(): path for path in sorted(THEME.rglob("*"))
@@ -134,7 +135,7 @@ def _finish(run: SiteBuild, staging: Path, pages: dict[str, PageInfo]) -> None:
         site_path = html_file.relative_to(staging).as_posix()
         page = pages.get(site_path)
         html = html_file.read_text(encoding="utf-8")
-        html_file.write_text(run.finish_page(page, html, every), encoding="utf-8")
+        html_file.write_text(run.pages.finish_page(page, html, every), encoding="utf-8")
 
 
 def _read(config_file: Path) -> dict:
