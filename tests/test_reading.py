@@ -97,3 +97,32 @@ def test_a_table_caption_is_read_whole_on_a_phone(visit, site_server, page):
         assert any(c["scrolls"] for c in found), found
     cut = [c for c in found if min(c["start"] + c["end"]) < -1]
     assert not cut, f"{page} at 390 px: captions cut by their box (px left, right of it; at the start and the end of the scroll): {cut}"
+
+
+# Each caption of an encoder chart against the charts of its panel: the vertical gap to its own
+# chart, and the smallest to any other chart it is level with or stacked against.
+CHART_CAPTIONS = """() => Array.from(document.querySelectorAll('.scalecore-panel--encoder')).flatMap(panel => {
+  const charts = Array.from(panel.querySelectorAll('figure svg.scalecore-chart')).filter(c => c.getClientRects().length);
+  const gap = (a, b) => Math.max(a.top - b.bottom, b.top - a.bottom, 0);
+  const beside = (a, b) => Math.min(a.right, b.right) - Math.max(a.left, b.left) > 0;  // columns that overlap
+  return Array.from(panel.querySelectorAll('figure > figcaption')).filter(c => c.getClientRects().length).flatMap(caption => {
+    const own = caption.parentElement.querySelector('svg.scalecore-chart');
+    if (!own) return [];
+    const r = caption.getBoundingClientRect();
+    const others = charts.filter(c => c !== own).map(c => c.getBoundingClientRect()).filter(o => beside(o, r));
+    return [{caption: caption.textContent.slice(0, 30), own: Math.round(gap(r, own.getBoundingClientRect())),
+             other: others.length ? Math.round(Math.min(...others.map(o => gap(r, o)))) : null}];
+  });
+})"""
+
+
+@pytest.mark.parametrize("viewport", [PHONE, DESKTOP], ids=["390", "1280"])
+def test_an_encoder_chart_caption_sits_by_its_own_chart(visit, site_server, viewport):
+    tab, _ = visit(site_server.url + page_url("modules/encoder-block.html"), viewport=viewport)
+    wait_hydrated(tab)
+    found = tab.evaluate(CHART_CAPTIONS)
+    assert len(found) >= 2, found
+    if viewport is PHONE:  # stacked: each caption has another chart above or below it
+        assert all(c["other"] is not None for c in found), found
+    unclear = [c for c in found if c["other"] is not None and not c["own"] * 3 <= c["other"]]
+    assert not unclear, f"captions about as near another chart as their own (px): {unclear}"

@@ -172,18 +172,21 @@
     if (p.stream) {
       var ys = [point.input_spread].concat(shown.map(function (l) { return l.stream_spread; }));
       var xs = ys.map(function (_, i) { return i; });
-      p.stream.innerHTML = V.line({ xs: xs, ys: ys, xTicks: xs, log: true, dots: true,
-        label: "Spread of the residual stream (log scale), input (0) and after each layer, " + where + "." }) +
-        "<figcaption>Spread (std) of the residual stream, on a log scale: the input (0), then after each layer.</figcaption>";
+      // Each chart's caption above it, as its title: below, on a phone, a caption sat between two charts.
+      p.stream.innerHTML = "<figcaption>Spread (std) of the residual stream, on a log scale: the input (0), then after each layer.</figcaption>" +
+        V.line({ xs: xs, ys: ys, xTicks: xs, log: true, dots: true,
+        label: "Spread of the residual stream (log scale), input (0) and after each layer, " + where + "." });
     }
     if (p.attention) {
       var labels = shown.map(function (l) { return "layer " + l.layer; });
-      p.attention.innerHTML = "<figure class=\"scalecore-figure\">" + V.bars({ labels: labels,
+      p.attention.innerHTML = "<figure class=\"scalecore-figure\">" +
+        "<figcaption>Mean row-max of the heads, layer by layer (1 is all of it on one token).</figcaption>" + V.bars({ labels: labels,
         values: shown.map(function (l) { return l.mean_row_max; }), label: "Mean row-max of the heads of each layer, " + where + "." }) +
-        "<figcaption>Mean row-max of the heads, layer by layer (1 is all of it on one token).</figcaption></figure>" +
-        "<figure class=\"scalecore-figure\">" + V.bars({ labels: labels,
+        "</figure><figure class=\"scalecore-figure\">" +
+        "<figcaption>Gradient size of the heads' softmax, layer by layer (near 0: no gradient reaches the scores).</figcaption>" +
+        V.bars({ labels: labels,
         values: shown.map(function (l) { return l.gradient; }), label: "Gradient size of the heads' softmax of each layer, " + where + "." }) +
-        "<figcaption>Gradient size of the heads' softmax, layer by layer (near 0: no gradient reaches the scores).</figcaption></figure>";
+        "</figure>";
     }
     if (p.maps) this.paintMaps(point, where);
     if (p.table) p.table.innerHTML = V.table(layersTable(point, L, where));
