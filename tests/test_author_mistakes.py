@@ -17,11 +17,29 @@ def test_code_the_browser_cannot_run_stops_the_build(good, tmp_path):  # noqa: F
     assert error.startswith(
         f"scalecore: {folder / module}:{line_of(folder / module, 'import numpy')}: 'import numpy as np': numpy is not "
         "available in the browser's Python (Pyodide's distribution has it, but a site serves none of those "
-        "packages). The build computes with your Python, but "), error
-    assert error.endswith("Fix: compute with the standard library (math, statistics, random) instead of numpy; or, "
-                          "for code the browser never runs, import it inside the function that uses it at build time, "
-                          "under 'if TYPE_CHECKING:', or in try/except ImportError; or set 'live: false' for the "
-                          "scalecore plugin (no live mode, no console)."), error
+        "packages); nothing in its module uses it. The build computes with your Python, but "), error
+    # nothing uses it: remove it; the message names the site's compute function, no built-in one
+    assert "; nothing in its module uses it. The build computes with your Python, but live mode runs " \
+           "mylessons.temperature:weights there, with " in error, error
+    assert error.endswith("Fix: remove the import (or put it under 'if TYPE_CHECKING:' for type hints). Or set "
+                          "'live: false' for the scalecore plugin (no live mode, no console)."), error
+
+
+def test_numpy_in_the_compute_function_is_to_be_replaced_not_moved(good, tmp_path):  # noqa: F811
+    module = Path("mylessons") / "temperature.py"
+
+    def change(folder):
+        edit(folder / module, "import math\n", "import math\nimport numpy as np\n")
+        edit(folder / module, "    total = sum(exps)\n", "    total = float(np.sum(exps))\n")
+
+    folder, errors = broken(good, tmp_path, change, cache_may_grow=True)
+    [error] = errors
+    assert f"{folder / module}:{line_of(folder / module, 'import numpy')}: 'import numpy as np': numpy is not " in error
+    assert (f"; weights uses np (line {line_of(folder / module, 'np.sum')}), and live mode runs that. The build "
+            "computes with your Python, but live mode runs mylessons.temperature:weights there") in error, error
+    assert "Fix: compute with the standard library (math, statistics, random) instead of numpy in " \
+           "mylessons.temperature:weights and what it calls and imports (an import moved into the compute function, " \
+           "or into a function it calls, fails in the browser all the same)" in error, error
 
 
 def test_an_empty_axis_names_its_setting(good, tmp_path):  # noqa: F811
@@ -44,6 +62,43 @@ def test_a_name_the_template_is_not_given_names_the_templates_line(good, tmp_pat
         "template is given (its values: isolated, kind, label, manifest, manifest_script, options_json, panel_id, "
         "panel_script, point, scripts, site_root, title), or pass it from the kind's render() in kind.py: "
         "panel.render_template(options, name=value)")
+
+
+def test_a_key_the_baked_point_lacks_lists_the_keys_it_has(good, tmp_path):  # noqa: F811
+    """A fresh author's finding: 'dict object' has no attribute 'entropyy', with the template's
+    values (point among them) but not what the point holds."""
+    template = Path("kinds") / "temperature" / "template.html"
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / template, "{{ point.entropy | num }}",
+                                                           "{{ point.entropyy | num }}"))
+    page = folder / "docs" / "lessons" / "temperature.md"
+    assert errors[-1] == (
+        f"scalecore: {folder / template}:{line_of(folder / template, 'entropyy')}: point has no key 'entropyy' "
+        f"(rendering /// temperature at docs/lessons/temperature.md:{line_of(page, '/// temperature')}). Fix: use one "
+        "of the keys point has: entropy, scores, temperature, weights; or give it 'entropyy' where it is made (a baked "
+        "point is what the kind's compute function returns)")
+
+
+def test_an_item_past_the_end_of_a_baked_list_says_how_many_there_are(good, tmp_path):  # noqa: F811
+    template = Path("kinds") / "temperature" / "template.html"
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / template, "{{ point.temperature }}",
+                                                           "{{ point.weights[3] }}"))
+    assert errors[-1].startswith(
+        f"scalecore: {folder / template}:{line_of(folder / template, 'weights[3]')}: point.weights has 3 items, so no "
+        "item 3 (rendering /// temperature at docs/lessons/temperature.md:"), errors
+    assert errors[-1].endswith("Fix: use an index from 0 to 2, or loop over it: {% for item in point.weights %}"), errors
+
+
+def test_a_temperature_that_is_not_baked_says_where_to_add_it(good, tmp_path):  # noqa: F811
+    """The tutorial kind's own check (scaffold/kinds/temperature/kind.py), as an author copies it."""
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / "docs" / "lessons" / "temperature.md",
+                                                           "temperature: 1.0", "temperature: 3.0"))
+    page, yml = folder / "docs" / "lessons" / "temperature.md", folder / "mkdocs.yml"
+    assert errors[-1:] == [
+        f"scalecore: docs/lessons/temperature.md:{line_of(page, 'temperature: 3.0')}: /// temperature: option "
+        "'temperature': 3.0 is not a baked temperature; the baked ones are: 0.5, 1.0, 2.0 (the plugin option 'kinds', "
+        f"{yml}:{line_of(yml, 'kinds:')}). Fix: write one of them, or bake 3.0 too: add it to the setting "
+        "temperatures of the kind temperature, under the scalecore plugin's kinds in mkdocs.yml "
+        "(kinds: {temperature: {temperatures: [0.5, 1.0, 2.0, 3.0]}})"]
 
 
 def test_a_theme_override_that_drops_the_scripts_names_its_file(good, tmp_path):  # noqa: F811

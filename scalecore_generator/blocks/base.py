@@ -28,6 +28,63 @@ SHARED_TEMPLATES = Path(__file__).resolve().parent  # panel.html: the root every
 PAGE_LINK = re.compile(r'href="(?![a-zA-Z][a-zA-Z0-9+.-]*:|/|#)([^"#?]*\.md)([#?][^"]*)?"')
 
 
+class NamedUndefined(jinja2.StrictUndefined):
+    """StrictUndefined whose error keeps what was asked of what (``point.entropyy``: the point and
+    'entropyy'), so the message can list what the value does have."""
+
+    __slots__ = ()
+
+    def _fail_with_undefined_error(self, *args, **kwargs):
+        try:
+            return super()._fail_with_undefined_error(*args, **kwargs)
+        except jinja2.UndefinedError as error:
+            error.scalecore_owner, error.scalecore_name = self._undefined_obj, self._undefined_name
+            raise
+
+    # jinja2 binds these to Undefined's own method, not to the subclass's: bound again here
+    __iter__ = __str__ = __len__ = __eq__ = __ne__ = __bool__ = __hash__ = __contains__ = _fail_with_undefined_error
+    __add__ = __radd__ = __sub__ = __rsub__ = __mul__ = __rmul__ = __truediv__ = __rtruediv__ = _fail_with_undefined_error
+    __floordiv__ = __rfloordiv__ = __mod__ = __rmod__ = __pos__ = __neg__ = __call__ = _fail_with_undefined_error
+    __getitem__ = __lt__ = __le__ = __gt__ = __ge__ = __int__ = __float__ = __complex__ = _fail_with_undefined_error
+    __pow__ = __rpow__ = _fail_with_undefined_error
+
+
+def _defined(value):
+    """``value``, or the template's error for a value that is not there (a filter's argument)."""
+    if isinstance(value, jinja2.Undefined):
+        value._fail_with_undefined_error()
+    return value
+
+
+def _path_to(owner, given: dict) -> str | None:
+    """How the template reaches ``owner`` from its values: 'point', 'point.measures', 'point.weights'."""
+    todo = [(name, value, 0) for name, value in sorted(given.items())]
+    while todo:
+        path, value, depth = todo.pop(0)
+        if value is owner:
+            return path
+        if depth < 3 and isinstance(value, dict):
+            todo += [(f"{path}.{key}", item, depth + 1) for key, item in value.items() if isinstance(key, str)]
+        elif depth < 3 and isinstance(value, list):
+            todo += [(f"{path}[{index}]", item, depth + 1) for index, item in enumerate(value[:50])]
+    return None
+
+
+def _what_it_has(owner, name, given: dict) -> tuple[str, str] | None:
+    """What went wrong and the fix for ``owner.name`` (or ``owner[name]``) that is not there: the
+    keys ``owner`` has (its items' count, for a list)."""
+    if not isinstance(owner, (dict, list, tuple)):
+        return None
+    path = _path_to(owner, given) or f"the {type(owner).__name__}"
+    if isinstance(owner, dict):
+        keys = ", ".join(sorted(str(key) for key in owner)) or "(none)"
+        return (f"{path} has no key {name!r}",
+                f"use one of the keys {path} has: {keys}; or give it {name!r} where it is made (a baked point is "
+                "what the kind's compute function returns)")
+    return (f"{path} has {len(owner)} items, so no item {name!r}",
+            f"use an index from 0 to {len(owner) - 1}, or loop over it: {{% for item in {path} %}}")
+
+
 class BlockError(ScalecoreError):
     """A mistake in an author block, located on its page: ``str()`` is ``page:line: message``."""
 
@@ -116,18 +173,18 @@ class PanelTemplates:
     def number(self, value, spec="") -> str:
         """A number as the shared views write it (views.js): the same in the fallback, the baked
         figure and the live view."""
-        return self.views.view("number", [value, spec])
+        return self.views.view("number", [_defined(value), spec])
 
     def view(self, name: str, spec) -> markupsafe.Markup:
         """A shared view's markup (its texts escaped by the view itself)."""
-        return markupsafe.Markup(self.views.view(name, spec))
+        return markupsafe.Markup(self.views.view(name, _defined(spec)))
 
     def environment(self, folder: Path) -> jinja2.Environment:
         if folder not in self.environments:
             environment = jinja2.Environment(
                 loader=jinja2.FileSystemLoader([str(folder), str(SHARED_TEMPLATES)]),
                 autoescape=True,  # every value is text unless a template marks it |safe on purpose
-                undefined=jinja2.StrictUndefined,  # a misspelt variable is a build error, not an empty string
+                undefined=NamedUndefined,  # a misspelt variable is a build error, not an empty string
                 trim_blocks=True,
                 lstrip_blocks=True,
                 bytecode_cache=self.bytecode_cache,
@@ -294,6 +351,9 @@ class Panel:
         what = str(error) if isinstance(error, jinja2.TemplateError) else f"{type(error).__name__}: {error}"
         block = f"(rendering /// {self.kind.name} at {self.context.page}:{self.line})"
         if isinstance(error, jinja2.UndefinedError):
+            has = _what_it_has(getattr(error, "scalecore_owner", None), getattr(error, "scalecore_name", None), given)
+            if has is not None:
+                return ScalecoreError(f"{where}: {has[0]} {block}. Fix: {has[1]}")
             return ScalecoreError(f"{where}: {what} {block}. Fix: use a value the template is given (its values: "
                                   f"{', '.join(sorted(given))}), or pass it from the kind's render() in kind.py: "
                                   "panel.render_template(options, name=value)")

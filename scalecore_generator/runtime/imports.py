@@ -16,10 +16,12 @@ What the browser has:
 
 What is checked: the imports that run when live mode imports a compute function's module, that is
 the module's top level (class bodies included), the packages' ``__init__`` modules above it and,
-transitively, every module of the site's packages those import; and the body of the compute
-function itself. Not checked, because the browser never runs them: an import inside another
-function (build-time helpers), under ``if TYPE_CHECKING:``, or in a ``try`` whose ``except``
-catches ImportError (the module's own fallback).
+transitively, every module of the site's packages those import; the body of the compute function
+itself, and of each function of its module it calls by name (transitively: an import moved into a
+helper the compute function calls runs in the browser all the same). Not checked, because the
+browser never runs them: an import inside a function live mode does not call (build-time helpers),
+under ``if TYPE_CHECKING:``, or in a ``try`` whose ``except`` catches ImportError (the module's own
+fallback).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import ast
 import functools
 import re
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from scalecore_generator.errors import ScalecoreError
@@ -50,6 +52,13 @@ class Problem:
     line: int
     module: str  # the top-level name that is missing
     statement: str  # "import numpy as np", as written
+    # the compute functions whose run reaches it ('lessons.walk:compute'; none known: every module is checked)
+    via: tuple[str, ...] = field(default=(), compare=False)
+    # where the code live mode runs uses the names it binds: 'compute uses np (line 9)'
+    used: tuple[str, ...] = field(default=(), compare=False)
+    # a top-level import of a compute function's module that nothing live mode runs there uses:
+    # 'helpers' (functions live mode does not call use it), 'nothing' (nothing in the module uses it)
+    unused_live: str = field(default="", compare=False)
 
 
 @functools.lru_cache(maxsize=4)
@@ -143,6 +152,38 @@ def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
     return ".".join(parts + ([node.module] if node.module else []))
 
 
+def _functions(tree: ast.Module) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+    return {node.name: node for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))}
+
+
+def _called(function, functions: dict) -> list[str]:
+    """The functions of the same module that ``function`` calls by name (``helper(...)``)."""
+    return sorted({node.func.id for node in ast.walk(function) if isinstance(node, ast.Call)
+                   and isinstance(node.func, ast.Name) and node.func.id in functions and node.func.id != function.name})
+
+
+def _bound(node: ast.Import | ast.ImportFrom) -> set[str]:
+    """The names an import statement binds: 'np' for 'import numpy as np', 'numpy' for 'import numpy.linalg'."""
+    if isinstance(node, ast.Import):
+        return {alias.asname or alias.name.split(".")[0] for alias in node.names}
+    return {alias.asname or alias.name for alias in node.names if alias.name != "*"}
+
+
+def _uses(names: set[str], tree: ast.Module, running: set[str]) -> tuple[str, ...]:
+    """Where the code live mode runs in a module (its top level, and the functions ``running``) uses
+    one of ``names``: "the module's top level uses np (line 4)", 'compute uses np (line 9, 10)'."""
+    functions = _functions(tree)
+    parts = [("the module's top level", [node for node in tree.body if node not in functions.values()])]
+    parts += [(name, [functions[name]]) for name in sorted(running & set(functions))]
+    found = []
+    for label, nodes in parts:
+        hits = [node for top in nodes for node in ast.walk(top) if isinstance(node, ast.Name) and node.id in names]
+        if hits:
+            found.append(f"{label} uses {', '.join(sorted({node.id for node in hits}))} (line "
+                         f"{', '.join(map(str, sorted({node.lineno for node in hits})))})")
+    return tuple(found)
+
+
 def check(packages: list[Path], computes: list[str] | None, available: set[str] | frozenset[str]) -> list[Problem]:
     """The imports live mode would run that the browser cannot satisfy, in the order found.
 
@@ -151,23 +192,25 @@ def check(packages: list[Path], computes: list[str] | None, available: set[str] 
     ``available``: the top-level modules the browser has."""
     site = Packages(packages)
     available = set(available) | set(site.folders)
-    roots: list[tuple[str, str | None]] = []  # (module, function whose body runs too)
+    roots: list[tuple[str, str | None, str | None]] = []  # (module, function whose body runs too, its compute)
     if computes is None:
-        roots = [(name, None) for name in site.every_module()]
+        roots = [(name, None, None) for name in site.every_module()]
     else:
         for compute in computes:
             module, _, function = compute.partition(":")
             if module.split(".")[0] in site.folders:
-                roots.append((module, function or None))
-    problems, seen, todo = [], set(), []
-    for module, function in roots:
+                roots.append((module, function or None, compute))
+    found: dict[Problem, tuple[set, set]] = {}  # each problem -> (the computes reaching it, its uses)
+    running: dict[str, set[str]] = {}  # module -> the functions of it live mode runs
+    seen, todo = set(), []
+    for module, function, compute in roots:
         parts = module.split(".")
-        todo += [(".".join(parts[:i]), None) for i in range(1, len(parts))] + [(module, function)]
+        todo += [(".".join(parts[:i]), None, compute) for i in range(1, len(parts))] + [(module, function, compute)]
     while todo:
-        module, function = todo.pop(0)
-        if (module, function) in seen:
+        module, function, compute = todo.pop(0)
+        if (module, function, compute) in seen:
             continue
-        seen.add((module, function))
+        seen.add((module, function, compute))
         path = site.file(module)
         if path is None:
             continue
@@ -176,12 +219,15 @@ def check(packages: list[Path], computes: list[str] | None, available: set[str] 
             tree = ast.parse(source, filename=str(path))
         except (OSError, UnicodeDecodeError, SyntaxError):
             continue  # the bake names a module that cannot be read or parsed
+        functions = _functions(tree)
         if function is None:
             body = tree.body
-        else:  # the function's own body, and the module's top level (its own entry)
-            todo.append((module, None))
-            body = [statement for node in tree.body if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-                    and node.name == function for statement in node.body]
+        else:  # the function's own body, the functions of the module it calls, and the module's top level
+            todo.append((module, None, compute))
+            running.setdefault(module, set()).add(function)
+            body = list(functions[function].body) if function in functions else []
+            if function in functions:
+                todo += [(module, name, compute) for name in _called(functions[function], functions)]
         lines = source.splitlines()
         for node in run_imports(body):
             if isinstance(node, ast.Import):
@@ -192,30 +238,61 @@ def check(packages: list[Path], computes: list[str] | None, available: set[str] 
             for name in names:
                 top = name.split(".")[0]
                 if top in site.folders:
-                    todo.append((name, None))
+                    todo.append((name, None, compute))
                 elif top and top not in available:
                     statement = lines[node.lineno - 1].strip() if node.lineno <= len(lines) else name
                     problem = Problem(path, node.lineno, top, statement)
-                    if problem not in problems:
-                        problems.append(problem)
+                    via, uses = found.setdefault(problem, (set(), set()))
+                    via.update([compute] if compute else [])
+                    if function is None:  # a top-level import: which running functions use it
+                        uses.add((module, frozenset(_bound(node))))
+    problems = []
+    for problem, (via, uses) in found.items():
+        used, anywhere, known = [], [], bool(uses)
+        for module, names in sorted(uses, key=lambda use: (use[0], sorted(use[1]))):
+            tree = ast.parse(site.file(module).read_text(encoding="utf-8"))
+            used += _uses(set(names), tree, running.get(module, set()))
+            anywhere += _uses(set(names), tree, set(_functions(tree)))
+            known = known and module in running  # the functions live mode runs there are known
+        unused_live = "" if used or not known else "helpers" if anywhere else "nothing"
+        problems.append(Problem(problem.path, problem.line, problem.module, problem.statement, via=tuple(sorted(via)),
+                                used=tuple(dict.fromkeys(used)), unused_live=unused_live))
     return problems
 
 
 def message(problems: list[Problem], computes: list[str] | None, offline: list[str], distributed: set[str]) -> str:
     """One message for every problem found, each with its file and line, and the fixes."""
-    where = "; ".join(
-        f"{p.path}:{p.line}: {p.statement!r}: {p.module} is not available in the browser's Python"
-        + (" (Pyodide's distribution has it, but a site serves none of those packages)" if p.module in distributed else "")
-        for p in problems)
-    runs = (f"live mode runs {', '.join(computes)} there" if computes
+    def one(p: Problem) -> str:
+        text = f"{p.path}:{p.line}: {p.statement!r}: {p.module} is not available in the browser's Python"
+        text += " (Pyodide's distribution has it, but a site serves none of those packages)" if p.module in distributed else ""
+        if p.used:
+            text += f"; {'; '.join(p.used)}, and live mode runs that"
+        elif p.unused_live == "helpers":
+            text += "; only functions live mode does not call use it"
+        elif p.unused_live == "nothing":
+            text += "; nothing in its module uses it"
+        return text
+
+    via = sorted({compute for p in problems for compute in p.via})
+    runs = (f"live mode runs {', '.join(via)} there" if via
             else "live mode and the console import the site's packages there")
-    names = sorted({p.module for p in problems})
-    return (f"{where}. The build computes with your Python, but {runs}, with Pyodide's standard library, "
-            f"the core ({CORE}), the site's packages and the console's offline wheels ({', '.join(offline)}): "
-            "every reader's browser would fail with ModuleNotFoundError. Fix: compute with the standard library "
-            f"(math, statistics, random) instead of {', '.join(names)}; or, for code the browser never runs, "
-            "import it inside the function that uses it at build time, under 'if TYPE_CHECKING:', or in "
-            "try/except ImportError; or set 'live: false' for the scalecore plugin (no live mode, no console)")
+    what = f"in {', '.join(via)} and what it calls and imports" if via else "in the site's packages"
+    names = ", ".join(sorted({p.module for p in problems}))
+    if all(p.unused_live == "nothing" for p in problems):
+        fix = "remove the import (or put it under 'if TYPE_CHECKING:' for type hints)"
+    elif all(p.unused_live for p in problems):
+        fix = (f"move the import into the functions that use {names} (live mode never calls them, so the browser "
+               "never runs the import), under 'if TYPE_CHECKING:', or into try/except ImportError with a fallback; "
+               "remove it where nothing uses it")
+    else:
+        fix = (f"compute with the standard library (math, statistics, random) instead of {names} {what} (an import "
+               "moved into the compute function, or into a function it calls, fails in the browser all the same); "
+               f"{names} may stay only where live mode never goes: inside a function it never calls (a build-time "
+               "helper), under 'if TYPE_CHECKING:', or in try/except ImportError with a fallback")
+    return (f"{'; '.join(map(one, problems))}. The build computes with your Python, but {runs}, with Pyodide's "
+            f"standard library, the core ({CORE}), the site's packages and the console's offline wheels "
+            f"({', '.join(offline)}): every reader's browser would fail with ModuleNotFoundError. Fix: {fix}. Or "
+            "set 'live: false' for the scalecore plugin (no live mode, no console)")
 
 
 def check_or_stop(packages: list[Path], computes: list[str] | None, pyodide: Path, offline: dict[str, list[str]],

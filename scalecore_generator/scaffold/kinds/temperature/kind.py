@@ -33,9 +33,14 @@ class Temperature(Kind):
 
     def check(self, options, site):
         if options["temperature"] not in site.options["temperatures"]:
+            wanted = options["temperature"]
             baked = ", ".join(str(t) for t in site.options["temperatures"])
-            raise OptionError("temperature", f"{options['temperature']} is not a baked temperature; "
-                                             f"the baked ones are: {baked}")
+            # Where the baked ones come from: the kind's setting in mkdocs.yml (site.option_at: its line).
+            raise OptionError("temperature", f"{wanted} is not a baked temperature; the baked ones are: {baked}"
+                                             f"{site.option_at('kinds')}. Fix: write one of them, or bake {wanted} "
+                                             "too: add it to the setting temperatures of the kind temperature, "
+                                             "under the scalecore plugin's kinds in mkdocs.yml "
+                                             f"(kinds: {{temperature: {{temperatures: [{baked}, {wanted}]}}}})")
 
     def render(self, options, panel):
         point = panel.baked(str(options["temperature"]))
