@@ -512,6 +512,12 @@ def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict
     return f"(globalThis.{GLOBAL}=globalThis.{GLOBAL}||{{}})[{json.dumps(module.url)}]={text};\n"
 
 
+# The theme's scripts of the mentor (module.js loads them when a page's mentor box nears the
+# viewport): a site whose pages all leave the mentor out does not ship them.
+THEME_SCRIPTS = ("assets/scalecore-module/mentor.js", "assets/scalecore-module/mentor-core.js",
+                 "assets/scalecore-module/mentor-embeddings.js")
+
+
 def script_path(page_url: str) -> str:
     """Where a module page's mentor data goes: assets/scalecore/mentor/<page path>.js."""
     stem = posixpath.splitext(page_url)[0] or "index"
@@ -568,8 +574,9 @@ class Collector:
         return sorted(url for url, meta in self.meta.items() if meta.get("code"))
 
     def scripts(self, tree: dict, typeset=None, axes: dict[str, list[str]] | None = None,
-                typesetter: str | None = None) -> dict[str, str]:
-        """Site path -> text of every module page's mentor data script; ``typeset(tex, display)``
+                typesetter: str | None = None, only: set[str] | None = None) -> dict[str, str]:
+        """Site path -> text of every module page's mentor data script (``only``: of these site
+        paths, the pages that show the mentor); ``typeset(tex, display)``
         gives a formula's markup (the build's typesetter, whose cache already holds each one,
         ``typesetter`` its version); ``axes``: each kind's axis names (see data_script)."""
         from scalecore_generator.pages.module_meta import titles_of
@@ -577,6 +584,8 @@ class Collector:
         titles = self._by_title()
         out = {}
         for url in self.modules():
+            if only is not None and script_path(url) not in only:
+                continue
             meta = self.meta[url]
             prerequisites = [titles[t] for t in titles_of(meta.get("prerequisites")) if t in titles]
             sources = [url] + [p for p in dict.fromkeys(prerequisites) if p != url]

@@ -2,6 +2,7 @@
 plugin's ``mentor`` and ``notes``, on by default) and page options (front matter ``mentor:`` and
 ``notes:``, which win); a value that is not true or false stops the build with its line."""
 
+import json
 from pathlib import Path
 
 from sites import build, copy_site, edit, line_of
@@ -9,6 +10,10 @@ from sites import build, copy_site, edit, line_of
 TUTORIAL = Path(__file__).resolve().parents[1] / "scalecore_generator" / "scaffold"
 LESSON = Path("docs") / "lessons" / "temperature.md"
 MENTOR, NOTES = 'class="scalecore-mentor"', 'class="scalecore-notes"'
+# What only the mentor uses: its scripts, its embedding table, the search and PDF libraries.
+MENTOR_FILES = ("assets/scalecore-module/mentor.js", "assets/scalecore-module/mentor-core.js",
+                "assets/scalecore-module/mentor-embeddings.js", "assets/scalecore/vendor/minisearch.js",
+                "assets/scalecore/vendor/pdfjs/pdf.min.js", "assets/scalecore/mentor/lessons--temperature.js")
 
 
 def built(tmp_path, options: str = "", front_matter: str = ""):
@@ -30,6 +35,7 @@ def test_by_default_a_module_page_ends_with_the_mentor_and_the_notes(tmp_path):
     assert result.returncode == 0, result.describe()
     html = lesson_html(folder)
     assert MENTOR in html and NOTES in html
+    assert [path for path in MENTOR_FILES if not (folder / "site" / path).is_file()] == []
 
 
 def test_the_site_turns_the_mentor_off_and_a_page_turns_its_notes_off(tmp_path):
@@ -38,6 +44,10 @@ def test_the_site_turns_the_mentor_off_and_a_page_turns_its_notes_off(tmp_path):
     html = lesson_html(folder)
     assert MENTOR not in html and NOTES not in html
     assert 'class="scalecore-module"' in html  # the rest of the module page stays
+    # and the site ships none of the mentor's files (5.5 MB of embeddings), nor lists them offline
+    site = folder / "site"
+    assert [path for path in MENTOR_FILES if (site / path).exists()] == []
+    assert not any("mentor" in path for path in json.loads((site / "offline.json").read_text())["files"])
 
 
 def test_a_page_keeps_its_mentor_when_the_site_has_none(tmp_path):
@@ -45,6 +55,7 @@ def test_a_page_keeps_its_mentor_when_the_site_has_none(tmp_path):
     assert result.returncode == 0, result.describe()
     html = lesson_html(folder)
     assert MENTOR in html and NOTES not in html
+    assert [path for path in MENTOR_FILES if not (folder / "site" / path).is_file()] == []
 
 
 def test_a_switch_that_is_not_true_or_false_names_its_line(tmp_path):

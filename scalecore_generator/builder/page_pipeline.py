@@ -44,6 +44,7 @@ class PagePipeline:
         self.figures = {}  # drawn while the pages render (Panel.figure), written with the site
         # every page's passages, for the module pages' mentor
         self.mentor = mentor.Collector(build.memos["mentor"], build.memos["readings"])
+        self.mentor_pages = set()  # the mentor scripts of the pages that show the mentor (finish_page)
 
     def expand(self, page: PageInfo, markdown: str, resolve_link=None, pages: tuple = ()) -> str:
         """A page's markdown with its blocks as panels (each waiting in a slot of the page's
@@ -148,7 +149,10 @@ class PagePipeline:
         None: a page of the theme's own (404.html), which only gets the policy."""
         html = self.put_back(html)
         if page is not None:
-            script = mentor.script_path(page.dest_uri) if page.meta.get("code") else None
+            script = None
+            if page.meta.get("code") and page.meta.get("mentor", self.build.settings.mentor) is not False:
+                script = mentor.script_path(page.dest_uri)
+                self.mentor_pages.add(script)
             html = module_page.decorate(html, page, list(pages), script, self.build.mentor_model, self.build.module_templates)
         if page is not None and self.build.typesetter is not None and "arithmatex" in html:
             html = self.build.typesetter.page(html, self.where(page), page.source)

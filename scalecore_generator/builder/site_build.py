@@ -54,7 +54,7 @@ from scalecore_generator.builder.site_swap import StagedSite, ledger_beside
 from scalecore_generator.errors import BuildError
 from scalecore_generator.kinds import registry, site_kinds
 from scalecore_generator.kinds.kind import Site
-from scalecore_generator.pages import assets, author_files, formulas, frontend, math_font, module_page, \
+from scalecore_generator.pages import assets, author_files, module_meta, formulas, frontend, math_font, module_page, \
     sources
 from scalecore_generator.pages.quotes import LazyNamespace
 from scalecore_generator.runtime import pyodide as runtime
@@ -121,6 +121,8 @@ class SiteBuild:
         except ValueError as error:
             raise BuildError(str(error)) from None
         self.used_by_pages = site_kinds.usage(self.engine.docs_dir, self.kinds)  # one pass per build
+        # "Ask the mentor" on some page: the site's option, or a module page's own (mentor: true)
+        self.mentor_wanted = bool(settings.mentor) or module_meta.switched_on(self.engine.docs_dir, "mentor")
         try:
             self.corpora = load_for_build(self.root / settings.corpora_dir, settings.corpora, self.cache, self.log,
                                           self.digests.of, self.memos["corpora"]) if self.needs("corpora") else {}
@@ -201,7 +203,8 @@ class SiteBuild:
         self.files.update(self.tables_files)
         self.files.update(assets.collect(self.root, self.engine.uses_math and settings.math == "html"))
         live = self.early_runtime or (live_runtime.runtime_of(self) if settings.live else runtime.Runtime({}, {}))
-        self.files.update(mentor.assets(vendor.NODE_MODULES))
+        if self.mentor_wanted:
+            self.files.update(mentor.assets(vendor.NODE_MODULES))
         self.mentor_model = self._mentor_model() if settings.mentor_model else None
         if snapshot_job is not None:
             live_runtime.add_snapshot(self, live, snapshot_job)
@@ -344,6 +347,11 @@ class SiteBuild:
         MkDocs' files; Zensical's, once Zensical has written the site (adapters/zensical)."""
         self.publisher.write_all(self.files, self.contents, os.fspath(site_dir))
 
+    def left_out(self) -> frozenset[str]:
+        """The theme's files this site does not ship (site paths): the mentor's scripts when no
+        page has the mentor. An adapter drops them from what its engine copies."""
+        return frozenset() if self.mentor_wanted else frozenset(mentor.THEME_SCRIPTS)
+
     def own_folders(self) -> list[Path]:
         """Where the scripts and styles we write come from: served minified (pages/frontend.py)."""
         return [assets.OWN, THEME, *(kind.folder for kind in self.used.values())]
@@ -390,7 +398,8 @@ class SiteBuild:
                 return self.typesetter.formula(tex, display, docs, str)
         try:
             scripts = self.pages.mentor.scripts(self.pages.quotes, typeset, self.axes(),
-                                          self.typesetter.version if self.typesetter is not None else None)
+                                                self.typesetter.version if self.typesetter is not None else None,
+                                                only=self.pages.mentor_pages)
         finally:
             if self.typesetter is not None:
                 self.typesetter.save()

@@ -57,6 +57,29 @@ OTHER_KNOWN = ("template", "hide", "icon", "status", "subtitle", "search", "tags
 CODE = re.compile(r"^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$")
 
 
+def switched_on(docs, key: str) -> bool:
+    """Some module page under ``docs`` sets ``key: true`` in its front matter (a switch of SWITCHES
+    the site's option turns off): a quick pass on the sources, which parses a page's front matter
+    only when the key is written in it."""
+    import yaml
+    from pathlib import Path
+
+    for page in sorted(Path(docs).rglob("*.md")):
+        try:
+            text = page.read_text(encoding="utf-8-sig")
+        except (OSError, UnicodeDecodeError):
+            continue
+        if not text.startswith("---") or f"{key}:" not in text.split("\n---", 2)[0]:
+            continue
+        try:
+            meta = yaml.safe_load(text.split("\n---", 2)[0][3:]) or {}
+        except yaml.YAMLError:
+            continue  # the page's own check says what is wrong, with its line
+        if isinstance(meta, dict) and meta.get("code") and meta.get(key) is True:
+            return True
+    return False
+
+
 def section_of(code: str) -> str:
     """The code of the section a module belongs to: 'P10.attention.04' -> 'P10'."""
     return str(code).split(".", 1)[0]

@@ -107,6 +107,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def _serve_theme_files(self, files, config):
         """Our theme's scripts and styles minified, the styles in one stylesheet (pages/frontend.py)."""
         own = self.build.own_folders()
+        for file in [file for file in files if file.src_uri in self.build.left_out()]:
+            files.remove(file)
         ours = {file.src_uri: file for file in files
                 if file.abs_src_path and frontend.is_own(Path(file.abs_src_path), own)}
 

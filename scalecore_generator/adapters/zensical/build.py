@@ -121,7 +121,8 @@ def _finish(run: SiteBuild, staging: Path, pages: dict[str, PageInfo]) -> None:
     run.write_files(staging)
     own = run.own_folders()
     ours = {path.relative_to(THEME).as_posix(): path for path in sorted(THEME.rglob("*"))
-            if path.is_file() and frontend.is_own(path, own)}
+            if path.is_file() and frontend.is_own(path, own)
+            and path.relative_to(THEME).as_posix() not in run.left_out()}
 
     def served_text(path):  # the theme's own files are ours: Zensical is given no custom_dir of ours
         for folder in (staging, THEME):
