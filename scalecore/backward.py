@@ -29,6 +29,8 @@ import math
 import random
 from dataclasses import dataclass
 from functools import lru_cache
+from itertools import repeat
+from operator import mul, sub
 
 from scalecore.matrices import Matrix, matmul, scale, transpose, triangular_matmul
 
@@ -59,7 +61,8 @@ def through_softmax(p: list[float], g: list[float]) -> list[float]:
     Written as p_i * sum_j p_j (g_i - g_j) (the same, since the p_j sum to 1) because a saturated
     row has p_top = 1 - epsilon, and g_top - p . g would subtract two nearly equal numbers: the
     rounding of p_top, not the maths, would decide the result (and differ between runtimes)."""
-    return [p_i * math.fsum([p_j * (g_i - g_j) for p_j, g_j in zip(p, g)]) for p_i, g_i in zip(p, g)]
+    # p_j * (g_i - g_j) for every j, mapped in C rather than looped in Python: the same products
+    return [p_i * math.fsum(map(mul, p, map(sub, repeat(g_i), g))) for p_i, g_i in zip(p, g)]
 
 
 def score_gradient(weights: Matrix, grad_weights: Matrix) -> Matrix:

@@ -73,7 +73,9 @@ def per_word_rows(rows: Matrix, tokens: list[str] | None) -> Matrix:
     for row in rows:
         if len(tokens) != len(row):
             raise ValueError(f"{len(tokens)} tokens for a row of {len(row)} weights")
-    return [[math.fsum([row[i] for i in group]) for group in groups] for row in rows]
+    # a word seen once keeps its weight as it is (the sum of one weight is that weight)
+    return [[row[group[0]] if len(group) == 1 else math.fsum([row[i] for i in group]) for group in groups]
+            for row in rows]
 
 
 def row_spread(scores: Matrix) -> float:
@@ -88,6 +90,16 @@ def root_mean_square(x: Matrix) -> float:
 
 def share_saturated(rows: Matrix) -> float:
     return mean([1.0 if max(row) > SATURATION else 0.0 for row in rows])
+
+
+def mean_row_max(weights: Matrix) -> float:
+    """The weight each token gives its favourite token, averaged over the tokens."""
+    return mean([max(row) for row in weights])
+
+
+def mean_gradient(weights: Matrix) -> float:
+    """The size of each row's softmax Jacobian, averaged over the rows."""
+    return mean([jacobian_norm(row) for row in weights])
 
 
 def measure(x: Matrix, scores: Matrix, weights: Matrix, tokens: list[str] | None = None) -> Measures:
@@ -107,10 +119,10 @@ def attention_measures(scores: Matrix, weights: Matrix, tokens: list[str] | None
     words = per_word_rows(weights, tokens)
     return dict(
         score_spread=row_spread(scores),
-        mean_row_max=mean([max(row) for row in weights]),
-        word_row_max=mean([max(row) for row in words]),
+        mean_row_max=mean_row_max(weights),
+        word_row_max=mean_row_max(words),
         mean_entropy=mean([entropy(row) for row in weights]),
-        gradient=mean([jacobian_norm(row) for row in weights]),
+        gradient=mean_gradient(weights),
         saturated_share=share_saturated(weights),
         word_saturated_share=share_saturated(words),
     )

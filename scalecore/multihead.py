@@ -28,13 +28,13 @@ head of :mod:`scalecore.attention` with d_k = d_model, drawn from the same seed.
 import math
 import random
 from array import array
-from dataclasses import dataclass
-from functools import lru_cache
+from dataclasses import dataclass, field
+from functools import cached_property, lru_cache
 
 from scalecore.guards import GuardSet
 from scalecore.layernorm import layer_norm
 from scalecore.matrices import Matrix, flatten, matmul, scale, shape, transpose
-from scalecore.measures import SATURATION, Measures, measure
+from scalecore.measures import SATURATION, Measures, attention_measures, input_measures
 from scalecore.projections import init_std, standard_matrix
 from scalecore.softmax import softmax_rows
 
@@ -52,13 +52,30 @@ class Weights:
 
 @dataclass(frozen=True)
 class Head:
-    """One head's share of the work."""
+    """One head's share of the work. What is not needed for the next step (the measures, the
+    output) is worked out when first asked for: the multi-head lesson reads the measures and
+    never the output, the encoder the output and only three measures (scalecore.encoder)."""
 
     scores: Matrix  # (T, T), divided by sqrt(d_k) when the scale guard is on
-    raw_spread: float  # the spread within a row of Q_i K_i^T, before any division
     weights: Matrix  # (T, T), rows sum to 1
-    output: Matrix  # A_i V_i, (T, d_k)
-    measures: Measures
+    values: Matrix  # V_i, (T, d_k): what the weights mix
+    divisor: float  # what the scores were divided by: sqrt(d_k) with the scale guard, else 1
+    seen: dict = field(repr=False)  # the measures of the input, which every head shares
+    words: list[str] | None = field(default=None, repr=False)  # the tokens, to count a repeated word once
+
+    @cached_property
+    def measures(self) -> Measures:
+        return Measures(**self.seen, **attention_measures(self.scores, self.weights, self.words))
+
+    @cached_property
+    def raw_spread(self) -> float:
+        """The spread within a row of Q_i K_i^T, before any division."""
+        return self.measures.score_spread * self.divisor
+
+    @cached_property
+    def output(self) -> Matrix:
+        """A_i V_i, (T, d_k)."""
+        return matmul(self.weights, self.values)
 
 
 @dataclass(frozen=True)
@@ -66,8 +83,17 @@ class MultiHeadResult:
     head_input: Matrix  # what the projections see: X, or LayerNorm(X) with the norm guard
     d_k: int
     heads: list[Head]
-    concat: Matrix  # the heads' outputs side by side, (T, d_model)
-    output: Matrix  # concat W_O, (T, d_model)
+    w_o: Matrix  # mixes the concatenated heads back into the model's width, (d_model, d_model)
+
+    @cached_property
+    def concat(self) -> Matrix:
+        """The heads' outputs side by side, (T, d_model)."""
+        return [[x for head in self.heads for x in head.output[t]] for t in range(len(self.head_input))]
+
+    @cached_property
+    def output(self) -> Matrix:
+        """concat W_O, (T, d_model): the layer's output (worked out when first asked for)."""
+        return matmul(self.concat, self.w_o)
 
 
 def head_width(d_model: int, heads: int) -> int:
@@ -90,7 +116,7 @@ def draw_weights(seed: int, d_model: int, guarded: bool) -> Weights:
     if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
         raise ValueError(f"a seed is a non-negative integer, got {seed!r}")
     std = init_std(d_model, guarded)
-    w_q, w_k, w_v, w_o = ([[z * std for z in row] for row in m] for m in _standard_draws(seed, d_model))
+    w_q, w_k, w_v, w_o = ([list(row) for row in m] for m in _scaled_draws(seed, d_model, std))  # fresh lists
     return Weights(w_q=w_q, w_k=w_k, w_v=w_v, w_o=w_o, std=std)
 
 
@@ -100,6 +126,12 @@ def _standard_draws(seed: int, d_model: int) -> tuple:
     return tuple(standard_matrix(rng, d_model, d_model) for _ in range(4))
 
 
+@lru_cache(maxsize=16)
+def _scaled_draws(seed: int, d_model: int, std: float) -> tuple:
+    """The draws times ``std``, remembered: the 8 guard sets of a recompute need two scalings."""
+    return tuple(tuple(tuple(z * std for z in row) for row in m) for m in _standard_draws(seed, d_model))
+
+
 def mix(seen: Matrix, weights: Weights, heads: int, scaled: bool, words: list[str] | None = None) -> MultiHeadResult:
     """The layer on an input as it is (no LayerNorm here): the encoder decides where that goes.
     ``words`` (the sentence's tokens) lets the measures count a repeated word once."""
@@ -107,29 +139,27 @@ def mix(seen: Matrix, weights: Weights, heads: int, scaled: bool, words: list[st
     if tokens == 0:
         raise ValueError("attention needs at least one token")
     d_k = head_width(d_model, heads)
-    values, raws = _projected(seen, weights, heads, d_k)
+    values, raws, seen_measures = _projected(seen, weights, heads, d_k)
     done = []
     for i in range(heads):
         v = columns(values, i * d_k, (i + 1) * d_k)
         raw = [list(row) for row in raws[i]]  # (T, T), a copy: the memo's stays as it was
         scores = scale(raw, 1.0 / math.sqrt(d_k)) if scaled else raw
-        a = softmax_rows(scores)
-        m = measure(seen, scores, a, words)
-        raw_spread = m.score_spread * math.sqrt(d_k) if scaled else m.score_spread
-        done.append(Head(scores=scores, raw_spread=raw_spread, weights=a, output=matmul(a, v), measures=m))
-    concat = [[x for head in done for x in head.output[t]] for t in range(tokens)]
-    return MultiHeadResult(head_input=seen, d_k=d_k, heads=done, concat=concat, output=matmul(concat, weights.w_o))
+        done.append(Head(scores=scores, weights=softmax_rows(scores), values=v,
+                         divisor=math.sqrt(d_k) if scaled else 1.0, seen=seen_measures, words=words))
+    return MultiHeadResult(head_input=seen, d_k=d_k, heads=done, w_o=weights.w_o)
 
 
 _PROJECTED: dict[bytes, tuple] = {}  # the last few inputs' V and raw scores (see _projected)
 _PROJECTED_SIZE = 8
 
 
-def _projected(seen: Matrix, weights: Weights, heads: int, d_k: int) -> tuple[Matrix, list[Matrix]]:
+def _projected(seen: Matrix, weights: Weights, heads: int, d_k: int) -> tuple[Matrix, list[Matrix], dict]:
     """V = seen W_V and each head's raw scores Q_i K_i^T: what ``mix`` computes before the scale
-    guard is applied. The lesson's guard sets come in pairs that differ only in ``scale`` (the
-    same input, the same weights), so the last few are kept under the exact bits of their
-    inputs (-0.0 is not 0.0 there) and computed once for both: the same numbers, half the work."""
+    guard is applied, with the measures of the input every head sees. The lesson's guard sets
+    come in pairs that differ only in ``scale`` (the same input, the same weights), so the last
+    few are kept under the exact bits of their inputs (-0.0 is not 0.0 there) and computed once
+    for both: the same numbers, half the work."""
     key = b"".join([heads.to_bytes(4, "little"), len(seen).to_bytes(4, "little"),
                     *(array("d", flatten(m)).tobytes() for m in (seen, weights.w_q, weights.w_k, weights.w_v))])
     found = _PROJECTED.get(key)
@@ -140,11 +170,11 @@ def _projected(seen: Matrix, weights: Weights, heads: int, d_k: int) -> tuple[Ma
             cut = (i * d_k, (i + 1) * d_k)
             q, k = columns(queries, *cut), columns(keys, *cut)
             raws.append(tuple(tuple(row) for row in matmul(q, transpose(k))))
-        found = tuple(tuple(row) for row in values), tuple(raws)
+        found = tuple(tuple(row) for row in values), tuple(raws), input_measures(seen)
         if len(_PROJECTED) >= _PROJECTED_SIZE:
             del _PROJECTED[next(iter(_PROJECTED))]  # the oldest
         _PROJECTED[key] = found
-    return [list(row) for row in found[0]], list(found[1])
+    return [list(row) for row in found[0]], list(found[1]), dict(found[2])
 
 
 def attend(x: Matrix, guards: GuardSet, seed: int, heads: int,

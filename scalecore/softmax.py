@@ -12,6 +12,8 @@ the head stops learning. Keeping scores in range is what the three guards are fo
 """
 
 import math
+from itertools import chain, combinations, repeat, starmap
+from operator import mul
 
 from scalecore.matrices import Matrix, Vector
 
@@ -55,8 +57,8 @@ def jacobian_norm(weights: Vector) -> float:
 
     (the doubling is exact, and so is fsum: the result is the very number the whole matrix gives)."""
     diagonal = [p * (1.0 - p) for p in weights]
-    off = [p_i * p_j for i, p_i in enumerate(weights) for p_j in weights[i + 1:]]
-    return math.sqrt(math.fsum([*[d * d for d in diagonal], *[x * x * 2.0 for x in off]]))
+    off = list(starmap(mul, combinations(weights, 2)))  # p_i p_j for i < j, paired in C, not in a Python loop
+    return math.sqrt(math.fsum(chain(map(mul, diagonal, diagonal), map(mul, map(mul, off, off), repeat(2.0)))))
 
 
 def entropy(weights: Vector) -> float:
