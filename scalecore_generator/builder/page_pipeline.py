@@ -50,6 +50,7 @@ class PagePipeline:
         """A page's markdown with its blocks as panels (each waiting in a slot of the page's
         stash until restore()), its quotes and its generated tables. Every mistake names the
         page's file and line."""
+        self.build.steps.take("expand")
         from scalecore_generator.blocks import PageContext, Stash, expand_blocks, line_offset
 
         if "title" in page.meta:  # text, wherever the theme writes it (pages/author_scripts.py)
@@ -88,6 +89,7 @@ class PagePipeline:
     def restore(self, page: PageInfo, html: str) -> str:
         """Each panel's HTML back in the place of its slot (blocks/stash.py), once the author's
         own HTML and its panels' are checked for inline scripts (pages/author_scripts.py)."""
+        self.build.steps.take("restore")
         stash = self.stashes.pop(page.src_uri, None)
         panels = author_scripts.panel_scripts(stash.kept.values() if stash is not None else (), self._template_of)
         if panels or "<script" in html.lower():
@@ -112,6 +114,7 @@ class PagePipeline:
         The content returned holds its panels' fallbacks back until put_back or finish_page
         (blocks/stash.py: a search index leaves them out anyway, and a search plugin parsed every
         tag to do so)."""
+        self.build.steps.take("read")
         from scalecore_generator.blocks.base import PAGE_LINK
 
         read = html
@@ -129,6 +132,7 @@ class PagePipeline:
 
     def check_neighbours(self, pages: list[PageInfo]) -> None:
         """Every prerequisite and next title of a module page names a page (or is external)."""
+        self.build.steps.take("check_neighbours")
         modules, titles = {}, {}
         for other in pages:
             where = self.where(other)
@@ -147,6 +151,7 @@ class PagePipeline:
         its Content-Security-Policy (pages/csp.py). Math is done on the finished page: the search
         index keeps the formulas' TeX (what a reader types), not the typeset markup. ``page``
         None: a page of the theme's own (404.html), which only gets the policy."""
+        self.build.steps.take("finish_page" if page is None else "finish_a_page")
         html = self.put_back(html)
         if page is not None:
             script = None

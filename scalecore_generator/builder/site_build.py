@@ -50,6 +50,7 @@ from scalecore_generator.foundation.manifest import MANIFEST, MANIFEST_SCRIPT, P
 from scalecore_generator.builder.memos import KindKeys, build_memos
 from scalecore_generator.builder.page_pipeline import PagePipeline
 from scalecore_generator.builder.publisher import Publisher
+from scalecore_generator.builder.steps import Steps
 from scalecore_generator.builder.site_swap import StagedSite, ledger_beside
 from scalecore_generator.errors import BuildError
 from scalecore_generator.kinds import registry, site_kinds
@@ -78,6 +79,7 @@ class SiteBuild:
         self.cache = self.root / settings.cache_dir
         self.publisher = publisher  # where the site's files are written (None: made by configure)
         self.pages: PagePipeline | None = None  # each page's steps, once prepared
+        self.steps = Steps()  # the steps taken, in the order builder/steps.py gives
         self.cache_use = None
         self.minifier = None
         self.scripted_files = frozenset()  # the author's files allowed their scripts (check_author_files)
@@ -90,6 +92,7 @@ class SiteBuild:
     # -- configure: what the build reads before anything is computed -----------------------------
 
     def configure(self) -> None:
+        self.steps.take("configure")
         settings = self.settings
         self.option_lines = _OptionLines(settings.where, ("corpora", "seeds", "kinds"))
         # the sha256 of what the site publishes and of what it derives from (cache/digests.py); a
@@ -150,6 +153,7 @@ class SiteBuild:
     def stage(self) -> Path:
         """Where the engine writes this build's site: a staging folder swapped in by finish(), so
         a failed build leaves the published site as it was (builder/site_swap.py)."""
+        self.steps.take("stage")
         if self.command == "build" and not self.staged:
             staged = StagedSite(str(self.engine.site_dir))
             try:
@@ -174,6 +178,7 @@ class SiteBuild:
     # -- prepare: the bake and everything the pages point to -------------------------------------
 
     def prepare(self) -> None:
+        self.steps.take("prepare")
         self.cache_use = cache.SharedUse(self.cache)  # a prune elsewhere waits while this build runs
         self.cache_use.acquire()
         try:
@@ -345,6 +350,7 @@ class SiteBuild:
         as a link to a file of the site. MkDocs' adapter calls this before MkDocs writes its own
         files (pages, theme), which therefore win at the same path, as they did when these were
         MkDocs' files; Zensical's, once Zensical has written the site (adapters/zensical)."""
+        self.steps.take("write_files")
         self.publisher.write_all(self.files, self.contents, os.fspath(site_dir))
 
     def left_out(self) -> frozenset[str]:
@@ -361,6 +367,7 @@ class SiteBuild:
         (pages/frontend.py): site path -> the file to serve there. ``ours`` are the files the
         engine serves from our folders; ``served_text(path)`` is the text it serves at a path,
         None where it serves nothing (then the build's own file there, as write_files will)."""
+        self.steps.take("theme_files")
         styles = [paths["style"] for paths in self.served.values() if "style" in paths]
         later = {math_font.CSS_SITE: math_font.stylesheet()} if self.math_font is not None else {}
         stylesheet = assets.stylesheet(self.engine.uses_math, self.engine.uses_theme, self.settings.math, styles)
@@ -379,6 +386,7 @@ class SiteBuild:
         """The author's own files the site publishes as they are (``files``: path under docs/ ->
         file): an SVG, HTML or XML file carrying a script stops the build, unless the site allows
         it by name (pages/author_files.py), and then the service worker serves it as its host does."""
+        self.steps.take("check_author_files")
         self.scripted_files = author_files.check_files(files, lambda name: f"{self.engine.docs_dir.name}/{name}",
                                  set(self.settings.allow_inline_scripts), self.log)
 
@@ -387,6 +395,7 @@ class SiteBuild:
     def finish(self, site_dir: Path) -> None:
         """Write what the pages drew (figures, the mentor's scripts, the math font cut to the
         characters typeset), save the caches, and swap the staged site into place."""
+        self.steps.take("finish")
         self.views.save()
         self.views.close()
         self.template_caches.save()
