@@ -312,3 +312,16 @@ def test_the_feature_table_names_its_tests():
         assert set(named) <= defined, f"{row}: {set(named) - defined}"
         if "not yet" in row:  # a feature that cannot work yet says why, in the row
             assert re.search(r"not yet: .{40,}", row), row
+
+
+def test_zensical_internals_that_moved_stop_with_the_version_tested(monkeypatch):
+    """The adapter reads Zensical's internals in one place (blocks.rendering_context): a Zensical
+    that moved them stops there, naming the version tested and the fix, not inside a page."""
+    pytest.importorskip("zensical", reason="the Zensical engine is not installed")
+    from scalecore_generator.adapters.zensical import ZENSICAL_VERSION, blocks
+    from scalecore_generator.errors import ScalecoreError
+
+    monkeypatch.setitem(sys.modules, "zensical.extensions.context", None)  # importing it raises ImportError
+    with pytest.raises(ScalecoreError, match=f"tested with {re.escape(ZENSICAL_VERSION)}. Fix: pip install "
+                                             f"'zensical=={re.escape(ZENSICAL_VERSION)}'"):
+        blocks.rendering_context(object())

@@ -12,7 +12,9 @@ import posixpath
 from pathlib import Path
 from urllib.parse import unquote
 
+from scalecore_generator.adapters.zensical import ZENSICAL_VERSION
 from scalecore_generator.blocks.extension import BlocksExtension
+from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.builder.engine_site import PageInfo
 from scalecore_generator.pages.module_page import relative_url
 
@@ -27,9 +29,7 @@ def page_of(md) -> PageInfo | None:
     known = getattr(md, "scalecore_page", None)
     if known is not None:
         return known
-    from zensical.extensions.context import ContextPreprocessor
-
-    context = ContextPreprocessor.from_markdown(md)
+    context = rendering_context(md)
     build = ACTIVE.get("build")
     if context is None or build is None:
         return None
@@ -41,6 +41,22 @@ def page_of(md) -> PageInfo | None:
     md.scalecore_page = info
     ACTIVE.setdefault("pages", {})[dest] = info
     return info
+
+
+def rendering_context(md):
+    """The page Zensical is converting with ``md``: the one place the adapter reads Zensical's
+    internals (its ``ContextPreprocessor``, not a public API), so a Zensical that moved them
+    stops here with the version tested named, not somewhere inside a page."""
+    try:
+        from zensical.extensions.context import ContextPreprocessor
+
+        return ContextPreprocessor.from_markdown(md)
+    except (ImportError, AttributeError) as error:
+        import zensical
+
+        raise ScalecoreError(f"Zensical {getattr(zensical, 'version', lambda: '?')()} no longer gives its extensions "
+                             f"the page they convert ({error}); Scalecore was tested with {ZENSICAL_VERSION}. Fix: "
+                             f"pip install 'zensical=={ZENSICAL_VERSION}', or build with MkDocs: mkdocs build") from None
 
 
 def links(page: PageInfo):

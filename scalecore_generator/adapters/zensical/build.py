@@ -49,6 +49,9 @@ def build(config_file: Path, strict: bool = False, site_dir: Path | None = None)
     except ImportError:
         raise ZensicalError(f"the Zensical engine is not installed. Fix: pip install 'zensical=={ZENSICAL_VERSION}', "
                             "or build with MkDocs (the default engine): mkdocs build") from None
+    if zensical.version() != ZENSICAL_VERSION:  # its internals are read in one place: blocks.rendering_context
+        log.warning(f"zensical {zensical.version()}: Scalecore was tested with {ZENSICAL_VERSION}, whose internals "
+                    f"it reads. If the build fails, pip install 'zensical=={ZENSICAL_VERSION}'.")
     config_file = Path(config_file).resolve()
     root = config_file.parent
     config = _read(config_file)
