@@ -3,6 +3,15 @@ what a reader sees, measured in Chromium.
 
 - From disk, a console says once that it needs the site served over http (it said it twice: the
   panel's own note with the command for this folder, and the fallback's shorter one).
+- A segmented switch on a phone is rows of two choices: an odd last choice takes its row (the
+  encoder's LayerNorm switch, none / post-LN / pre-LN, showed an empty grey cell).
+- A panel table wider than a phone scrolls in its box; its caption wraps at the box's width and
+  stays in view (the encoder's caption was cut mid-word, '...no Lay').
+- An encoder chart's caption is its title, above it and close to it (below its chart it sat
+  between two charts: 16 px from its own, 26 px from the next).
+- A search result's snippet shows a formula as the page reads it (√d_k), not its TeX
+  (\\(\\sqrt{d_k}\\)), served (Material's search) and from disk (disk-search.js); TeX a page shows
+  as code stays as written.
 """
 
 from __future__ import annotations
@@ -126,3 +135,67 @@ def test_an_encoder_chart_caption_sits_by_its_own_chart(visit, site_server, view
         assert all(c["other"] is not None for c in found), found
     unclear = [c for c in found if c["other"] is not None and not c["own"] * 3 <= c["other"]]
     assert not unclear, f"captions about as near another chart as their own (px): {unclear}"
+
+
+# A result of the site's search as the reader sees it: the words of its snippets.
+def _search(tab, query: str) -> list[str]:
+    from playwright.sync_api import expect
+
+    search = tab.get_by_role("textbox", name="Search")
+    expect(search).to_be_visible()
+    search.click()
+    search.fill("")
+    search.press_sequentially(query)  # typed: Material's search answers the keys a reader presses
+    results = tab.locator(".md-search-result__item")
+    expect(results.first).to_be_visible(timeout=20_000)
+    return results.evaluate_all("items => items.map(item => item.innerText)")
+
+
+@pytest.mark.parametrize("where", ["served", "from disk"])
+def test_a_search_snippet_shows_a_formula_as_text_not_tex(visit, site_server, built_site, where):
+    url = site_server.url if where == "served" else (built_site / "index.html").as_uri()
+    tab, _ = visit(url)
+    shown = " ".join(_search(tab, "divides the scores"))
+    assert "\\(" not in shown and "\\sqrt" not in shown and "\\)" not in shown, shown
+    assert "√d_k" in shown and "d_k" in shown, shown  # \\sqrt{d_k} as the page shows it
+
+
+def test_the_search_indexes_hold_formulas_as_text_and_tex_shown_as_code_as_written(built_site):
+    """Both files the searches read (the index, and its script for pages opened from disk) hold no
+    formula's TeX, except where a page shows TeX as code (the authoring guide's math section)."""
+    import json
+    import re
+
+    index = json.loads((built_site / "search" / "search_index.json").read_text(encoding="utf-8"))
+    script = (built_site / "search" / "search_index.js").read_text(encoding="utf-8")
+    assert json.loads(script[len("var __index = "):-2]) == index
+    code = re.compile(r"<(code|pre)\b[^>]*>.*?</\1\s*>", re.S)
+    raw = [doc["location"] for doc in index["docs"] if re.search(r"\\[(\[]", code.sub("", doc["text"] + doc["title"]))]
+    assert raw == [], f"sections whose search text holds a formula's TeX: {raw}"
+    math = next(doc for doc in index["docs"] if doc["location"] == "guide/authoring.html#math")
+    assert "<code>\\(</code>" in math["text"] and "\\sqrt{d_k}" in math["text"]
+
+
+def test_both_engines_indexes_are_made_readable_in_place_and_kept_otherwise(tmp_path):
+    """MkDocs' index (docs) and Zensical's (items): formulas become text, TeX in code stays, and
+    an index with nothing to change is not written again (the same file, the same bytes)."""
+    import json
+
+    from scalecore_generator.builder import disk_search
+
+    site = tmp_path / "site"
+    (site / "search").mkdir(parents=True)
+    text = r"by \(\sqrt{d_k}\) and \[\operatorname{Var}(q \cdot k) = d_k\], written <code>\(x\)</code>"
+    (site / "search.json").write_text(json.dumps({"config": {}, "items": [{"location": "a.html", "title": r"\(W_Q\)", "text": text}]}))
+    (site / disk_search.SEARCH_INDEX).write_text(json.dumps({"config": {}, "docs": [{"location": "a.html", "title": "t", "text": text}]}))
+    made = disk_search.files(site)
+    expected = "by √d_k and Var(q · k) = d_k, written <code>\\(x\\)</code>"
+    zensical = json.loads((site / "search.json").read_text(encoding="utf-8"))["items"][0]
+    assert (zensical["title"], zensical["text"]) == ("W_Q", expected)
+    mkdocs = json.loads((site / disk_search.SEARCH_INDEX).read_text(encoding="utf-8"))
+    assert mkdocs["docs"][0]["text"] == expected
+    assert json.loads(made[disk_search.SEARCH_SCRIPT].decode("utf-8")[len("var __index = "):-2]) == mkdocs
+    before = (site / disk_search.SEARCH_INDEX).stat()
+    assert disk_search.files(site) == made
+    after = (site / disk_search.SEARCH_INDEX).stat()
+    assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
