@@ -11,14 +11,17 @@ import builtins
 import hashlib
 import importlib
 import json
+import math
 import sys
 import traceback
+from array import array
 
 from scalecore import sitedata
 
 _files: dict[str, dict] = {}  # site path -> {"url", "sha256"}
 _read_line = None  # the worker's readLine(prompt) -> str, or None after Stop; None: no keyboard
 PACKAGES = "assets/pyodide/packages.json"  # what the console can import (scalecore_generator/runtime/pyodide.py)
+FLOATS = "$floats"  # compute_packed: the key of [start, length] standing for a list of floats
 
 
 class InputUnavailable(EOFError):
@@ -107,9 +110,49 @@ def _read_checked(site_path: str) -> str:
 
 def compute(function: str, points_json: str) -> str:
     """Call ``package.module:function`` once per parameter set; the results as a JSON list."""
+    return json.dumps(_results(function, points_json), allow_nan=False)
+
+
+def compute_packed(function: str, points_json: str) -> tuple[str, array | None]:
+    """compute(), with every list of floats in the results (a row of weights, say) moved out of
+    the JSON text into one array of doubles, {"$floats": [start, length]} in its place: the page
+    puts the very same numbers back (live.js), and Python does not write each one as text, the
+    larger part of json.dumps's time in Pyodide. Returns (JSON text, the array), or (the plain
+    JSON text, None) when a result has a "$floats" key of its own."""
+    results = _results(function, points_json)
+    floats = array("d")
+    try:
+        return json.dumps(_pack(results, floats), allow_nan=False), floats
+    except _OwnKey:
+        return json.dumps(results, allow_nan=False), None
+
+
+def _results(function: str, points_json: str) -> list:
     module_name, _, name = function.partition(":")
     call = getattr(importlib.import_module(module_name), name)
-    return json.dumps([call(**params) for params in json.loads(points_json)], allow_nan=False)
+    return [call(**params) for params in json.loads(points_json)]
+
+
+class _OwnKey(Exception):
+    """A result's dict has the key FLOATS itself: it is sent as plain JSON instead."""
+
+
+def _pack(value, floats: array):
+    """``value`` with each non-empty list of floats replaced by where it went in ``floats``."""
+    kind = type(value)
+    if kind is list or kind is tuple:
+        if value and {*map(type, value)} == {float}:  # only floats: not ints, bools or a mix
+            if not all(map(math.isfinite, value)):
+                raise ValueError("Out of range float values are not JSON compliant")  # as json.dumps says
+            start = len(floats)
+            floats.extend(value)
+            return {FLOATS: [start, len(value)]}
+        return [_pack(item, floats) for item in value]
+    if kind is dict:
+        if FLOATS in value:
+            raise _OwnKey
+        return {key: _pack(item, floats) for key, item in value.items()}
+    return value
 
 
 def flush() -> None:

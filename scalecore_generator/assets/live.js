@@ -13,7 +13,7 @@
 // ready), liveStartup (the worker's own split, with snapshot: "used" or why not), restartReadyMs
 // after a stop, prefetchedAt (when intent started the worker: prefetch()), liveReadyAt (when
 // Python was ready, on the page's clock), lastCall (the last answered request: {type, ms: sent to
-// answered, workerMs: the worker's own time on it, parseMs: the page parsing its JSON}).
+// answered, workerMs: the worker's own time on it, parseMs: the page parsing its JSON and putting its floats back}).
 //
 //   live.prefetch(manifest);   // intent (hover, focus, pointerdown): start the worker early
 
@@ -66,6 +66,19 @@ function runtimeConfig(manifest) {
   const checked = [absolute(data.runtime.pyodide)].concat(Object.keys(data.runtime).sort()
     .filter((key) => key.indexOf("pyodide_") === 0).map((key) => absolute(data.runtime[key])));
   return { pyodide: absolute(data.runtime.pyodide).url, runtime: checked, wheels, files, computes, ...extra };
+}
+
+/* A compute answer's lists of floats put back in place: the worker sends each as
+   {"$floats": [start, length]} into one Float64Array (scalecore.browser.compute_packed). */
+function unpack(value, floats) {
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) value[i] = unpack(value[i], floats);
+  } else if (value !== null && typeof value === "object") {
+    const at = value["$floats"];
+    if (at !== undefined) return Array.from(floats.subarray(at[0], at[0] + at[1]));
+    for (const key of Object.keys(value)) value[key] = unpack(value[key], floats);
+  }
+  return value;
 }
 
 /* The worker speaks to the page only through a MessageChannel port handed over with the init
@@ -168,6 +181,7 @@ class LiveClient {
     let result = message.result;
     try {
       if (message.json !== undefined) result = JSON.parse(message.json); // compute answers in JSON text
+      if (message.floats) result = unpack(result, message.floats);
     } catch (error) {
       return call.reject(new Error("the Python worker sent an answer the page cannot read: " + error.message));
     }
