@@ -33,6 +33,7 @@ from itertools import repeat
 from operator import mul, sub
 
 from scalecore.matrices import Matrix, matmul, scale, transpose, triangular_matmul
+from scalecore.projections import standard_matrix
 
 
 @dataclass(frozen=True)
@@ -51,8 +52,7 @@ def upstream(seed: int, tokens: int, d_k: int) -> Matrix:
 @lru_cache(maxsize=32)
 def _upstream_draws(seed: int, tokens: int, d_k: int) -> tuple:
     """Remembered: all eight guard sets of a recompute receive the very same G."""
-    rng = random.Random(f"upstream {seed}")
-    return tuple(tuple(rng.gauss(0.0, 1.0) for _ in range(d_k)) for _ in range(tokens))
+    return standard_matrix(random.Random(f"upstream {seed}"), tokens, d_k)
 
 
 def through_softmax(p: list[float], g: list[float]) -> list[float]:

@@ -51,7 +51,35 @@ def standard_matrix(rng: random.Random, rows: int, columns: int) -> tuple:
     Every random matrix of the core is drawn this way, in a fixed order from one generator per
     seed, so a model that adds matrices after the first ones (an output projection, a second
     layer) leaves the first ones exactly as a smaller model drew them."""
-    return tuple(tuple(rng.gauss(0.0, 1.0) for _ in range(columns)) for _ in range(rows))
+    values = standard_normals(rng, rows * columns)
+    return tuple(tuple(values[row * columns:(row + 1) * columns]) for row in range(rows))
+
+
+def standard_normals(rng: random.Random, count: int) -> list[float]:
+    """``count`` N(0, 1) draws: the very numbers ``count`` calls of ``rng.gauss(0.0, 1.0)`` give,
+    drawn as gauss draws them (Box-Muller: two normals from two uniforms, the angle then the
+    radius, the second normal kept in ``rng.gauss_next`` for the next call) in one loop without
+    a method call per number, twice as fast in Pyodide: a new seed of the encoder's six layers
+    draws 73,728 of them."""
+    values: list[float] = []
+    if count <= 0:
+        return values
+    append = values.append
+    if rng.gauss_next is not None:  # the second normal of a pair an earlier draw began
+        append(0.0 + rng.gauss_next)  # gauss returns mu + z * sigma: -0.0 becomes 0.0 as there
+        rng.gauss_next = None
+    uniform, cos, sin, log, sqrt, tau = rng.random, math.cos, math.sin, math.log, math.sqrt, math.tau
+    for _ in range((count - len(values)) // 2):
+        angle = uniform() * tau
+        radius = sqrt(-2.0 * log(1.0 - uniform()))
+        append(0.0 + cos(angle) * radius)
+        append(0.0 + sin(angle) * radius)
+    if len(values) < count:  # an odd count: this pair's second normal waits for the next call
+        angle = uniform() * tau
+        radius = sqrt(-2.0 * log(1.0 - uniform()))
+        append(0.0 + cos(angle) * radius)
+        rng.gauss_next = sin(angle) * radius
+    return values
 
 
 @lru_cache(maxsize=64)

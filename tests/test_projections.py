@@ -44,3 +44,19 @@ def test_the_global_generator_is_left_alone():
 def test_a_bad_seed_is_a_plain_error(seed):
     with pytest.raises(ValueError, match="non-negative integer"):
         draw_projections(seed, 4, 4, True)
+
+
+@pytest.mark.parametrize("counts", [[5, 3, 8], [1, 1, 1], [0, 4, 7], [16], [15, 2], [1024, 1024, 1]])
+@pytest.mark.parametrize("seed", [0, 1, 7, 123456])
+def test_standard_normals_are_the_numbers_gauss_draws_with_its_state(seed, counts):
+    """The draws written out as one loop (standard_normals) are rng.gauss(0.0, 1.0)'s, bit for bit,
+    and leave the generator as gauss would (the second normal of an odd pair waiting)."""
+    import random
+
+    from scalecore.projections import standard_normals
+
+    ours, theirs = random.Random(seed), random.Random(seed)
+    for count in counts:
+        drawn, expected = standard_normals(ours, count), [theirs.gauss(0.0, 1.0) for _ in range(count)]
+        assert [v.hex() for v in drawn] == [v.hex() for v in expected]
+    assert ours.gauss_next == theirs.gauss_next and ours.getstate() == theirs.getstate()
