@@ -175,8 +175,8 @@ def spread(m: Matrix) -> float:
 def ffn_share(done: Layer) -> float:
     """The feed-forward network's share of what the layer added: its sum of squares over the
     sum of both sublayers' (0 when attention adds everything, 1 when the FFN does)."""
-    ffn = math.fsum(v * v for v in flatten(done.ffn_update))
-    attention = math.fsum(v * v for v in flatten(done.attention_update))
+    ffn = math.fsum([v * v for v in flatten(done.ffn_update)])  # a list, not a generator: faster, the same sum
+    attention = math.fsum([v * v for v in flatten(done.attention_update)])
     return ffn / (ffn + attention) if ffn + attention > 0 else 0.0
 
 
