@@ -25,8 +25,9 @@ import json
 import os
 import platform
 import statistics
+import subprocess
+import sys
 import tempfile
-import time
 from pathlib import Path
 
 from benchmarks.browser import ARGS, BLOCK_SW, REACH, serve
@@ -69,20 +70,23 @@ for kind in REQUESTS:
 """
 
 
-def python_times(site: Path, corpus: str) -> tuple[dict, dict | str]:
-    """Median ms of each kind's request in CPython and under Pyodide in Node (or why not there)."""
+def python_times(site: Path, corpus: str, root: Path, node: bool) -> tuple[dict, dict | str]:
+    """Median ms of each kind's request in CPython and under Pyodide in Node (or why not there),
+    with the core in ``root``."""
     from scalecore_generator.runtime.wheel import build_wheel
     from tests.pyodide_node import missing_runtime, run_in_pyodide
 
-    here = {"site": str(site), "CORPUS": corpus}
-    exec(PYTHON, here)
-    reason = missing_runtime()
+    code = f"site = {str(site)!r}\nCORPUS = {corpus!r}\n" + PYTHON + "\nprint(json.dumps(result))"
+    done = subprocess.run([sys.executable, "-c", code], env=dict(os.environ, PYTHONPATH=str(root)), cwd=root,
+                          capture_output=True, text=True, check=True)
+    cpython = json.loads(done.stdout.strip().splitlines()[-1])
+    reason = "not run (--no-node)" if not node else missing_runtime()
     if reason:
-        return here["result"], reason
+        return cpython, reason
     with tempfile.TemporaryDirectory(prefix="scalecore-recompute-") as folder:
-        wheel = build_wheel(ROOT / "scalecore", Path(folder))
+        wheel = build_wheel(root / "scalecore", Path(folder))
         code = f"site = '/mnt/site'\nCORPUS = {corpus!r}\n" + PYTHON
-        return here["result"], run_in_pyodide(code, wheel, mount=site, timeout=600)["result"]
+        return cpython, run_in_pyodide(code, wheel, mount=site, timeout=600)["result"]
 
 
 SPLIT = """() => ({shown: scalecoreTimings.lastRecomputeMs, request: scalecoreTimings.lastRecomputePythonMs,
@@ -126,12 +130,15 @@ def median_split(runs: list[dict]) -> dict:
     return split
 
 
-def build_site(work: Path) -> Path:
-    """The repository's site, built with the repository's warm cache, into ``work/serve/site``."""
+def build_site(work: Path, root: Path) -> Path:
+    """The repository's site, built with the repository's warm cache, into ``work/serve/site``,
+    with the core and the generator in ``root``."""
     config = read_config()
     index, _ = plugin_entry(config)
-    for name in ("docs", "scalecore", "scalecore_generator", "tests"):
+    for name in ("docs", "tests"):
         (work / name).symlink_to(ROOT / name, target_is_directory=True)
+    for name in ("scalecore", "scalecore_generator"):
+        (work / name).symlink_to(root / name, target_is_directory=True)
     ours = dict(config, plugins=list(config["plugins"]))
     ours["plugins"][index] = {"scalecore": dict(config["plugins"][index]["scalecore"] or {},
                                                 cache_dir=str(ROOT / ".cache" / "scalecore"))}
@@ -145,25 +152,32 @@ def main() -> None:
     parser.add_argument("--recomputes", type=int, default=5, help="recomputes of each request (median)")
     parser.add_argument("--runs", type=int, default=1, help="fresh browser contexts per kind (median of their medians)")
     parser.add_argument("--no-node", action="store_true", help="skip Pyodide in Node")
+    parser.add_argument("--root", type=Path, default=ROOT,
+                        help="a folder with another commit's scalecore and scalecore_generator (git archive; the "
+                             "generator's vendor/node_modules linked from the repository's) to measure instead: "
+                             "a before and an after in one sitting")
+    parser.add_argument("--kinds", nargs="+", default=[kind for kind, _, _ in KINDS], help="the kinds to measure in Chromium")
     arguments = parser.parse_args()
     from playwright.sync_api import sync_playwright
 
     print(f"machine: {os.cpu_count()} cores, Python {platform.python_version()}, Chromium /usr/bin/chromium, "
           f"load average at start {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     with tempfile.TemporaryDirectory(prefix="scalecore-bench-") as folder:
-        served = build_site(Path(folder))
+        root = arguments.root.resolve()
+        if root != ROOT:
+            print(f"core and generator from {root}")
+        served = build_site(Path(folder), root)
         site = served / "site"
         corpus = json.loads((site / "api" / "index.json").read_text(encoding="utf-8"))["corpora"][0]["name"]
-        if arguments.no_node:
-            cpython, node = python_times(site, corpus)[0], "not run (--no-node)"
-        else:
-            cpython, node = python_times(site, corpus)
+        cpython, node = python_times(site, corpus, root, not arguments.no_node)
         server, base = serve(served)
         chromium = {}
         try:
             with sync_playwright() as playwright:
                 browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
                 for kind, page, _ in KINDS:
+                    if kind not in arguments.kinds:
+                        continue
                     runs = [in_chromium(browser, base + "site/" + page, kind, arguments.recomputes)
                             for _ in range(arguments.runs)]
                     chromium[kind] = {which: median_split([r for run in runs for r in run[which]])
@@ -184,6 +198,8 @@ def main() -> None:
           "request: sent to answered; worker: its own time, Python and JSON text; parse: the page's JSON.parse; "
           "repaint: shown minus request):")
     for kind, page, what in KINDS:
+        if kind not in chromium:
+            continue
         for which, label in (("same", "same request"), ("fresh", "new seed")):
             s = chromium[kind][which]
             print(f"  {kind:12s} {label:12s} {s['shown']:6.1f} ms   request {s['request']:6.1f}  worker {s['worker']:6.1f}  "
