@@ -35,6 +35,7 @@ class Publisher:
         self.unchanged: dict[str, tuple[str | bytes, str, str, str, int]] = {}
         self.carried: list[str] = []  # the published site's folders the staged one takes whole
         self._copies: list | None = None  # while write_all runs: the copies it makes at once
+        self._copying: _Copying | None = None  # those copies, made while the engine renders its pages
 
     def publish(self, source: Path, target: str, site_path: str) -> None:
         """Give the site ``target`` with ``source``'s bytes, its digest known without reading it.
@@ -48,19 +49,38 @@ class Publisher:
         """Give the site ``target`` with ``data`` (a figure, a mentor script), as publish() does a file."""
         self._place(site_path, target, hashlib.sha256(data).hexdigest(), data)
 
-    def write_all(self, files: dict[str, Path], contents: dict[str, str], site_dir: str) -> None:
+    def write_all(self, files: dict[str, Path], contents: dict[str, str], site_dir: str,
+                  engine_files: frozenset[str] = frozenset()) -> None:
         """The build's ``files`` (site path -> file) and ``contents`` (site path -> text) into
-        ``site_dir``, the copies made at once, in threads (_copy_all)."""
+        ``site_dir``, but none of ``engine_files``: the engine writes those itself, and its file
+        wins. The copies are started here and made in threads while the engine renders its pages
+        (a new folder's thousand files, 106 MB for this repository's site, are mostly the
+        kernel's work, which page rendering in Python does not wait on); settle() waits for them."""
         self.unchanged = {}
         self._copies = []
         for site_path, source in sorted(files.items()):
-            self.publish(source, os.path.join(site_dir, site_path), site_path)
+            if site_path not in engine_files:
+                self.publish(source, os.path.join(site_dir, site_path), site_path)
         for site_path, text in sorted(contents.items()):
-            self.write(text.encode("utf-8"), os.path.join(site_dir, site_path), site_path)
+            if site_path not in engine_files:
+                self.write(text.encode("utf-8"), os.path.join(site_dir, site_path), site_path)
         copies, self._copies = self._copies, None
-        _copy_all(copies)
-        for _, target, digest in copies:
-            self.digests.wrote(target, digest)
+        self._copying = _Copying(copies)
+
+    def settle(self) -> None:
+        """Wait for the copies write_all started; the first error is raised (a full disk)."""
+        copying, self._copying = self._copying, None
+        if copying is not None:
+            copying.wait()
+            for _, target, digest in copying.copies:
+                self.digests.wrote(target, digest)
+
+    def cancel(self) -> None:
+        """A build that stopped: the copies not started are dropped, those under way finished,
+        so that nothing writes into the staging folder once it is removed."""
+        copying, self._copying = self._copying, None
+        if copying is not None:
+            copying.cancel()
 
     def _place(self, site_path: str, target: str, digest: str, source: str | bytes) -> None:
         """``source`` (a file, or bytes) at ``target``, unless the published site already has
@@ -133,20 +153,32 @@ def _link(source: str, target: str) -> None:
         os.link(source, target)
 
 
-def _copy_all(copies: list[tuple[str | bytes, str, str]]) -> None:
-    """Every (source, target, digest) copied, in threads: a build into a new folder copies a
+class _Copying:
+    """Every (source, target, digest) being copied, in threads: a build into a new folder copies a
     thousand files (the baked points, the runtime, the full stack), and making a file is mostly
-    waiting on the file system (the kernel copies the bytes: sendfile), which threads overlap.
-    The first error stops it."""
-    if len(copies) < 2:
-        for source, target, _ in copies:
-            _copy(source, target)
-        return
-    import concurrent.futures
+    waiting on the file system (the kernel copies the bytes: sendfile), which threads overlap."""
 
-    with concurrent.futures.ThreadPoolExecutor(COPYING_THREADS, thread_name_prefix="scalecore-copy") as pool:
-        for done in [pool.submit(_copy, source, target) for source, target, _ in copies]:
-            done.result()
+    def __init__(self, copies: list[tuple[str | bytes, str, str]]):
+        import concurrent.futures
+
+        self.copies = copies
+        self._pool = concurrent.futures.ThreadPoolExecutor(COPYING_THREADS, thread_name_prefix="scalecore-copy") \
+            if copies else None
+        self._done = [self._pool.submit(_copy, source, target) for source, target, _ in copies] if copies else []
+
+    def wait(self) -> None:
+        try:
+            for done in self._done:
+                done.result()  # the first error stops the wait (cancel() then drops the rest)
+        except BaseException:
+            self.cancel()
+            raise
+        if self._pool is not None:
+            self._pool.shutdown()
+
+    def cancel(self) -> None:
+        if self._pool is not None:
+            self._pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _copy(source: str | bytes, target: str) -> None:

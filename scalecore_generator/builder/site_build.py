@@ -99,7 +99,8 @@ class SiteBuild:
         # staged build keeps its ledger beside the site (stage), so a warm build writes nothing in
         # the cache. Chosen before the corpora are read: their files' digests are kept in it too.
         staged = self.command == "build"
-        self.digests = cache.Digests(ledger_beside(self.engine.site_dir) if staged else self.cache / "digests.json")
+        self.digests = cache.Digests(ledger_beside(self.engine.site_dir) if staged else self.cache / "digests.json",
+                                     sources=self.cache / "source-digests.json" if staged else None)
         if self.publisher is None:
             self.publisher = Publisher(self.digests)
         else:
@@ -339,7 +340,7 @@ class SiteBuild:
         return {"url": mentor.MODEL_SITE, "bytes": files[mentor.MODEL_SITE].stat().st_size,
                 "wllama": f"{mentor.WLLAMA_SITE}/index.js", "wasm": f"{mentor.WLLAMA_SITE}/wllama.wasm"}
 
-    def write_files(self, site_dir: Path) -> None:
+    def write_files(self, site_dir: Path, engine_files: frozenset[str] = frozenset()) -> None:
         """Everything the site serves besides the engine's pages: the baked data, the runtime and
         our scripts (``files``, each published: see publish) and the manifests (``contents``).
 
@@ -347,11 +348,13 @@ class SiteBuild:
         through its own code, for each of a thousand files (the baked points, the runtime, the
         full stack), while publish() links what the last build published unchanged. An adapter
         still tells its engine of them, so that a page's link to one (the static API) is checked
-        as a link to a file of the site. MkDocs' adapter calls this before MkDocs writes its own
-        files (pages, theme), which therefore win at the same path, as they did when these were
-        MkDocs' files; Zensical's, once Zensical has written the site (adapters/zensical)."""
+        as a link to a file of the site. ``engine_files``: the site paths the engine writes
+        itself (MkDocs' adapter calls this before MkDocs writes them), left to it: its file wins
+        at the same path, as it did when these were MkDocs' files. Zensical's adapter calls it
+        once Zensical has written the site. The copies are made while the pages render
+        (publisher.py); finish() waits for them."""
         self.steps.take("write_files")
-        self.publisher.write_all(self.files, self.contents, os.fspath(site_dir))
+        self.publisher.write_all(self.files, self.contents, os.fspath(site_dir), engine_files)
 
     def left_out(self) -> frozenset[str]:
         """The theme's files this site does not ship (site paths): the mentor's scripts when no
@@ -396,6 +399,10 @@ class SiteBuild:
         """Write what the pages drew (figures, the mentor's scripts, the math font cut to the
         characters typeset), save the caches, and swap the staged site into place."""
         self.steps.take("finish")
+        try:
+            self.publisher.settle()  # the copies write_files started
+        except OSError as error:
+            raise BuildError(disk.explain(error, "writing the site's files", site_dir)) from None
         self.views.save()
         self.views.close()
         self.template_caches.save()
@@ -458,6 +465,8 @@ class SiteBuild:
         if self.cache_use is not None:
             self.cache_use.release()
             self.cache_use = None
+        if self.publisher is not None:
+            self.publisher.cancel()  # nothing is written into the staging folder once it is gone
         staging = self.staged.staging if self.staged else None
         if self.staged:
             self.staged.discard()

@@ -48,6 +48,8 @@ def _edge(hook):
         try:
             return hook(self, *args, **kwargs)
         except ScalecoreError as error:
+            if hook.__name__ == "on_config":  # MkDocs calls no on_build_error for it
+                self.serve_failed(error.engine_message())
             raise PluginError(error.engine_message()) from None
         except OSError as error:
             if hook.__name__ != "on_config":
@@ -63,6 +65,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def __init__(self):
         self.command = None
         self.serve_nonce = None
+        self.server = None  # mkdocs serve's server (on_serve)
+        self.serve_failure = None  # under mkdocs serve: the last rebuild's error, shown on every page served
         self.build = None
         self.warnings = WarningCounter()
 
@@ -79,7 +83,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def on_config(self, config):
         added = features.configure(config, THEME, functools.partial(site.key_line, config.config_file_path))
         if added:
-            log.info(f"configured for its features: {'; '.join(added)} (see the guide 'Plugin options')")
+            log.info(f"configured for its features: {'; '.join(added)} (scalecore guide options)")
         engine = site.engine_site(config)
         assets.check_math(engine.uses_math, self.config.math)
         site.add_page_assets(config, assets.page_scripts(isolation=self.config.live, theme=engine.uses_theme))
@@ -133,7 +137,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         build): MkDocs cleans the site folder before this event and copies its own files right
         after it, so that at the same path its file wins, as it did when ours were its files."""
         env.bytecode_cache = self.build.template_caches.get(self.build.cache / "templates")
-        self.build.write_files(Path(config.site_dir))
+        self.build.write_files(Path(config.site_dir), frozenset(file.dest_uri for file in files))
         return env
 
     @event_priority(50)  # before other plugins see the markdown: they get plain HTML blocks
@@ -198,14 +202,31 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if config.strict and warned:
             self.build.abandon()  # MkDocs aborts this build: the site and the cache stay as they were
             return
+        self.serve_failure = None
         self.build.finish(Path(config.site_dir))
 
     def on_build_error(self, error):
         self.warnings.count = 0
         staging = self.build.abandon() if self.build is not None else None
         if isinstance(error, OSError):  # MkDocs' own writes (pages, theme files) into the staging folder
-            log.error(disk.explain(error, "writing the site", staging).removeprefix("scalecore: "))
+            explained = disk.explain(error, "writing the site", staging)
+            self.serve_failed(explained)
+            log.error(explained.removeprefix("scalecore: "))
             raise Abort("Aborted with a disk error.")
+        text = str(error) or type(error).__name__
+        if isinstance(error, Abort) and "strict mode" in text:
+            text += " The warnings are in the terminal, above this message."
+        self.serve_failed(text)
+
+    def serve_failed(self, message: str) -> None:
+        """Under ``mkdocs serve``, a rebuild that failed: MkDocs logs the error and keeps serving the
+        last pages that built, silently for the browser. Each page it serves says so now
+        (site.failure_banner), and the open ones reload to show it."""
+        if self.command != "serve" or self.server is None:
+            return  # mkdocs build, or serve's first build (which stops the server)
+        self.serve_failure = message
+        site.tell_pages(self.server)
+        log.info("the pages open in the browser show this error until a build succeeds")
 
     def on_serve(self, server, config, builder):
         """``mkdocs serve`` rebuilds when what the build reads changes, not only docs/ and
@@ -214,7 +235,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.config.enabled and self.build is not None:
             for path in self.build.watched():
                 server.watch(str(path))
-            site.mark_reload_script(server, self.serve_nonce)
+            site.mark_reload_script(server, self.serve_nonce, lambda: self.serve_failure)
+            self.server = server
         return server
 
     def on_shutdown(self):

@@ -61,25 +61,28 @@ class Digests:
     """The digests of one build. ``of(path)`` is the file's sha256; ``save()`` keeps, for the next
     build, the settled ones this build asked for (so the ledger holds the site's files, no more)."""
 
-    def __init__(self, ledger: Path | None):
+    def __init__(self, ledger: Path | None, sources: Path | None = None):
         self._ledger = Path(ledger) if ledger is not None else None
         self._before = self._read()
+        # A staged build's second ledger, in the cache: the digests of the files it publishes
+        # from (the cache's entries, the runtime, the full stack), for a build into a folder whose
+        # own ledger knows nothing yet (a CI job with a restored cache, a new output folder),
+        # which read 100 MB again to learn what the cache's files hold. Written only by a build
+        # that had to read some file: a warm build writes nothing in the cache.
+        self._sources = Path(sources) if sources is not None else None
+        self._sources_before = self._read_sources() if self._sources is not None and not self._before else {}
+        self._published: set[str] = set()  # the site's own files (published()): not sources
         self._known: dict[str, list] = {}  # path -> identity + [sha256]: what this build knows
         self._settled: set[str] = set()  # the paths of those the next build may take from the ledger
         self._vouched: dict[str, str] = {}  # path -> sha256 this build checked otherwise (vouch)
         self.read = 0  # files this build had to read (for the benchmark's report)
 
-    def _temporary(self, pid: int | str) -> Path:
-        """Where save() writes the ledger before renaming it into place: beside it, named as the
-        ledger with a suffix, so what ignores the ledger (a site's ``.site.*`` in .gitignore)
-        ignores it too."""
-        return self._ledger.with_name(f"{self._ledger.name}.{pid}.tmp")
-
-    def _clear_leftovers(self) -> None:
+    def _clear_leftovers(self, ledger: Path | None = None) -> None:
         """The temporary ledgers of builds killed while they wrote one (and the older name,
         ``..site.digests.json.<pid>.tmp``, which git did not ignore)."""
-        for pattern in (self._temporary("*").name, f".{self._ledger.name}.*.tmp"):
-            for leftover in self._ledger.parent.glob(pattern):
+        ledger = ledger or self._ledger
+        for pattern in (f"{ledger.name}.*.tmp", f".{ledger.name}.*.tmp"):
+            for leftover in ledger.parent.glob(pattern):
                 if process_is_gone(leftover.name[:-len(".tmp")].rsplit(".", 1)[-1]):
                     try:
                         leftover.unlink()
@@ -100,13 +103,27 @@ class Digests:
             return {}  # a published file or a cache entry gone since: every file is read (see above)
         return data["files"]
 
+    def _read_sources(self) -> dict[str, list]:
+        """The cache's ledger of sources, held to the same rule as a site's: used only while every
+        file it lists is still there."""
+        self._clear_leftovers(self._sources)
+        try:
+            data = json.loads(self._sources.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA or not isinstance(data.get("files"), dict):
+            return {}
+        if not all(os.path.lexists(path) for path in data["files"]):
+            return {}
+        return data["files"]
+
     def _recall(self, key: str, identity: list[int]) -> str | None:
         """What this build, else the ledger, knows of the file as it is now (a ledger entry taken
         is kept for the next build too)."""
         known = self._known.get(key)
         if known is not None and known[:5] == identity:
             return known[5]
-        kept = self._before.get(key)
+        kept = self._before.get(key) or self._sources_before.get(key)
         if isinstance(kept, list) and len(kept) == 6 and kept[:5] == identity and isinstance(kept[5], str):
             self._known[key] = kept
             self._settled.add(key)
@@ -172,6 +189,7 @@ class Digests:
         changes no file's times: their identity is the one this build found, not stat'ed again."""
         for path, digest in files.items():
             key = os.path.abspath(path)
+            self._published.add(key)
             known = self._known.get(key) if key in carried else None
             if known is not None and known[5] == digest:
                 self._settled.add(key)
@@ -196,13 +214,20 @@ class Digests:
         if self._ledger is None:
             return
         files = {key: self._known[key] for key in sorted(self._settled)}
+        if self._sources is not None and self.read:
+            sources = {key: known for key, known in files.items() if key not in self._published}
+            if sources != self._sources_before:
+                self._write(self._sources, sources)
         if files == self._before:
             return  # a warm build of an unchanged site: the ledger as it was
+        self._write(self._ledger, files)
+
+    def _write(self, ledger: Path, files: dict[str, list]) -> None:
         text = json.dumps({"schema": SCHEMA, "files": files}, separators=(",", ":"))
-        temporary = self._temporary(os.getpid())
+        temporary = ledger.with_name(f"{ledger.name}.{os.getpid()}.tmp")
         try:
             temporary.write_text(text + "\n", encoding="utf-8")
-            temporary.replace(self._ledger)
+            temporary.replace(ledger)
         except OSError:  # a read-only cache, a full disk
             try:
                 temporary.unlink(missing_ok=True)
