@@ -12,6 +12,11 @@ what a reader sees, measured in Chromium.
 - A search result's snippet shows a formula as the page reads it (√d_k), not its TeX
   (\\(\\sqrt{d_k}\\)), served (Material's search) and from disk (disk-search.js); TeX a page shows
   as code stays as written.
+- What is wider than a phone (a display formula, the attention maps, a table) scrolls in its box
+  and says so: the edge with more beyond it fades (both edges mid-scroll), a figure or a table
+  has a line above it that says it scrolls, a map's head label starts in view, and the box is a
+  named Tab stop the arrow keys scroll (a formula was cut at the right with no cue; the maps
+  showed 6 of 10 columns and half a label).
 """
 
 from __future__ import annotations
@@ -199,3 +204,61 @@ def test_both_engines_indexes_are_made_readable_in_place_and_kept_otherwise(tmp_
     assert disk_search.files(site) == made
     after = (site / disk_search.SEARCH_INDEX).stat()
     assert (before.st_ino, before.st_mtime_ns) == (after.st_ino, after.st_mtime_ns)
+
+
+# Every box on the page that may scroll sideways (display formulas, figures, tables), each brought
+# into view as a reader scrolls to it: does it overflow, and if so what does the reader see.
+SIDEWAYS = """async () => {
+  const frames = () => new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
+  const found = [];
+  for (const box of document.querySelectorAll('div.arithmatex, .scalecore-scroll-x, .scalecore-table__scroll')) {
+    if (!box.getClientRects().length) continue;
+    box.scrollIntoView({block: 'center'});
+    await frames(); await frames();
+    if (box.scrollWidth <= box.clientWidth + 1) continue;
+    const style = getComputedStyle(box), hint = box.previousElementSibling;
+    const b = box.getBoundingClientRect();
+    const label = box.querySelector('figcaption button') || box.querySelector('figcaption');
+    const l = label && label.getBoundingClientRect();
+    found.push({box: box.className, more: box.getAttribute('data-scalecore-more'), mask: style.maskImage || style.webkitMaskImage,
+                tabindex: box.tabIndex, role: box.getAttribute('role'), name: box.getAttribute('aria-label'),
+                hint: hint && hint.getClientRects().length ? hint.textContent : null,
+                label: l ? [Math.round(l.left - b.left), Math.round(b.right - l.right)] : null});
+  }
+  return found;
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("page", ["modules/softmax-range.html", "modules/multi-head-attention.html"])
+def test_what_scrolls_sideways_on_a_phone_says_so_and_takes_the_keyboard(visit, site_server, page, scheme):
+    tab, _ = visit(site_server.url + page_url(page), viewport=PHONE, color_scheme=scheme)
+    wait_hydrated(tab)
+    found = tab.evaluate(SIDEWAYS)
+    kinds = {("arithmatex" if "arithmatex" in f["box"] else "figure") for f in found}
+    assert kinds == {"arithmatex", "figure"}, f"no formula or no figure wider than the phone: the test cannot fail ({found})"
+    problems = []
+    for f in found:
+        if f["more"] != "right" or "gradient" not in (f["mask"] or ""):
+            problems.append(f"{f['box']}: its cut edge does not fade ({f['more']}, {f['mask']})")
+        if f["tabindex"] != 0 or f["role"] != "region" or not f["name"]:
+            problems.append(f"{f['box']}: not a named Tab stop ({f['tabindex']}, {f['role']}, {f['name']})")
+        if "arithmatex" not in f["box"] and "Scroll sideways" not in (f["hint"] or ""):
+            problems.append(f"{f['box']}: no line says it scrolls ({f['hint']})")
+        if f["label"] and min(f["label"]) < 0:
+            problems.append(f"{f['box']}: its first map's label is cut (px inside the box, left and right: {f['label']})")
+    assert not problems, f"{page} ({scheme}) at 390 px:\n  " + "\n  ".join(problems)
+    # The keyboard: the first wide formula takes focus, the arrow key scrolls it, and at its end
+    # the fade moves to the other edge.
+    box = tab.locator("div.arithmatex[data-scalecore-more]").first
+    box.scroll_into_view_if_needed()
+    box.focus()
+    assert tab.evaluate("document.activeElement.matches('div.arithmatex')")
+    tab.keyboard.press("ArrowRight")
+    tab.wait_for_function("el => el.scrollLeft > 0", arg=box.element_handle())
+    for _ in range(40):  # 40 px a press: to its end
+        if box.get_attribute("data-scalecore-more") == "left":
+            break
+        tab.keyboard.press("ArrowRight")
+        tab.wait_for_timeout(50)
+    assert box.get_attribute("data-scalecore-more") == "left", box.evaluate("e => [e.scrollLeft, e.scrollWidth, e.clientWidth]")

@@ -64,7 +64,12 @@
       }
       var formula = (math || [])[part.m];
       if (!formula) return;
-      if (formula.trees && formula.trees.length) formula.trees.forEach(function (tree) { out.appendChild(mathNode(tree)); });
+      if (formula.trees && formula.trees.length) formula.trees.forEach(function (tree) {
+        // A displayed formula in a box of its own, which scrolls sideways when wider than the answer
+        // (module.js says so), as a page's own do; the <math> keeps its role for screen readers.
+        var display = Array.isArray(tree) && tree[0] === "math" && tree[1] && tree[1].display === "block";
+        out.appendChild(display ? el("span", { class: "scalecore-mentor__formula" }, [mathNode(tree)]) : mathNode(tree));
+      });
       else out.appendChild(document.createTextNode(formula.text));
     });
     return out;

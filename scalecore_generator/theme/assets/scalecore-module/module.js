@@ -766,13 +766,122 @@
     }
   }
 
+  /* Sideways: a box wider than the screen (a display formula, a figure, a table) scrolls in its
+     box and says so. While more lies to one side, that edge fades out (data-scalecore-more
+     "right", "left" or "both": scalecore.css); the box is a Tab stop named for what it holds
+     (role region, as accessible scrolling tables do), so the arrow keys scroll it; and a figure's
+     or a table's box has a line above it that says it scrolls. A box that fits is left as it is.
+     Boxes are measured only near the viewport (an off-screen block is not laid out:
+     pages/offscreen.py), again when they or what they hold change size, and as they scroll. */
+  var SIDEWAYS = [
+    ["div.arithmatex", "Formula", null],
+    [".scalecore-mentor__formula", "Formula", null],
+    [".scalecore-scroll-x", "Figure", "Scroll sideways for the rest of the figure \u2192"],
+    [".scalecore-table__scroll", "Table", "Scroll sideways for the rest of the table \u2192"],
+  ];
+  var sidewaysNear = null;
+
+  function measureSideways(box) {
+    var extra = box.scrollWidth - box.clientWidth;
+    var hint = box.scalecoreHint;
+    if (extra <= 1) {
+      if (box.hasAttribute("data-scalecore-more")) {
+        box.removeAttribute("data-scalecore-more");
+        box.removeAttribute("tabindex");
+        box.removeAttribute("role");
+        box.removeAttribute("aria-label");
+      }
+      if (hint) hint.hidden = true;
+      return;
+    }
+    var left = box.scrollLeft > 1;
+    var right = box.scrollLeft < extra - 1;
+    var state = left && right ? "both" : left ? "left" : "right";
+    if (box.getAttribute("data-scalecore-more") !== state) box.setAttribute("data-scalecore-more", state);
+    if (!box.hasAttribute("tabindex")) {
+      box.setAttribute("tabindex", "0");
+      box.setAttribute("role", "region");
+      box.setAttribute("aria-label", box.scalecoreWhat + ", wider than the screen: scroll sideways");
+    }
+    if (box.scalecoreHintText && !hint && box.parentNode) {
+      hint = box.scalecoreHint = document.createElement("p");
+      hint.className = "scalecore-sideways__hint";
+      hint.setAttribute("aria-hidden", "true"); // the box's own name says it
+      hint.textContent = box.scalecoreHintText;
+      box.parentNode.insertBefore(hint, box);
+    }
+    if (hint) hint.hidden = false;
+  }
+
+  function watchSideways(box, what, hintText) {
+    box.scalecoreSideways = true;
+    box.scalecoreWhat = what;
+    box.scalecoreHintText = hintText;
+    var queued = false;
+    var again = function () {
+      if (queued) return;
+      queued = true;
+      requestAnimationFrame(function () { queued = false; measureSideways(box); });
+    };
+    box.addEventListener("scroll", again, { passive: true });
+    var started = false;
+    var start = function () {
+      again(); // each time it nears the viewport: an off-screen block is laid out only then
+      if (started) return;
+      started = true;
+      if ("ResizeObserver" in window) {
+        var sizes = new ResizeObserver(again);
+        sizes.observe(box);
+        Array.prototype.forEach.call(box.children, function (child) { sizes.observe(child); });
+      }
+      if ("MutationObserver" in window) new MutationObserver(again).observe(box, { childList: true, subtree: true });
+      // A formula widens when the math font arrives, and a <math> is no element a ResizeObserver reports.
+      if (document.fonts && document.fonts.ready) document.fonts.ready.then(again);
+      if (document.readyState !== "complete") window.addEventListener("load", again, { once: true });
+    };
+    if (sidewaysNear) sidewaysNear.observe(box);
+    box.scalecoreStart = start;
+    if (!sidewaysNear) start();
+  }
+
+  function setUpSideways() {
+    if (!sidewaysNear && "IntersectionObserver" in window) {
+      sidewaysNear = new IntersectionObserver(function (entries) {
+        entries.forEach(function (entry) {
+          if (entry.isIntersecting) entry.target.scalecoreStart();
+        });
+      }, { rootMargin: "50% 0px" });
+    }
+    var scan = function () {
+      SIDEWAYS.forEach(function (kind) {
+        Array.prototype.forEach.call(document.querySelectorAll(kind[0]), function (box) {
+          if (!box.scalecoreSideways) watchSideways(box, kind[1], kind[2]);
+        });
+      });
+    };
+    scan();
+    // Panels draw their figures and tables when they hydrate, and the mentor its answers.
+    if (!document.body.scalecoreSidewaysScan && "MutationObserver" in window) {
+      var pending = false;
+      document.body.scalecoreSidewaysScan = new MutationObserver(function () {
+        if (pending) return;
+        pending = true;
+        requestAnimationFrame(function () { pending = false; scan(); });
+      });
+      document.body.scalecoreSidewaysScan.observe(document.body, { childList: true, subtree: true });
+    }
+  }
+
   // Material's document$ emits on every page, instant swaps included. From file:// it may
   // complete without emitting (instant navigation is off there), so the plain DOM events run
   // too; setUp does its work once per module header. It runs in a task of its own: document$
   // first emits inside Material's DOMContentLoaded handler, which mounts Material's components
   // in that same task, and a reader's tap waits for a whole task (see hydrateSoon in panels.js).
   function setUpSoon() {
-    setTimeout(setUp, 0);
+    setTimeout(function () {
+      setUp();
+      setUpSideways();
+    }, 0);
   }
   if (window.document$ && typeof window.document$.subscribe === "function") {
     window.document$.subscribe({ next: setUpSoon, error: setUpSoon, complete: setUpSoon });
