@@ -149,8 +149,8 @@ class PagePipeline:
         module page (pages/module_page.py; ``pages`` are every page of the site, for its cards),
         then the page's math typeset, so that no math script runs in the reader's browser, then
         its Content-Security-Policy (pages/csp.py). Math is done on the finished page: the search
-        index keeps the formulas' TeX (what a reader types), not the typeset markup. ``page``
-        None: a page of the theme's own (404.html), which only gets the policy."""
+        plugins index it before, and the build turns the TeX they keep into the formula as read
+        (builder/disk_search.py), never the typeset markup. ``page`` None: a page of the theme's own (404.html), which only gets the policy."""
         self.build.steps.take("finish_page" if page is None else "finish_a_page")
         html = self.put_back(html)
         if page is not None:
