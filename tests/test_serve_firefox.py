@@ -1,6 +1,6 @@
 """Issue 42.1 in Firefox: the edit loop of tests/test_serve.py, in Debian's firefox-esr.
 
-Under ``mkdocs serve`` no service worker takes the pages, and the worker a built site left on the
+Under ``mkdocs serve`` (and ``properdocs serve``) no service worker takes the pages, and the worker a built site left on the
 same origin steps aside, so an edit shows with the site's Content-Security-Policy in force.
 Playwright's own Firefox cannot be installed here, so Firefox is driven over WebDriver BiDi by
 puppeteer-core (build_tools/package.json) from a small Node script, tests/firefox_driver.cjs,
@@ -231,4 +231,21 @@ def test_a_built_sites_worker_steps_aside_in_firefox(firefox, tmp_path):
         firefox.check()
     finally:
         firefox.close()  # while the dev server still runs: nothing of the page is cut off
+        stop(server)
+
+
+def test_properdocs_serve_keeps_the_same_edit_loop_in_firefox(firefox, tmp_path):
+    pytest.importorskip("properdocs")
+    folder = new_site(tmp_path)
+    server, url = start_serving(folder, free_port(), command="properdocs")
+    try:
+        firefox.goto(url + "index.html")
+        firefox.wait(shows("My lessons") + " && " + SERVE_MARKER)
+        edit(folder / "docs" / "index.md", "# My lessons\n", "# My lessons\n\nEdited under ProperDocs.\n")
+        elapsed = firefox.wait(shows("Edited under ProperDocs."), timeout=120_000)
+        print(f"\nFirefox {firefox.version}: under ProperDocs the edit showed {elapsed} ms after the file was written")
+        assert firefox.evaluate(CONTROLLER) is None
+        firefox.check()
+    finally:
+        firefox.close()
         stop(server)
