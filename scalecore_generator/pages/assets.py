@@ -32,7 +32,8 @@ DISK_SEARCH = f"{OWN_SITE}/disk-search.js"  # search in a site opened from disk 
 # load them.
 THEME = Path(__file__).resolve().parents[1] / "theme"
 THEME_CSS = ("assets/scalecore-module/module.css", "overrides-a11y.css")
-THEME_SCRIPTS = ("assets/scalecore-module/module.js",)  # it loads mentor.js when the mentor is near
+# module.js loads mentor.js when the mentor is near; notes.js, "My notes", uses its storage helpers
+THEME_SCRIPTS = ("assets/scalecore-module/module.js", "assets/scalecore-module/notes.js")
 
 
 def katex_folder(root: Path | None = None) -> Path:
