@@ -71,6 +71,34 @@ def test_an_edit_reloads_the_page_under_the_sites_policy(visit, serving):
     visit.close_all()  # while the server still runs: the page's checks (no CSP violation) see it whole
 
 
+def test_a_failed_rebuild_is_said_on_the_open_page_until_a_build_works(visit, serving):
+    """MkDocs keeps serving the last pages that built when a rebuild fails, and says so only in the
+    terminal: the open page reloads to show the error at its top, and loses it once the author's
+    fix builds (a fresh author's trap, issue 47)."""
+    folder, url = serving
+    page, watch = visit(url + "lessons/temperature.html", bypass_csp=False)
+    page.get_by_role("heading", name="Softmax at a Temperature", level=1).wait_for()
+    lesson = folder / "docs" / "lessons" / "temperature.md"
+    before = len(watch.errors)
+    edit(lesson, "temperature: 1.0\n", "temperature: 3.0\n")
+    banner = page.get_by_role("alert").filter(has_text="The last build failed")
+    banner.wait_for(timeout=120_000)  # rebuilt, failed, and the page reloaded to say so
+    text = banner.inner_text()
+    # MkDocs emptied the site folder before the page failed: the page is the error's (HTTP 404)
+    assert text.startswith("The last build failed: this page reloads when a build succeeds.\n")
+    assert "scalecore: docs/lessons/temperature.md:" in text and "3.0 is not a baked temperature" in text
+    assert "Fix: write one of them, or bake 3.0 too" in text
+    edit(lesson, "temperature: 3.0\n", "temperature: 1.0\n")
+    banner.wait_for(state="detached", timeout=120_000)  # the fix built: the page reloaded without it
+    page.get_by_role("heading", name="Softmax at a Temperature", level=1).wait_for()
+    # While the build had failed, the site folder was empty (MkDocs cleans it before it reads the
+    # pages): the page was the error's, as HTTP 404, and so was anything the old page still asked for.
+    during = len(watch.errors)
+    watch.errors[before:during] = [error for error in watch.errors[before:during] if not (
+        error.startswith("HTTP 404 for ") or "the server responded with a status of 404" in error)]
+    visit.close_all()
+
+
 def test_no_worker_takes_a_dev_servers_pages(visit, serving):
     """Service workers allowed, as a reader's browser has them: a dev build registers none, an
     edit shows on reload and on the next page, and the header's offline dialog says why."""

@@ -44,15 +44,13 @@ def _edge(hook):
     @functools.wraps(hook)
     def at_the_edge(self, *args, **kwargs):
         if not self.config.enabled:
-            return args[0] if args and hook.__name__ not in ("on_config", "on_pre_build") else None
+            return args[0] if args and hook.__name__ not in ("_configure", "on_pre_build") else None
         try:
             return hook(self, *args, **kwargs)
         except ScalecoreError as error:
-            if hook.__name__ == "on_config":  # MkDocs calls no on_build_error for it
-                self.serve_failed(error.engine_message())
             raise PluginError(error.engine_message()) from None
         except OSError as error:
-            if hook.__name__ != "on_config":
+            if hook.__name__ != "_configure":
                 raise
             raise PluginError(disk.explain(error, "preparing the build")) from None
 
@@ -74,13 +72,24 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.command = command
         # Every warning from here on is counted (a strict build that warned is never swapped in:
         # on_post_build), those logged while the plugin configures the build too.
+        # Not the dev server's own (mkdocs.livereload: '"GET /favicon.ico" code 404' between two
+        # builds): counted, they made the next build of mkdocs serve a strict build that warned,
+        # which was then not put in place.
+        self.warnings.addFilter(lambda record: not record.name.startswith("mkdocs.livereload"))
         logging.getLogger("mkdocs").addHandler(self.warnings)
         # mkdocs serve adds a live-reload script to every page it serves: the pages' policy
         # allows it by this nonce, in serve builds only (csp.add; on_serve marks the script).
         self.serve_nonce = secrets.token_urlsafe(18) if command == "serve" else None
 
+    @event_priority(100)  # before every plugin's on_config: where MkDocs starts counting a build's warnings
+    def _count_from_here(self, config):
+        """A build's warnings, from its start: not the last build's error (MkDocs logs it after
+        on_build_error), nor what the dev server logged in between."""
+        self.warnings.count = 0
+        return config
+
     @_edge
-    def on_config(self, config):
+    def _configure(self, config):
         added = features.configure(config, THEME, functools.partial(site.key_line, config.config_file_path))
         if added:
             log.info(f"configured for its features: {'; '.join(added)} (scalecore guide options)")
@@ -93,6 +102,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.command == "build":
             config.site_dir = str(self.build.stage())
         return config
+
+    on_config = CombinedEvent(_count_from_here, _configure)
 
     @_edge
     def on_pre_build(self, config):

@@ -134,25 +134,75 @@ def key_line(config_file: str | None, key: str) -> str:
     return f"{source}:{found}" if found else source
 
 
-def mark_reload_script(server, nonce: str | None) -> None:
+def mark_reload_script(server, nonce: str | None, failure=lambda: None) -> None:
     """The development server's live-reload script, added to each page it serves, carries the
     serve build's nonce, which the pages' policy allows: an author sees every edit without the
-    policy being loosened for anything else. (MkDocs has no hook for it: its method is wrapped.)"""
+    policy being loosened for anything else. (MkDocs has no hook for it: its method is wrapped.)
+    While the last rebuild failed (``failure()``: its message), each page it serves shows the
+    message at its top (failure_banner)."""
     inject = getattr(server, "_inject_js_into_html", None)
     if nonce is None or inject is None or getattr(inject, "scalecore_nonce", None) == nonce:
         return
 
-    def marked(content, epoch):
+    def with_script(content, epoch):
         injected = inject(content, epoch)
         at = content.rfind(b"</body>")  # where MkDocs puts its script: before </body>, else at the end
         at = len(content) if at < 0 else at
         opening = b"<script>"
         if injected[at:at + len(opening)] == opening:
             injected = injected[:at] + f'<script nonce="{nonce}">'.encode() + injected[at + len(opening):]
+        return injected, at
+
+    def marked(content, epoch):
+        injected, at = with_script(content, epoch)
+        message = failure()
+        if message:
+            injected = injected[:at] + failure_banner(message).encode() + injected[at:]
         return injected
 
     marked.scalecore_nonce = nonce
     server._inject_js_into_html = marked
+    # A failed rebuild has emptied the site folder first (MkDocs cleans it before it reads the
+    # pages): a page it no longer has is the error's page, not '404 Not Found', with the reload
+    # script, so it reloads when a build works.
+    not_found = getattr(server, "error_handler", None)
+    if not_found is None:
+        return
+
+    def failed_page(code):
+        message = failure()
+        if message and code == 404:
+            page = (f'<!doctype html><html lang="en"><head><meta charset="utf-8"><title>The last build failed'
+                    f'</title><link rel="icon" href="data:,"></head><body>{failure_banner(message, page_kept=False)}</body></html>')
+            return with_script(page.encode(), server._visible_epoch)[0]
+        return not_found(code)
+
+    server.error_handler = failed_page
+
+
+def failure_banner(message: str, page_kept: bool = True) -> str:
+    """What a page under ``mkdocs serve`` shows while the last rebuild failed: MkDocs keeps serving
+    the last pages that built, and says so only in the terminal. Plain HTML (the pages' policy
+    allows inline styles, not scripts)."""
+    import html
+
+    return ('<div id="scalecore-build-failed" role="alert" style="position:fixed;inset:0 0 auto 0;z-index:10000;'
+            'max-height:50vh;overflow:auto;padding:.8rem 1rem;background:#8b0000;color:#fff;font:14px/1.45 '
+            'system-ui,sans-serif;white-space:pre-wrap"><strong>The last build failed</strong>: '
+            + ("this page is from the last build that worked, and reloads" if page_kept else "this page reloads")
+            + " when a build succeeds.\n" + html.escape(message) + "</div>")
+
+
+def tell_pages(server) -> None:
+    """Make the pages open on the dev server reload now, as a build that worked does (MkDocs tells
+    them only then): after a failed rebuild, so they show its message. (Its attributes, as
+    LiveReloadServer has them; a server without them is left alone.)"""
+    condition, wanted = getattr(server, "_epoch_cond", None), getattr(server, "_wanted_epoch", None)
+    if condition is None or wanted is None:
+        return
+    with condition:
+        server._visible_epoch = wanted
+        condition.notify_all()
 
 
 
