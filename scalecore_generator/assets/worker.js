@@ -44,6 +44,7 @@ let interrupt = null;
 let stopTarget = null; // the newest request id a stop is meant for
 let input = null; // {state: Int32Array(2), bytes: Uint8Array}: see readLine
 let queue = Promise.resolve();
+let waiting = 0; // requests received and not yet answered: a warm-up run waits for none
 let streamId = null;
 const sessions = new Map(); // console session -> its globals (a PyProxy dict)
 
@@ -72,7 +73,11 @@ function receive(data) {
     }
     return;
   }
-  queue = queue.then(() => handle(id, type, payload));
+  waiting += 1;
+  queue = queue.then(() => handle(id, type, payload)).then(() => {
+    waiting -= 1;
+    warmUpSoon();
+  });
 }
 
 async function handle(id, type, payload) {
@@ -508,14 +513,46 @@ class JsonText {
   }
 }
 
-// No warm-up in idle time, measured and left out: V8 runs WebAssembly first as baseline code
-// (Liftoff) and compiles hot functions again, optimised (TurboFan), on background threads. In
-// headless Chromium on 2 cores (a CDP trace, benchmarks/browser.py's clicks) the 2nd to 4th
-// compute of the 8 guard sets after start took 22-25 ms of the worker's CPU, later ones 13-20 ms,
-// and ~190 ms of background compiling ran beside each of the first three. Computing the points
-// again 3 times right after the first compute did not shorten that: the compiling still took the
-// same three clicks (it waits for the cores, not for more calls), and the reader's first
-// recompute then also competed with the warm-up.
+// Warm-up in idle time. V8 runs WebAssembly first as baseline code (Liftoff) and compiles a
+// function again, optimised (TurboFan), once it has run enough: it is the runs that count, not
+// the time. In headless Chromium on 2 cores the 8 guard sets computed back to back took 40, 28,
+// 25, 36, 16, 13, 15, 17, 15, 10, 14, 12, 10, 9, 8 ms, then 8 ms from then on (what Pyodide in
+// Node takes), and 3 s of idle time after the first compute changed nothing (28, 34, 24, 36, 20,
+// ...). (Three runs right after the first compute, tried before, were too few to show it.) So
+// after a compute that took at most WARM_UP_AFTER_MS, while nothing else is asked, the worker
+// computes the same points again (answers dropped), one run per task, up to WARM_UP_RUNS runs
+// and WARM_UP_MS in this visit: the reader's next recompute runs optimised code. A request that
+// comes waits at most for the run under way (hence only short ones: a long compute runs enough
+// on its own), and the runs go on once it is answered.
+const WARM_UP_AFTER_MS = 150;
+const WARM_UP_RUNS = 15;
+const WARM_UP_MS = 800;
+let warmUp = null; // {name, text}: the last short compute's, run again while the visit's budget lasts
+let warmUpRuns = 0;
+let warmUpSpent = 0;
+let warmUpTimer = null;
+
+const warmUpLeft = () => warmUpRuns < WARM_UP_RUNS && warmUpSpent < WARM_UP_MS;
+
+function warmUpSoon() {
+  if (warmUp && warmUpLeft() && warmUpTimer === null) warmUpTimer = setTimeout(warmUpRun, 0);
+}
+
+function warmUpRun() {
+  warmUpTimer = null;
+  if (!warmUp || waiting > 0 || !warmUpLeft()) return; // a request goes first; back after it
+  const t = performance.now();
+  warmUpRuns += 1;
+  try {
+    browser.compute_packed(warmUp.name, warmUp.text).destroy();
+  } catch (error) {
+    warmUp = null; // whatever the reason (a stop, say): no more runs of it
+    return;
+  } finally {
+    warmUpSpent += performance.now() - t;
+  }
+  warmUpSoon();
+}
 
 const HANDLERS = {
   // A kind's compute function (named in the manifest), once per parameter set: exactly what
@@ -524,8 +561,11 @@ const HANDLERS = {
     const name = computes[kind];
     if (!name) throw new Error(`the kind ${JSON.stringify(kind)} computes nothing live on this site`);
     let answer;
+    const text = JSON.stringify(points);
+    const t = performance.now();
     try {
-      answer = browser.compute_packed(name, JSON.stringify(points));
+      answer = browser.compute_packed(name, text);
+      warmUp = performance.now() - t <= WARM_UP_AFTER_MS ? { name, text } : null;
     } catch (error) {
       throw isPythonError(error) ? new Error(pythonMessage(error)) : error;
     }
@@ -533,7 +573,7 @@ const HANDLERS = {
     // arrays to clone on both sides; the floats as one array of doubles beside it (Python writing
     // each as text was most of json.dumps's time: 1.1 -> 0.6 ms for the 8 guard sets in Node).
     try {
-      const text = answer.get(0);
+      const json = answer.get(0);
       const packed = answer.get(1);
       let floats;
       if (packed) {
@@ -542,7 +582,7 @@ const HANDLERS = {
         view.release();
         packed.destroy();
       }
-      return new JsonText(text, floats);
+      return new JsonText(json, floats);
     } finally {
       answer.destroy();
     }
