@@ -12,7 +12,9 @@ the module pages, with the share of each step:
   then 5 with a new seed each (what a reader who changes the seed or the sentence waits for),
   medians, each split into the request (sent to answered, the page's clock), the worker's own
   time on it (Python and its JSON text), the page parsing that JSON, and the rest of click to
-  shown (the panel's repaint).
+  shown (the panel's repaint). ``--pause MS`` waits that long after each answer before the next
+  click, as a reader does (the worker warms up in idle time after a short compute: worker.js);
+  back to back, a click can wait for a warm-up run under way (request minus worker).
 
 The requests: scale-guards 8 guard sets of one head (modules/softmax-range.html), multihead 8
 guard sets of 4 heads (modules/multi-head-attention.html), encoder 3 LayerNorm placements x 6
@@ -93,7 +95,7 @@ SPLIT = """() => ({shown: scalecoreTimings.lastRecomputeMs, request: scalecoreTi
   worker: (scalecoreTimings.lastCall || {}).workerMs, parse: (scalecoreTimings.lastCall || {}).parseMs})"""
 
 
-def in_chromium(browser, url: str, kind: str, recomputes: int) -> dict:
+def in_chromium(browser, url: str, kind: str, recomputes: int, pause: int) -> dict:
     """The first compute, then ``recomputes`` of the same request and as many with new seeds."""
     context = browser.new_context(service_workers=BLOCK_SW)
     page = context.new_page()
@@ -107,6 +109,7 @@ def in_chromium(browser, url: str, kind: str, recomputes: int) -> dict:
     seed = form.locator("input[type=number]").first  # the seed comes before d_k
 
     def once() -> dict:
+        page.wait_for_timeout(pause)  # a reader reads the numbers, or types a seed, before the next
         page.evaluate("delete scalecoreTimings.lastRecomputeMs")
         run.click()
         page.wait_for_function("() => scalecoreTimings.lastRecomputeMs !== undefined", timeout=180000)
@@ -151,6 +154,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--recomputes", type=int, default=5, help="recomputes of each request (median)")
     parser.add_argument("--runs", type=int, default=1, help="fresh browser contexts per kind (median of their medians)")
+    parser.add_argument("--pause", type=int, default=0,
+                        help="ms between one answer and the next click (0: back to back, as benchmarks/browser.py)")
     parser.add_argument("--no-node", action="store_true", help="skip Pyodide in Node")
     parser.add_argument("--root", type=Path, default=ROOT,
                         help="a folder with another commit's scalecore and scalecore_generator (git archive; the "
@@ -178,7 +183,7 @@ def main() -> None:
                 for kind, page, _ in KINDS:
                     if kind not in arguments.kinds:
                         continue
-                    runs = [in_chromium(browser, base + "site/" + page, kind, arguments.recomputes)
+                    runs = [in_chromium(browser, base + "site/" + page, kind, arguments.recomputes, arguments.pause)
                             for _ in range(arguments.runs)]
                     chromium[kind] = {which: median_split([r for run in runs for r in run[which]])
                                       for which in ("same", "fresh")}
@@ -194,7 +199,8 @@ def main() -> None:
         print(line + f"   ({what})")
     if not isinstance(node, dict):
         print(f"  Pyodide in Node: {node}")
-    print(f"\nin Chromium, click to shown (medians of {arguments.recomputes} x {arguments.runs} after the first compute; "
+    print(f"\nin Chromium, click to shown (medians of {arguments.recomputes} x {arguments.runs} after the first compute, "
+          f"{'back to back' if not arguments.pause else f'{arguments.pause} ms after the last answer'}; "
           "request: sent to answered; worker: its own time, Python and JSON text; parse: the page's JSON.parse; "
           "repaint: shown minus request):")
     for kind, page, what in KINDS:
