@@ -38,6 +38,10 @@ PACKAGES = {
     "@wllama/wllama": (["package.json", "esm/index.js", "esm/wasm/wllama.wasm"], "LICENCE"),
     # The full stack's WASI shim (plugin option console_full_stack): its ES modules, as they import each other.
     "@bjorn3/browser_wasi_shim": (["package.json", "dist/*.js"], "LICENSE-MIT"),
+    # The mentor's sentence encoder runs in it (onnxruntime-web's wasm backend, one thread): the classic
+    # script, the ES module it imports and its WebAssembly. Its npm tarball carries no licence file.
+    "onnxruntime-web": (["package.json", "dist/ort.wasm.min.js", "dist/ort-wasm-simd-threaded.mjs",
+                         "dist/ort-wasm-simd-threaded.wasm"], "LICENSES/MIT-onnxruntime.txt"),
     "esbuild-wasm": (["package.json", "bin/esbuild", "lib/main.js", "esbuild.wasm", "wasm_exec.js", "wasm_exec_node.js"],
                      "LICENSE.md"),
 }

@@ -507,6 +507,8 @@ def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict
         "axes": {kind: list(names) for kind, names in sorted((axes or {}).items()) if kind in panels},
         "corpora": corpora_words(fact_tree.get("corpus", {})),
     }
+    if encoder_available():
+        data["encoder"] = encode_passages(passages, math)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     text = text.replace("</", "<\\/")  # a passage can never close the script it travels in
     return f"(globalThis.{GLOBAL}=globalThis.{GLOBAL}||{{}})[{json.dumps(module.url)}]={text};\n"
@@ -615,7 +617,8 @@ class Collector:
         facts_key = {name: kinds(name) or tree[name] for name in sorted(tree)}
         seen = [url, code, [self.keys[source] for source in sources], facts_key,
                 corpora_words(tree["corpus"]) if "corpus" in tree else [],  # their shipped titles and descriptions
-                {kind: list(names) for kind, names in sorted((axes or {}).items())}, typesetter]
+                {kind: list(names) for kind, names in sorted((axes or {}).items())}, typesetter,
+                json.loads(ENCODER_PIN.read_text(encoding="utf-8"))["files"] if encoder_available() else None]
         return "script:" + hashlib.sha256(json.dumps(seen, sort_keys=True).encode("utf-8")).hexdigest()
 
     def _remembered(self, key: str, write, typeset) -> str:
@@ -648,7 +651,7 @@ def assets(node_modules) -> dict:
         "assets/scalecore/vendor/pdfjs/LICENSE": node_modules / "pdfjs-dist" / "LICENSE",
         "assets/scalecore/vendor/minisearch.LICENSE.txt": node_modules / "minisearch" / "LICENSE.txt",
     }
-    return {site: source for site, source in wanted.items() if source.is_file()}
+    return {site: source for site, source in wanted.items() if source.is_file()} | encoder_assets(node_modules)
 
 
 # --------------------------------------------------------------------------------------------
@@ -719,3 +722,167 @@ def model_assets(node_modules: Path, cache: Path, log) -> dict:
         raise ModelError(f"wllama is not installed ({missing[0]}). Fix: {vendor.REINSTALL}.")
     files[MODEL_SITE] = model_file(cache, log)
     return files
+
+
+# --------------------------------------------------------------------------------------------
+# The sentence encoder (all-MiniLM-L6-v2, int8 ONNX: build_tools/mentor_model.py)
+# --------------------------------------------------------------------------------------------
+
+ENCODER_FOLDER = Path(__file__).resolve().parent / "vendor" / "mentor-model"
+ENCODER_PIN = Path(__file__).resolve().parent / "vendor" / "mentor-model.json"
+ENCODER_SITE = "assets/scalecore/models/mentor-encoder"  # the model, its vocabulary and onnxruntime-web
+MAX_TOKENS = 256  # the model's max_seq_length, [CLS] and [SEP] included
+_CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73F), (0x2B740, 0x2B81F),
+        (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))
+
+
+def word_pieces(text: str, ids: dict[str, int]) -> list[int]:
+    """BERT's uncased tokenizer (as all-MiniLM-L6-v2's tokenizer.json sets it: clean text, CJK
+    characters apart, accents stripped, lower case; split at white space and punctuation; WordPiece,
+    longest match first, a word over 100 characters unknown), "[CLS] ... [SEP]", at most 256 ids.
+    mentor-encoder.js does the same, character for character (tests/test_mentor_encoder.py)."""
+    import unicodedata
+
+    out, chars = [], []
+    for ch in text:
+        cp = ord(ch)
+        if cp == 0 or cp == 0xFFFD:
+            continue
+        category = unicodedata.category(ch)
+        if ch in "\t\n\r" or category == "Zs":
+            chars.append(" ")
+        elif category.startswith("C"):
+            continue
+        elif any(low <= cp <= high for low, high in _CJK):
+            chars.append(f" {ch} ")
+        else:
+            chars.append(ch)
+    clean = "".join(c for c in unicodedata.normalize("NFD", "".join(chars)) if unicodedata.category(c) != "Mn").lower()
+    words: list[str] = []
+    for chunk in clean.split():
+        word = ""
+        for ch in chunk:
+            cp = ord(ch)
+            if 33 <= cp <= 47 or 58 <= cp <= 64 or 91 <= cp <= 96 or 123 <= cp <= 126 or unicodedata.category(ch).startswith("P"):
+                if word:
+                    words.append(word)
+                words.append(ch)
+                word = ""
+            else:
+                word += ch
+        if word:
+            words.append(word)
+    unknown = ids["[UNK]"]
+    for word in words:
+        if len(word) > 100:
+            out.append(unknown)
+            continue
+        found, start = [], 0
+        while start < len(word):
+            end = len(word)
+            while end > start and ((("##" if start else "") + word[start:end]) not in ids):
+                end -= 1
+            if end == start:
+                found = [unknown]
+                break
+            found.append(ids[("##" if start else "") + word[start:end]])
+            start = end
+        out.extend(found)
+    return [ids["[CLS]"]] + out[:MAX_TOKENS - 2] + [ids["[SEP]"]]
+
+
+class Encoder:
+    """The int8 model in onnxruntime (the same file the browser runs): a text -> its unit vector.
+    A module's vectors are made with its script, which the build's memo keeps (Collector._remembered):
+    a warm build, or a module whose pages did not change, embeds nothing."""
+
+    def __init__(self):
+        import onnxruntime  # a build dependency where the mentor is on (pyproject.toml)
+
+        pin = json.loads(ENCODER_PIN.read_text(encoding="utf-8"))
+        self.key = pin["files"]["model.onnx"]
+        vocab = (ENCODER_FOLDER / "vocab.txt").read_text(encoding="utf-8").split("\n")
+        self.ids = {piece: i for i, piece in enumerate(vocab) if piece}
+        options = onnxruntime.SessionOptions()
+        options.intra_op_num_threads = 1  # the browser's wasm runs one thread too: the same sums in the same order
+        self.session = onnxruntime.InferenceSession(str(ENCODER_FOLDER / "model.onnx"), options,
+                                                    providers=["CPUExecutionProvider"])
+        self.seen: dict[str, list[float]] = {}
+
+    def __call__(self, text: str) -> list[float]:
+        import numpy as np
+
+        if text not in self.seen:
+            ids = np.array([word_pieces(text, self.ids)], dtype=np.int64)
+            self.seen[text] = [float(v) for v in self.session.run(["embedding"], {"input_ids": ids})[0][0]]
+        return self.seen[text]
+
+
+_ENCODER: list = []
+
+
+def encoder() -> Encoder:
+    if not _ENCODER:
+        _ENCODER.append(Encoder())
+    return _ENCODER[0]
+
+
+def plain_text(sentence: list, math: list[dict]) -> str:
+    """A sentence's plain text, formulas as their text: mentor-core.js's plain(), the same string."""
+    text = "".join(part if isinstance(part, str) else (math[part["m"]]["text"] if part["m"] < len(math) else "")
+                   for part in sentence)
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def pack(vectors: list[list[float]]) -> str:
+    """Unit vectors as base64: each row's float32 scale (its largest magnitude / 127), then the
+    rows as int8 (cosine to the float vector above 0.9999)."""
+    import base64
+    import struct
+
+    scales, rows = [], []
+    for v in vectors:
+        scale = max(abs(x) for x in v) / 127 or 1.0
+        scales.append(struct.pack("<f", scale))
+        rows.append(bytes(max(-127, min(127, round(x / scale))) & 0xFF for x in v))
+    return base64.b64encode(b"".join(scales) + b"".join(rows)).decode("ascii")
+
+
+def encode_passages(passages: list[dict], math: list[dict]) -> dict:
+    """Each passage's vectors, made at build with the model the browser runs on the question:
+    the passage's own (its section, label and sentences: mentor-core.js's Mentor.meaning), each
+    sentence's, and a self-check's question; with where the browser finds the model."""
+    model = encoder()
+    for passage in passages:
+        texts = [plain_text(sentence, math) for sentence in passage["sentences"]] if passage.get("sentences") \
+            else [re.sub(r"\s+", " ", passage.get("text", "")).strip()]
+        rows = [(passage.get("section") or "") + ". " + (passage.get("label") or "") + ". " + " ".join(texts)] + texts
+        if (passage.get("parts") or {}).get("question"):
+            rows.append(passage["parts"]["question"])
+        passage["vectors"] = pack([model(text) for text in rows])
+    return {"sha256": model.key, "dims": 384, "model": f"{ENCODER_SITE}/model.onnx", "vocab": f"{ENCODER_SITE}/vocab.txt",
+            "runtime": f"{ENCODER_SITE}/ort.wasm.min.js", "module": f"{ENCODER_SITE}/ort-wasm-simd-threaded.js",
+            "wasm": f"{ENCODER_SITE}/ort-wasm-simd-threaded.wasm", "max_tokens": MAX_TOKENS}
+
+
+def encoder_assets(node_modules: Path) -> dict:
+    """Site path -> file of the sentence encoder and of onnxruntime-web's wasm backend, served
+    under assets/scalecore/models/ (fetched by the mentor only when the reader reaches the
+    question box; offline copies only when asked, like the other models)."""
+    ort = node_modules / "onnxruntime-web" / "dist"
+    files = {f"{ENCODER_SITE}/model.onnx": ENCODER_FOLDER / "model.onnx", f"{ENCODER_SITE}/vocab.txt": ENCODER_FOLDER / "vocab.txt",
+             f"{ENCODER_SITE}/ort.wasm.min.js": ort / "ort.wasm.min.js",
+             f"{ENCODER_SITE}/ort-wasm-simd-threaded.js": ort / "ort-wasm-simd-threaded.mjs",  # an ES module, served as .js
+             f"{ENCODER_SITE}/ort-wasm-simd-threaded.wasm": ort / "ort-wasm-simd-threaded.wasm",
+             f"{ENCODER_SITE}/LICENSE-onnxruntime-web.txt": ENCODER_FOLDER.parent / "LICENSES" / "MIT-onnxruntime.txt",
+             f"{ENCODER_SITE}/LICENSE-all-MiniLM-L6-v2.txt": ENCODER_FOLDER.parent / "LICENSES" / "Apache-2.0.txt"}
+    return files if encoder_available() and all(path.is_file() for path in files.values()) else {}
+
+
+def encoder_available() -> bool:
+    """Whether the build can embed passages: onnxruntime installed and the model vendored."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        return False
+    return (ENCODER_FOLDER / "model.onnx").is_file() and ENCODER_PIN.is_file()
