@@ -99,10 +99,29 @@ def test_the_wheel_carries_what_the_build_runs_and_no_generic_package_name(wheel
                    "scalecore_generator/scaffold_bare/mkdocs.yml",  # scalecore new --template bare
                    "scalecore_generator/scaffold_bare/.gitignore",
                    "scalecore_generator/scaffold_kind/panel.js",  # scalecore new --template kind
+                   "scalecore_generator/guide/new-site.md",  # scalecore guide (issue 47.2)
                    "scalecore/corpora/demo/text.txt"):
         assert needed in names, needed
     assert any(name.startswith("scalecore_generator/vendor/wheels/sympy-") for name in names)
     assert not any("__pycache__" in name for name in names)
+
+
+def test_the_installed_wheel_carries_the_guides(author, new_site):
+    """Issue 47.2: the guides travel with the package, and the messages name them by the command
+    that prints them; every quoted file and table is made from the installed package."""
+    home, venv, env = author
+    scalecore = str(venv / "bin" / "scalecore")
+    names = sorted(path.stem for path in (REPO / "docs" / "guide").glob("*.md"))
+    listed = run([scalecore, "guide"], cwd=home, env=env).stdout
+    assert all(f"\n  {name} " in listed for name in names), listed
+    kinds = run([scalecore, "guide", "kinds"], cwd=home, env=env).stdout
+    assert kinds.startswith("Write your own interactive: scalecore guide kinds\n") and "--8<--" not in kinds
+    assert (REPO / "scalecore_generator" / "scaffold" / "kinds" / "temperature" / "kind.py").read_text(
+        encoding="utf-8").strip() in kinds
+    assert "| `cache_dir` | text |" in run([scalecore, "guide", "options"], cwd=home, env=env).stdout
+    run([scalecore, "guide", "--html", str(home / "guides")], cwd=home, env=env)
+    assert sorted(path.stem for path in (home / "guides").glob("*.html")) == sorted(names + ["index"])
+    assert "'scalecore guide engines'" in " ".join(run([scalecore, "build", "--help"], cwd=home, env=env).stdout.split())
 
 
 def test_the_installed_vendored_files_match_their_pins(author):
