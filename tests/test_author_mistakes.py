@@ -111,7 +111,8 @@ def test_a_theme_override_that_drops_the_scripts_names_its_file(good, tmp_path):
     folder, errors = broken(good, tmp_path, change)
     assert errors[-1] == (
         f"scalecore: {folder / 'overrides' / 'main.html'}:3: the pages built with it do not load "
-        "assets/scalecore/views.js, assets/scalecore/panels.js, so every panel stays as its no-JS fallback, without "
+        "assets/scalecore/views.js, assets/scalecore/panels.js, assets/scalecore/addresses.js, "
+        "assets/scalecore/hydration.js, so every panel stays as its no-JS fallback, without "
         "switches or live mode (docs/index.md has panels). The site's scripts (extra_javascript, where the plugin "
         "adds them) are in Material's {% block scripts %}. Fix: keep them in an override of that block: "
         "{% block scripts %}{{ super() }} ... {% endblock %}.")
@@ -121,6 +122,8 @@ def test_a_page_with_panels_and_its_scripts_or_without_panels_is_fine():
     from scalecore_generator.pages.assets import missing_scripts
 
     panel = '<div class="scalecore-panel" data-scalecore-kind="softmax"></div>'
-    scripts = '<script src="../assets/scalecore/views.js" defer></script><script src="../assets/scalecore/panels.js" defer>'
+    scripts = "".join(f'<script src="../assets/scalecore/{name}.js" defer></script>'
+                      for name in ("views", "panels", "addresses", "hydration"))
     assert missing_scripts(panel + scripts) == [] and missing_scripts("<p>no panel</p>") == []
-    assert missing_scripts(panel + scripts.split("</script>")[0]) == ["assets/scalecore/panels.js"]
+    assert missing_scripts(panel + scripts.split("</script>")[0]) == [
+        "assets/scalecore/panels.js", "assets/scalecore/addresses.js", "assets/scalecore/hydration.js"]

@@ -22,7 +22,8 @@ OWN_SITE = "assets/scalecore"
 KATEX_SITE = "assets/katex"
 KATEX_CSS = f"{KATEX_SITE}/katex.min.css"
 CSS = (f"{OWN_SITE}/scalecore.css",)
-SCRIPTS = (f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js")
+# the shared views; the panel base; panel addresses; hydration, which starts the panels (in this order)
+SCRIPTS = (f"{OWN_SITE}/views.js", f"{OWN_SITE}/panels.js", f"{OWN_SITE}/addresses.js", f"{OWN_SITE}/hydration.js")
 ISOLATE = f"{OWN_SITE}/isolate.js"  # reloads a console's page once to make it cross-origin isolated
 OFFLINE = f"{OWN_SITE}/offline.js"  # registers the site's service worker; "Make this site available offline"
 DISK_SEARCH = f"{OWN_SITE}/disk-search.js"  # search in a site opened from disk (file://)
