@@ -291,6 +291,28 @@ VARIANTS = {
 }
 
 
+ROUND_3_VARIANTS = VARIANTS
+# Round 4's: the sentence encoder (the build's vectors, the question embedded in onnxruntime-web) against
+# the table and the keywords alone, and the encoder's settings one at a time.
+VARIANTS = {
+    "round 3: the table": {"EMBEDDINGS": "table"},
+    "keywords alone": {"EMBEDDINGS": "none"},
+    "encoder, round 3's settings": {},
+    "  centred": {"MODEL_CENTRE": True},
+    "  threshold 0.26": {"REFUSE_AT": 0.26},
+    "  threshold 0.36": {"REFUSE_AT": 0.36},
+    "  threshold 0.41": {"REFUSE_AT": 0.41},
+    "  self-check 0.5": {"CHECK_MEANT": 0.5},
+    "  self-check 0.6": {"CHECK_MEANT": 0.6},
+    "  lead near 0.4, 0.45": {"NEAR_MIN": 0.4, "MEANT_MIN": 0.45},
+    "  support near 0.5, 0.6": {"SUPPORT_MEANT": 0.5, "NEAR_SUPPORT": 0.6},
+    "  meaning 0.5 of a lead's score": {"ALPHA": 0.5},
+    "  meaning 0.15 of a lead's score": {"ALPHA": 0.15},
+    "  RRF k = 30": {"RRF_K": 30},
+    "  4 passages": {"MAX_PASSAGES": 4},
+}
+
+
 def merit(rows) -> int:
     """One number to choose by: key facts and due refusals, less contradictions and answerable refusals."""
     t = totals(rows)
@@ -320,7 +342,7 @@ def cross_validate(site: Path, questions: list[dict], variants: dict[str, dict])
     for chosen_on, checked_on in ((0, 1), (1, 0)):
         best = max(merits, key=lambda name: merits[name][chosen_on])
         print(f"  chosen on half {'AB'[chosen_on]}: {best}; on half {'AB'[checked_on]} it scores"
-              f" {merits[best][checked_on]} (round 2: {merits[base][checked_on]})")
+              f" {merits[best][checked_on]} ({base}: {merits[base][checked_on]})")
 
 
 def main() -> None:

@@ -517,7 +517,7 @@ def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict
 # The theme's scripts of the mentor (module.js loads them when a page's mentor box nears the
 # viewport): a site whose pages all leave the mentor out does not ship them.
 THEME_SCRIPTS = ("assets/scalecore-module/mentor.js", "assets/scalecore-module/mentor-core.js",
-                 "assets/scalecore-module/mentor-embeddings.js")
+                 "assets/scalecore-module/mentor-embeddings.js", "assets/scalecore-module/mentor-encoder.js")
 
 
 def script_path(page_url: str) -> str:

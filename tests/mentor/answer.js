@@ -20,10 +20,17 @@ if (site === "--data") {
   require(path.resolve(site, "assets", "scalecore", "mentor", stem + ".js"));
   data = globalThis.scalecoreMentor[page];
 }
-// The word-piece embeddings the page loads (the site's copy, else the package's); the variable
-// MENTOR_EMBEDDINGS names another table to measure, or "none" for the keywords alone.
-const choice = process.env.MENTOR_EMBEDDINGS;
-const table = choice === "none" ? null : [choice,
+// What the meaning comes from, as on the page: the sentence encoder (the build's vectors, the
+// question embedded by mentor-encoder.js in onnxruntime-web's wasm) where the site has it, else the
+// word-piece table (the site's copy, else the package's). MENTOR_EMBEDDINGS: "table" for the table,
+// another table's file to measure, or "none" for the keywords alone.
+const choice = process.env.MENTOR_EMBEDDINGS || core.settings.EMBEDDINGS; // or {"EMBEDDINGS": ...} in MENTOR_SETTINGS
+const encoderFiles = site !== "--data" && data.encoder ? {
+  model: path.resolve(site, data.encoder.model), vocab: path.resolve(site, data.encoder.vocab),
+  ort: path.join(repo, "scalecore_generator", "vendor", "node_modules", "onnxruntime-web", "dist"),
+} : null;
+const useModel = !choice && encoderFiles && fs.existsSync(encoderFiles.model) && fs.existsSync(path.join(encoderFiles.ort, "ort.wasm.min.js"));
+const table = useModel || choice === "none" ? null : [choice !== "table" && choice,
   site !== "--data" && path.resolve(site, "assets", "scalecore-module", "mentor-embeddings.js"),
   path.join(repo, "scalecore_generator", "theme", "assets", "scalecore-module", "mentor-embeddings.js")]
   .find((file) => file && fs.existsSync(file));
@@ -32,13 +39,32 @@ if (table) {
   require(path.resolve(table));
   embeddings = globalThis.scalecoreMentorEmbeddings;
 }
-let started = process.hrtime.bigint();
-const mentor = new core.Mentor(data, MiniSearch, embeddings);
-const indexMs = Number(process.hrtime.bigint() - started) / 1e6;
-const questions = JSON.parse(fs.readFileSync(questionsFile, "utf8"));
-const out = questions.map((q) => {
-  const t = process.hrtime.bigint();
-  const answer = mentor.answer(q.question, q.files ? core.filePassages(q.files.name, q.files.pages) : []);
-  return { question: q.question, answer, ms: Number(process.hrtime.bigint() - t) / 1e6 };
-});
-process.stdout.write(JSON.stringify({ indexMs, embeddings: table || null, passages: data.passages.length, answers: out }));
+
+async function encoder() {
+  const url = require("url");
+  const ort = require(path.join(encoderFiles.ort, "ort.wasm.min.js"));
+  const { Encoder } = require(path.join(repo, "scalecore_generator", "theme", "assets", "scalecore-module", "mentor-encoder.js"));
+  return Encoder.create(ort, fs.readFileSync(encoderFiles.model), fs.readFileSync(encoderFiles.vocab, "utf8"), {
+    paths: { mjs: url.pathToFileURL(path.join(encoderFiles.ort, "ort-wasm-simd-threaded.mjs")).href,
+      wasm: url.pathToFileURL(path.join(encoderFiles.ort, "ort-wasm-simd-threaded.wasm")).href },
+    maxTokens: data.encoder.max_tokens });
+}
+
+(async () => {
+  let started = process.hrtime.bigint();
+  const model = useModel ? await encoder() : null;
+  const loadMs = Number(process.hrtime.bigint() - started) / 1e6;
+  started = process.hrtime.bigint();
+  const mentor = new core.Mentor(data, MiniSearch, useModel ? "model" : embeddings);
+  const indexMs = Number(process.hrtime.bigint() - started) / 1e6;
+  const questions = JSON.parse(fs.readFileSync(questionsFile, "utf8"));
+  const out = [];
+  for (const q of questions) {
+    const t = process.hrtime.bigint();
+    const vector = model ? await model.embed(q.question) : null;
+    const answer = mentor.answer(q.question, q.files ? core.filePassages(q.files.name, q.files.pages) : [], vector);
+    out.push({ question: q.question, answer, ms: Number(process.hrtime.bigint() - t) / 1e6 });
+  }
+  process.stdout.write(JSON.stringify({ indexMs, loadMs, embeddings: useModel ? "model" : table || null,
+    passages: data.passages.length, answers: out }));
+})().catch((error) => { console.error(error); process.exit(1); });

@@ -195,6 +195,36 @@
     return out;
   };
 
+  /* The sentence encoder's vectors (round 4): the module's passages were embedded at build by the
+     int8 all-MiniLM-L6-v2 the browser runs on the question (mentor-encoder.js), and travel in the
+     module's data (each passage's "vectors": the passage's own, each sentence's, a self-check's
+     question; int8 rows, each with its float32 scale). Nothing is embedded here: a text the build
+     did not embed has no vector (a reader's file is searched by its words), and the question's
+     vector is given to answer(). */
+  function Vectors(data) {
+    this.dims = (data.encoder && data.encoder.dims) || 384;
+    this.cache = new Map();
+    this.model = true;
+  }
+
+  Vectors.prototype.embed = function (text) { return this.cache.get(String(text)) || null; };
+
+  /* A passage's packed rows: [Float32Array] (unit length). */
+  Vectors.prototype.unpack = function (base64) {
+    var raw = bytes(base64);
+    var d = this.dims, n = raw.length / (4 + d);
+    var view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
+    var out = [];
+    for (var i = 0; i < n; i++) {
+      var scale = view.getFloat32(4 * i, true), at = 4 * n + i * d, v = new Float32Array(d), norm = 0;
+      for (var k = 0; k < d; k++) { v[k] = ((raw[at + k] << 24) >> 24) * scale; norm += v[k] * v[k]; }
+      norm = Math.sqrt(norm);
+      for (var j = 0; j < d; j++) v[j] /= norm || 1;
+      out.push(v);
+    }
+    return out;
+  };
+
   /* SIF's common component, removed: averaged word vectors share one direction (every sentence
      of a lesson on attention is "about" it), which makes every pair look alike. The mean of the
      module's sentences is taken off every vector, the question's included. */
@@ -219,6 +249,9 @@
       p.vector = self.recentre(p.vector);
     });
   };
+
+  Vectors.prototype.centre = function (passages) { if (S.MODEL_CENTRE) Embedder.prototype.centre.call(this, passages); };
+  Vectors.prototype.recentre = function (v) { return Embedder.prototype.recentre.call(this, v); };
 
   Embedder.prototype.recentre = function (v) {
     if (!v || !this.mean) return v;
@@ -288,7 +321,10 @@
   function Mentor(data, MiniSearch, embeddings) {
     var math = data.math || [];
     this.data = data;
-    this.embedder = embeddings ? new Embedder(embeddings) : null;
+    // The encoder's vectors when the build made them and the page could load the model
+    // (embeddings === "model"), else the static table's, else words alone.
+    this.embedder = embeddings === "model" && data.encoder ? new Vectors(data) : embeddings && embeddings !== "model" ? new Embedder(embeddings) : null;
+    if (this.embedder && this.embedder.model) Object.assign(S, S.MODEL); // the thresholds of the encoder's cosines
     this.MiniSearch = MiniSearch;
     this.byId = {};
     var self = this;
@@ -301,7 +337,7 @@
       Object.keys(passage.allTerms).forEach(function (t) { frequency[t] = (frequency[t] || 0) + 1; });
       self.byId[passage.id] = passage;
     });
-    if (this.embedder && S.SIF) this.embedder.weigh(data.passages.map(function (p) { return p.plain.join(" "); }), S.SIF);
+    if (this.embedder && S.SIF && this.embedder.weigh) this.embedder.weigh(data.passages.map(function (p) { return p.plain.join(" "); }), S.SIF);
     data.passages.forEach(function (passage) { self.meaning(passage); });
     this.frequency = frequency;
     this.vocabulary = Object.keys(frequency);
@@ -412,6 +448,13 @@
   Mentor.prototype.meaning = function (passage) {
     if (!this.embedder || passage.vector) return;
     var embedder = this.embedder;
+    if (embedder.model) { // the build's: the passage's own, each sentence's, then a self-check's question
+      var rows = passage.vectors && typeof passage.vectors === "string" ? embedder.unpack(passage.vectors) : [];
+      passage.vector = rows[0] || null;
+      passage.vectors = passage.plain.map(function (_, i) { return rows[i + 1] || null; });
+      if (passage.parts && passage.parts.question && rows[passage.plain.length + 1]) passage.questionVector = rows[passage.plain.length + 1];
+      return;
+    }
     passage.vectors = passage.plain.map(function (text) { return embedder.embed(text); });
     passage.vector = embedder.embed((passage.section || "") + ". " + (passage.label || "") + ". " + passage.plain.join(" "));
   };
@@ -446,7 +489,8 @@
     var embedder = this.embedder;
     this.checks.forEach(function (check) {
       // in meaning too: a question that shares words with a self-check may ask something else
-      if (vector && cosine(vector, check.questionVector || (check.questionVector = embedder.embed(check.parts.question))) < S.CHECK_MEANT) return;
+      if (vector && (check.questionVector || !embedder.model) &&
+          cosine(vector, check.questionVector || (check.questionVector = embedder.embed(check.parts.question))) < S.CHECK_MEANT) return;
       var own = {};
       terms(check.parts.question).forEach(function (t) { own[t] = true; });
       var shared = asked.filter(function (t) { return own[t]; }).length;
@@ -688,6 +732,11 @@
   S.REFUSE_AT = 0.31;
   S.NEGATION = true; // "no LayerNorm", "without the scale" find the sentences that say what is absent (false)
   S.COMPOUND = true; // a module's word written as two ("layer norm") is that word too (false)
+  // Round 4: the sentence encoder's cosines (all-MiniLM-L6-v2) in place of the table's, tuned on the
+  // development set and its halves (benchmarks/mentor.py --cv): applied over the rest when the
+  // mentor runs on the encoder's vectors.
+  S.MODEL_CENTRE = false; // take the mean of the module's sentences off every vector, as for the table
+  S.MODEL = {};
   S.SIF = 0; // SIF's weight a / (a + p) of a word piece, p its share of the module's pieces (0: plain mean)
   S.DEFINITION = 1.4; // a sentence that defines what a "what" question names ("scale: the scores are divided by ...")
   var DEFINES = /^\s*(:|is\b|are\b|means\b|measures\b)/; // what follows a definition's subject
@@ -958,7 +1007,9 @@
     return out.sort(function (x, y) { return y.score - x.score; });
   };
 
-  Mentor.prototype.answer = function (question, extra) {
+  /* ``vector``: the question's vector from the sentence encoder (mentor-encoder.js), when the
+     mentor runs on the build's vectors; the static table embeds the question here. */
+  Mentor.prototype.answer = function (question, extra, vector) {
     var self = this;
     var foreign = language(question, this.english);
     var how = kind(question);
@@ -977,7 +1028,8 @@
     var aliasWords = [].concat.apply([], Object.keys(aliases).map(function (t) { return aliases[t]; }));
     aliasWords = aliasWords.concat(compounds(question, this.frequency));
     var results = asked.length && !foreign ? this.search(question + (aliasWords.length ? " " + aliasWords.join(" ") : ""), added) : [];
-    var vector = this.embedder && !foreign && asked.length ? this.embedder.embed(question) : null;
+    vector = !this.embedder || foreign || !asked.length ? null : this.embedder.model ?
+      (vector ? this.embedder.recentre(vector) : null) : this.embedder.embed(question);
     this.related = this.relate(asked);
     Object.keys(aliases).forEach(function (t) { self.related[t] = (self.related[t] || []).concat(aliases[t]); });
     var fused = foreign ? [] : this.fuse(results, vector, added);
@@ -1128,6 +1180,6 @@
     return [{ role: "system", content: SYSTEM }, { role: "user", content: user }];
   }
 
-  return { settings: S, Mentor: Mentor, Embedder: Embedder, cosine: cosine, terms: terms, filePassages: filePassages, stem: stem, prompt: prompt, language: language,
+  return { settings: S, Mentor: Mentor, Embedder: Embedder, Vectors: Vectors, cosine: cosine, terms: terms, filePassages: filePassages, stem: stem, prompt: prompt, language: language,
     kind: kind, plain: plain };
 });
