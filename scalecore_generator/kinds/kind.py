@@ -234,3 +234,13 @@ def check_corpus_and_seed(options, site: Site) -> None:
     elif options["seed"] not in site.seeds:
         raise OptionError("seed", f"{options['seed']} is not a baked seed; the baked seeds are: "
                                   f"{listing(site.seeds)}{site.option_at('seeds')}")
+
+
+def head_maps(panel, tokens: list, per_head: list[dict], title, row_max) -> list[dict]:
+    """Each head's attention weights as a heat map, the figure a panel of heads shows for each
+    (the multi-head lesson's heads, the encoder's layer): ``title(number)`` names the map,
+    ``row_max(head)`` is the head's mean row-max, printed under it."""
+    return [{"number": number,
+             "src": panel.figure("heatmap", {"tokens": tokens, "weights": head["weights"], "title": title(number)}),
+             "row_max": row_max(head)}
+            for number, head in enumerate(per_head, start=1)]

@@ -11,7 +11,8 @@ shallower stack is the first layers of a deeper one); live mode calls it for any
 from scalecore_generator.kinds.options import OptionError, PanelOptions
 from scalecore_generator.kinds.options import Integer, ListOf, OneOf, Optional
 from scalecore_generator.kinds.options import Bounded, described
-from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
+from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, head_maps, \
+    seed_option
 from scalecore.encoder import MAX_LAYERS, NORMS
 from scalecore.multihead import head_width
 
@@ -118,12 +119,9 @@ class Encoder(Kind):
         point = panel.baked(f"{corpus}/{seed}/{norm}")
         where = f"{panel.site.titles.get(corpus, corpus)} ({corpus}), seed {seed}, {NORM_LABELS[norm]}"
         chosen = point["layers"][options["layer"] - 1]
-        maps = []
-        if "maps" in options["show"]:
-            for number, head in enumerate(chosen["per_head"], start=1):
-                spec = {"tokens": point["tokens"], "weights": head["weights"],
-                        "title": f"Layer {chosen['layer']}, head {number}: attention weights, {where}"}
-                maps.append({"number": number, "src": panel.figure("heatmap", spec), "row_max": head["mean_row_max"]})
+        maps = head_maps(panel, point["tokens"], chosen["per_head"],
+                         lambda number: f"Layer {chosen['layer']}, head {number}: attention weights, {where}",
+                         lambda head: head["mean_row_max"]) if "maps" in options["show"] else []
         return panel.render_template(
             options,
             show=options["show"],

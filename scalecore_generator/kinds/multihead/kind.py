@@ -13,7 +13,8 @@ import json
 from scalecore_generator.kinds.options import OptionError, PanelOptions
 from scalecore_generator.kinds.options import Integer, ListOf, OneOf, Text, Type, listing
 from scalecore_generator.kinds.options import described
-from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, seed_option
+from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, head_maps, \
+    seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 from scalecore.multihead import head_width
 
@@ -148,13 +149,9 @@ class Multihead(Kind):
         point = panel.baked(f"{corpus}/{seed}/{heads}/{guards}")
         where = f"{panel.site.titles.get(corpus, corpus)} ({corpus}), seed {seed}, guards {guards}"
         picked = point["per_head"][options["head"] - 1]
-        maps = []
-        if "maps" in options["show"]:
-            for number, head in enumerate(point["per_head"], start=1):
-                spec = {"tokens": point["tokens"], "weights": head["weights"],
-                        "title": f"Head {number} of {heads}: attention weights, {where}"}
-                maps.append({"number": number, "src": panel.figure("heatmap", spec),
-                             "row_max": head["measures"]["mean_row_max"]})
+        maps = head_maps(panel, point["tokens"], point["per_head"],
+                         lambda number: f"Head {number} of {heads}: attention weights, {where}",
+                         lambda head: head["measures"]["mean_row_max"]) if "maps" in options["show"] else []
         return panel.render_template(
             options,
             show=options["show"],

@@ -458,19 +458,23 @@
   // complete without emitting (instant navigation is off there), so the plain DOM events run
   // too; setUp does its work once per module header. It runs in a task of its own: document$
   // first emits inside Material's DOMContentLoaded handler, which mounts Material's components
-  // in that same task, and a reader's tap waits for a whole task (see hydrateSoon in panels.js).
-  function setUpSoon() {
-    setTimeout(function () {
-      setUp();
-      setUpSideways();
-    }, 0);
+  // in that same task, and a reader's tap waits for a whole task (see hydrateSoon in hydration.js). notes.js sets up by it too.
+  function onEveryPage(setUpPage) {
+    function soon() {
+      setTimeout(setUpPage, 0);
+    }
+    if (window.document$ && typeof window.document$.subscribe === "function") {
+      window.document$.subscribe({ next: soon, error: soon, complete: soon });
+    }
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", soon);
+    } else {
+      soon();
+    }
   }
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe({ next: setUpSoon, error: setUpSoon, complete: setUpSoon });
-  }
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", setUpSoon);
-  } else {
-    setUpSoon();
-  }
+  window.scalecoreModule.onEveryPage = onEveryPage;
+  onEveryPage(function () {
+    setUp();
+    setUpSideways();
+  });
 })();

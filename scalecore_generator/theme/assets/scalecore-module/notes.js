@@ -450,15 +450,5 @@
     setUpNotes(article.querySelector("[data-scalecore-notes]"), header.getAttribute("data-scalecore-module"), title);
   }
 
-  function setUpSoon() {
-    setTimeout(setUp, 0);
-  }
-  if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe({ next: setUpSoon, error: setUpSoon, complete: setUpSoon });
-  }
-  if (document.readyState === "loading") {
-    document.addEventListener("DOMContentLoaded", setUpSoon);
-  } else {
-    setUpSoon();
-  }
+  shared.onEveryPage(setUp);
 })();
