@@ -95,6 +95,25 @@
       .then(function (session) { return new Encoder(ort, session, vocabulary(vocab), options.maxTokens); });
   };
 
+  /* In the page: onnxruntime-web's script, then the model and its vocabulary, from the site
+     (info: the module data's "encoder", site paths; url(sitePath): the page's address of one;
+     loadScript(src): a promise). Rejects where any of it cannot load (a page opened from disk
+     cannot fetch): the mentor then uses the static table. */
+  Encoder.load = function (info, url, loadScript) {
+    var at = function (sitePath) { return new URL(url(sitePath), document.baseURI).href; };
+    var get = function (sitePath, how) {
+      return fetch(at(sitePath)).then(function (response) {
+        if (!response.ok) throw new Error("could not load " + sitePath + " (" + response.status + ")");
+        return response[how]();
+      });
+    };
+    return Promise.all([loadScript(url(info.runtime)), get(info.model, "arrayBuffer"), get(info.vocab, "text")]).then(function (got) {
+      if (typeof ort === "undefined") throw new Error("onnxruntime-web did not load");
+      return Encoder.create(ort, new Uint8Array(got[1]), got[2], { paths: { mjs: at(info.module), wasm: at(info.wasm) },
+        maxTokens: info.max_tokens });
+    });
+  };
+
   Encoder.prototype.pieces = function (text) { return wordPieces(text, this.ids, this.maxTokens); };
 
   /* The unit vector of a text (Float32Array of 384). */

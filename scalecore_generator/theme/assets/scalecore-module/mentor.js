@@ -327,19 +327,32 @@
     var s = this.section;
     var self = this;
     var started = performance.now();
-    // The word-piece embeddings (mentor-embeddings.js, beside the core: 5.4 MB, 3.9 MB gzip) come
-    // with the rest when the reader reaches the box; without them the mentor searches by words.
+    // Meaning, when the reader reaches the box: the sentence encoder (mentor-encoder.js and the
+    // site's int8 model in onnxruntime-web, 19 MB gzip) where the build embedded the passages, else
+    // the word-piece table (mentor-embeddings.js: 5.4 MB, 3.9 MB gzip); without either, words alone.
     var core = s.getAttribute("data-scalecore-mentor-core");
-    var meaning = loadScript(core.replace(/mentor-core\.js(\?.*)?$/, "mentor-embeddings.js")).catch(function () { return null; });
+    var beside = function (name) { return core.replace(/mentor-core\.js(\?.*)?$/, name); };
+    var table = function () {
+      return loadScript(beside("mentor-embeddings.js")).then(function () { return window.scalecoreMentorEmbeddings || null; },
+        function () { return null; });
+    };
     this.ready = Promise.all([
       loadScript(s.getAttribute("data-scalecore-mentor-search")),
       loadScript(core),
       loadScript(s.getAttribute("data-scalecore-mentor")),
-      meaning
+      loadScript(beside("mentor-encoder.js")).catch(function () { return null; })
     ]).then(function () {
       var data = (window.scalecoreMentor || {})[self.page];
       if (!data) throw new Error("this module's mentor data is missing from the site");
-      var mentor = new window.scalecoreMentorCore.Mentor(data, window.MiniSearch, window.scalecoreMentorEmbeddings || null);
+      var encoder = data.encoder && window.scalecoreMentorEncoder ?
+        window.scalecoreMentorEncoder.Encoder.load(data.encoder, self.url.bind(self), loadScript) : Promise.reject(null);
+      return encoder.then(function (model) { self.encoder = model; return "model"; }, table).then(function (meaning) {
+        s.setAttribute("data-scalecore-mentor-meaning", meaning === "model" ? "encoder" : meaning ? "table" : "words");
+        return [data, meaning];
+      });
+    }).then(function (ready) {
+      var data = ready[0];
+      var mentor = new window.scalecoreMentorCore.Mentor(data, window.MiniSearch, ready[1]);
       self.math = data.math || [];
       self.pageTitles = data.pages || {};
       s.setAttribute("data-scalecore-mentor-load-ms", String(Math.round(performance.now() - started)));
@@ -485,8 +498,9 @@
     var started = performance.now();
     Promise.all([this.load(), this.checking]).then(function (ready) {
       var mentor = ready[0];
-      return self.readAttached().then(function (files) {
-        var answer = mentor.answer(question, files.passages);
+      return Promise.all([self.readAttached(), self.encoder ? self.encoder.embed(question).catch(function () { return null; }) : null]).then(function (got) {
+        var files = got[0];
+        var answer = mentor.answer(question, files.passages, got[1]);
         self.render(answer, files);
         LAST[self.code] = { answer: answer, files: files };
         self.record(answer);
