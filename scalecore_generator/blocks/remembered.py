@@ -1,8 +1,7 @@
 """A page's panels, remembered across builds.
 
 Rendering a page's panels (each kind's template, the shared views, the baked points they read)
-was most of what a warm build spent on the pages: 21 ms of kinds' renders for this repository's
-site, after reading the 1.4 MB memo of rendered views. A page's panels are a function of what
+was most of what a warm build spent on the pages, after reading the memo of rendered views. A page's panels are a function of what
 its blocks say and where they stand, of each kind's own files, its view of the site, its baked
 points (cache entries named by the hash of what made them) and its scripts, and of the Markdown
 extensions that convert the authors' texts. Kept under the hash of all of that, they are taken

@@ -50,6 +50,6 @@ def hold_back_fallbacks(html: str, stash: Stash) -> str:
     """The page's content with each panel's fallback emptied into ``stash``, for the search
     plugins that index it (which would index nothing of a fallback: it is data-search-exclude).
     Material's search parsed every tag of every baked table with ``html.parser`` only to skip
-    it, 18 ms of a warm build of this repository's site. ``stash.restore`` puts them back once
+    it. ``stash.restore`` puts them back once
     the page is indexed (MkDocs' adapter: its last on_page_context), and on the finished page."""
     return FALLBACK.sub(lambda match: match[1] + stash.keep(match[2]) + match[3], html)

@@ -195,7 +195,7 @@ def icons() -> dict[str, bytes]:
 def app_files(name: str, description: str, memo=None) -> dict[str, bytes]:
     """The manifest and its icons: files of the site like any other (listed, cached, hashed).
     ``memo``: the build's (cache.Memo, versioned by this module), which keeps the icons' PNG
-    bytes: compressing them at zlib's best level was 15 ms of every warm build."""
+    bytes: compressing them at zlib's best level is not a warm build's work."""
     text = json.dumps(web_manifest(name, description), indent=1, ensure_ascii=False) + "\n"
     if memo is None:
         drawn = icons()

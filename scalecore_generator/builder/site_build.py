@@ -145,9 +145,8 @@ class SiteBuild:
         self.panel_templates = PanelTemplates(self.views, compiled)
         self.module_templates = module_page.environment(compiled)
         # What the build holds once configured (the engine's configuration, the kinds, the views
-        # read: some 40,000 objects for this repository's site) lives as long as the build: kept
-        # out of the cyclic collector's walks until it ends. A warm build then makes no full
-        # collection, where it made one of 15 to 50 ms. finish() and abandon() give them back,
+        # read: tens of thousands of objects) lives as long as the build: kept out of the
+        # cyclic collector's walks until it ends. A warm build then makes no full collection. finish() and abandon() give them back,
         # so a dev server's next build frees what this one no longer holds.
         gc.freeze()
 
@@ -195,7 +194,7 @@ class SiteBuild:
     def _site_bytes(self) -> int:
         """The most the build itself will write into the staged site: all its files, as a cold
         build copies them (a warm one carries or links those the published site has, which take
-        no room). Not the published site's size: walking it was 10 ms of every warm build, and the
+        no room). Not the published site's size: walking it costs every warm build, and the
         engine's pages, which it also counted, are written later, by a step that stops as
         cleanly on a full disk (the previous site stays)."""
         ours = sum(os.stat(path).st_size for path in self.files.values())
@@ -485,8 +484,8 @@ class SiteBuild:
 
 class _OptionLines(Mapping):
     """Where each of some options is written ("mkdocs.yml:14"), found when a kind's message asks:
-    finding the lines parses the configuration file again (1.6 ms), which a build whose kinds
-    have nothing to say need not do."""
+    finding the lines parses the configuration file again, which a build whose kinds have
+    nothing to say need not do."""
 
     def __init__(self, where, keys: tuple[str, ...]):
         self._where, self._keys = where, keys

@@ -18,10 +18,9 @@ staging folder file by file: it is carried, moved whole from the published site 
 one just before the swap (``folders_to_carry``, ``commit(carried)``), one rename for hundreds of
 files. A build that fails before the swap has moved nothing; a process killed between the moves
 and the swap leaves a journal, and the next build moves the folders back before anything else.
-The price: from the first of those renames to the exchange (a rename each, then the exchange:
-0.4 to 1.3 ms for this repository's nine carried folders, the journal's writing included), a
-request for a file in a carried folder finds none. Linking each file instead had no such
-instant, and cost a warm build 60 to 100 ms. A SIGTERM or SIGINT in that instant (a CI job's
+The price: from the first of those renames to the exchange (a rename each, then the exchange,
+about a millisecond), a request for a file in a carried folder finds none. Linking each file
+instead had no such instant, and cost a warm build far more. A SIGTERM or SIGINT in that instant (a CI job's
 timeout sends one) is held until the exchange is done (``_signals_held``): the build then ends as
 the signal asks, with the new site whole in place, instead of ending between two renames with
 the carried folders in neither site.

@@ -20,7 +20,7 @@ def learn_tables(build) -> None:
     A warm build reads no table: the memo "tables" keeps, under the sha256 of the cached table
     (from the digest ledger: checked against its own hash when it was read), the sha256 of
     its compact form and the words it lacks. Only when the compact form in the cache is not
-    that file is the table read and written again (20 ms of every warm build)."""
+    that file is the table read and written again."""
     settings = build.settings
 
     def damaged(message):

@@ -86,8 +86,7 @@ def clone_or_copy(source: Path, target: Path) -> None:
     elsewhere. Never a hard link: the published site and the cache must not share a byte, or a
     change to one (a byte flipped in the cache, an edit under site/) would change the other at
     once, without a build or its checks. The clone is tried until the file system refuses it
-    once; then every file is copied with shutil.copyfile (the kernel's sendfile: 0.2 ms a file
-    here, about twice a link's cost in all)."""
+    once; then every file is copied with shutil.copyfile (the kernel's sendfile)."""
     try:
         target.unlink()
     except FileNotFoundError:

@@ -169,8 +169,8 @@ def _check_script(path: Path, name: str, sound: set) -> str:
 def _check_schema(path: Path, sound: set) -> str:
     """schema.json is JSON: a mistake named with its line and column before anything is baked.
     Whether it is a valid JSON Schema is checked by the bake (schema_problem), when it bakes the
-    kind: that check reads the whole meta-schema (50 ms a build for the built-in kinds), which a
-    warm build, baking nothing, should not pay."""
+    kind: that check reads the whole meta-schema, which a warm build, baking nothing, should not
+    pay."""
     stamp = _stamp(path, "schema")
     if stamp in sound:
         return stamp

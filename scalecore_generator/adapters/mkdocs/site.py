@@ -22,8 +22,8 @@ from scalecore_generator.pages import assets, frontend
 class SiteFiles(Files):
     """MkDocs' files, and the build's own (SiteBuild.write_files) found on demand: a page's link
     to one (``[the API](../api/index.json)``) is checked as a link to a file of the site, as MkDocs
-    checks any link, while a build no longer makes a thousand MkDocs Files (10 ms of every warm
-    build) for the few a page links to. MkDocs copies none of them: the build writes them."""
+    checks any link, while a build no longer makes a thousand MkDocs Files for the few a page
+    links to. MkDocs copies none of them: the build writes them."""
 
     def __init__(self, files: Files, config, ours: set[str]):
         super().__init__(list(files))

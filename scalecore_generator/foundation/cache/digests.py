@@ -4,7 +4,7 @@ has not changed since an earlier build not read again.
 The manifest and the offline listing name the sha256 of every file of the site: a thousand baked
 files, and a runtime of a few hundred MB when the console's full stack was on (python.wasm alone
 was 99 MB, and its compressed copies 36 MB more; its gzip parts are 50 MB now). Reading all of it
-again on every warm build cost 0.44 s, most of what Scalecore added to a rebuild. So a build keeps
+again on every warm build was most of what Scalecore added to a rebuild. So a build keeps
 the digests it computed in a ledger beside the site it publishes (``.site.digests.json``, beside
 ``.site.lock``; the dev server's in the cache folder), each with the file's identity (device,
 inode, size, modification and change times in nanoseconds), and takes a digest from there only

@@ -88,7 +88,7 @@ def _checked(folder: Path, digest) -> tuple[str | None, dict[str, str]]:
 def _mismatch(folder: Path, files: dict, digest) -> str | None:
     present = set()
 
-    def walk(path: str, prefix: str) -> None:  # os.scandir: os.walk's lists and relpaths cost a warm bake 3 ms
+    def walk(path: str, prefix: str) -> None:  # os.scandir: os.walk's lists and relpaths cost a warm bake more
         with os.scandir(path) as entries:
             for entry in entries:
                 if entry.is_dir(follow_symlinks=False):

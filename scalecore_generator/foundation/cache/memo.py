@@ -106,7 +106,7 @@ def program_version(program: str, memo: Path) -> str:
     """``program --version``, kept in the JSON file ``memo`` under the identity of the program's
     file (its real path, size, inode, modification and change times): for Chromium, whose
     version is part of the memory snapshot's key, that is a shell wrapper starting a dozen
-    processes, about 75 ms of every build. An upgrade replaces the file, so it is asked again,
+    processes, on every build. An upgrade replaces the file, so it is asked again,
     as it is when the memo is missing or unreadable. 'unknown' (never kept) when the program
     cannot be run."""
     import subprocess
