@@ -519,15 +519,16 @@ class JsonText {
 // 25, 36, 16, 13, 15, 17, 15, 10, 14, 12, 10, 9, 8 ms, then 8 ms from then on (what Pyodide in
 // Node takes), and 3 s of idle time after the first compute changed nothing (28, 34, 24, 36, 20,
 // ...). (Three runs right after the first compute, tried before, were too few to show it.) So
-// after a compute that took at most WARM_UP_AFTER_MS, while nothing else is asked, the worker
-// computes the same points again (answers dropped), one run per task, up to WARM_UP_RUNS runs
-// and WARM_UP_MS in this visit: the reader's next recompute runs optimised code. A request that
-// comes waits at most for the run under way (hence only short ones: a long compute runs enough
-// on its own), and the runs go on once it is answered.
-const WARM_UP_AFTER_MS = 150;
-const WARM_UP_RUNS = 15;
+// after a compute that took at most WARM_UP_POINT_MS a point, while nothing else is asked, the
+// worker computes its points again one at a time (answers dropped), one point per task, up to
+// WARM_UP_RUNS points and WARM_UP_MS in this visit: the reader's next recompute runs optimised
+// code. A request that comes waits at most for the point under way (a few ms: hence one point at
+// a time, and only short ones; a long compute runs enough on its own), and the runs go on once it
+// is answered.
+const WARM_UP_POINT_MS = 25;
+const WARM_UP_RUNS = 120;
 const WARM_UP_MS = 800;
-let warmUp = null; // {name, text}: the last short compute's, run again while the visit's budget lasts
+let warmUp = null; // {name, points: [JSON text of one point], next}: the last short compute's
 let warmUpRuns = 0;
 let warmUpSpent = 0;
 let warmUpTimer = null;
@@ -544,7 +545,8 @@ function warmUpRun() {
   const t = performance.now();
   warmUpRuns += 1;
   try {
-    browser.compute_packed(warmUp.name, warmUp.text).destroy();
+    const point = warmUp.points[warmUp.next++ % warmUp.points.length];
+    browser.compute_packed(warmUp.name, point).destroy();
   } catch (error) {
     warmUp = null; // whatever the reason (a stop, say): no more runs of it
     return;
@@ -565,7 +567,8 @@ const HANDLERS = {
     const t = performance.now();
     try {
       answer = browser.compute_packed(name, text);
-      warmUp = performance.now() - t <= WARM_UP_AFTER_MS ? { name, text } : null;
+      const short = points.length && performance.now() - t <= WARM_UP_POINT_MS * points.length;
+      warmUp = short ? { name, points: points.map((point) => JSON.stringify([point])), next: 0 } : null;
     } catch (error) {
       throw isPythonError(error) ? new Error(pythonMessage(error)) : error;
     }
