@@ -30,6 +30,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from benchmarks.browser import ARGS, BLOCK_SW, REACH, serve
@@ -91,11 +92,57 @@ def python_times(site: Path, corpus: str, root: Path, node: bool) -> tuple[dict,
         return cpython, run_in_pyodide(code, wheel, mount=site, timeout=600)["result"]
 
 
+def _children(pid_of_browser: int) -> list[int]:
+    """The processes descending from the browser process (its renderers among them)."""
+    parents = {}
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                parents[int(entry.name)] = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    found, frontier = [], [pid_of_browser]
+    while frontier:
+        parent = frontier.pop()
+        children = [pid for pid, ppid in parents.items() if ppid == parent]
+        found += children
+        frontier += children
+    return found
+
+
+def worker_cpu_ns(pid_of_browser: int | None) -> tuple[int, int]:
+    """CPU time and run-queue wait, in ns, of every dedicated worker thread of the browser's
+    renderers so far (Linux schedstat): the worker's own work, whatever else the machine runs."""
+    if pid_of_browser is None:
+        return 0, 0
+    run = wait = 0
+    for pid in _children(pid_of_browser):
+        for task in Path(f"/proc/{pid}/task").glob("*"):
+            try:
+                if (task / "comm").read_text().strip() == "DedicatedWorker":
+                    fields = (task / "schedstat").read_text().split()
+                    run, wait = run + int(fields[0]), wait + int(fields[1])
+            except (OSError, ValueError, IndexError):
+                pass
+    return run, wait
+
+
+def browser_pid(nonce: str) -> int | None:
+    """The browser process launched with ``nonce`` among its switches (None off Linux)."""
+    for entry in Path("/proc").glob("[0-9]*"):
+        try:
+            if nonce.encode() in (entry / "cmdline").read_bytes():
+                return int(entry.name)
+        except OSError:
+            pass
+    return None
+
+
 SPLIT = """() => ({shown: scalecoreTimings.lastRecomputeMs, request: scalecoreTimings.lastRecomputePythonMs,
   worker: (scalecoreTimings.lastCall || {}).workerMs, parse: (scalecoreTimings.lastCall || {}).parseMs})"""
 
 
-def in_chromium(browser, url: str, kind: str, recomputes: int, pause: int) -> dict:
+def in_chromium(browser, url: str, kind: str, recomputes: int, pause: int, pid: int | None) -> dict:
     """The first compute, then ``recomputes`` of the same request and as many with new seeds."""
     context = browser.new_context(service_workers=BLOCK_SW)
     page = context.new_page()
@@ -111,9 +158,12 @@ def in_chromium(browser, url: str, kind: str, recomputes: int, pause: int) -> di
     def once() -> dict:
         page.wait_for_timeout(pause)  # a reader reads the numbers, or types a seed, before the next
         page.evaluate("delete scalecoreTimings.lastRecomputeMs")
+        cpu, waited = worker_cpu_ns(pid)
         run.click()
         page.wait_for_function("() => scalecoreTimings.lastRecomputeMs !== undefined", timeout=180000)
-        return page.evaluate(SPLIT)
+        split = page.evaluate(SPLIT)
+        cpu_after, waited_after = worker_cpu_ns(pid)
+        return dict(split, cpu=(cpu_after - cpu) / 1e6, queued=(waited_after - waited) / 1e6)
 
     # scale-guards computes once when its form opens; the others at the first click
     once()
@@ -127,7 +177,8 @@ def in_chromium(browser, url: str, kind: str, recomputes: int, pause: int) -> di
 
 
 def median_split(runs: list[dict]) -> dict:
-    split = {key: statistics.median(run[key] for run in runs) for key in ("shown", "request", "worker", "parse")}
+    split = {key: statistics.median(run[key] for run in runs)
+             for key in ("shown", "request", "worker", "parse", "cpu", "queued")}
     split["repaint"] = statistics.median(run["shown"] - run["request"] for run in runs)
     split["each"] = [run["shown"] for run in runs]
     return split
@@ -179,11 +230,13 @@ def main() -> None:
         chromium = {}
         try:
             with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+                nonce = f"--scalecore-benchmark={os.getpid()}-{time.time_ns()}"  # finds the browser's processes
+                browser = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS + [nonce])
+                pid = browser_pid(nonce)
                 for kind, page, _ in KINDS:
                     if kind not in arguments.kinds:
                         continue
-                    runs = [in_chromium(browser, base + "site/" + page, kind, arguments.recomputes, arguments.pause)
+                    runs = [in_chromium(browser, base + "site/" + page, kind, arguments.recomputes, arguments.pause, pid)
                             for _ in range(arguments.runs)]
                     chromium[kind] = {which: median_split([r for run in runs for r in run[which]])
                                       for which in ("same", "fresh")}
@@ -202,14 +255,16 @@ def main() -> None:
     print(f"\nin Chromium, click to shown (medians of {arguments.recomputes} x {arguments.runs} after the first compute, "
           f"{'back to back' if not arguments.pause else f'{arguments.pause} ms after the last answer'}; "
           "request: sent to answered; worker: its own time, Python and JSON text; parse: the page's JSON.parse; "
-          "repaint: shown minus request):")
+          "repaint: shown minus request; worker CPU: the worker thread's CPU time from click to shown, and the "
+          "time it waited for a core meanwhile, Linux schedstat):")
     for kind, page, what in KINDS:
         if kind not in chromium:
             continue
         for which, label in (("same", "same request"), ("fresh", "new seed")):
             s = chromium[kind][which]
             print(f"  {kind:12s} {label:12s} {s['shown']:6.1f} ms   request {s['request']:6.1f}  worker {s['worker']:6.1f}  "
-                  f"parse {s['parse']:4.1f}  repaint {s['repaint']:5.1f}   (each: {', '.join(f'{x:.0f}' for x in s['each'])})")
+                  f"parse {s['parse']:4.1f}  repaint {s['repaint']:5.1f}  worker CPU {s['cpu']:6.1f} (waited {s['queued']:5.1f})"
+                  f"   (each: {', '.join(f'{x:.0f}' for x in s['each'])})")
     print(f"load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
 
 
