@@ -64,18 +64,18 @@ traceback is needed to find the problem.
 
 from __future__ import annotations
 
-import difflib
 import functools
 import hashlib
 import os
 import pathlib
 import re
-import sys
-import tomllib
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
+
+from scalecore.corpus_files import MAX_LINE_LENGTH, METADATA_FILE, TEXT_FILE, CorpusError, check_counts, \
+    read_metadata, read_text
+from scalecore.tokens import split_sentences, tokenise
 
 __all__ = [
     "SHARED_SENTENCE",
@@ -101,158 +101,7 @@ SHARED_SENTENCE = "the old man looked at the light of the sun"
 #: How many of the most frequent words of a corpus get an embedding by default.
 VOCABULARY_SIZE = 2000
 
-#: Longest line accepted in ``text.txt`` (characters). Real sentences are far shorter; a longer
-#: line is almost always a text without line breaks or a binary file renamed to ``.txt``.
-MAX_LINE_LENGTH = 100_000
-
-TEXT_FILE = "text.txt"
-METADATA_FILE = "corpus.toml"
-
 _NAME = re.compile(r"[a-z0-9-]+")
-# Control characters other than tab and line ends: in a text they are damage, not words.
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
-_REQUIRED_KEYS = ("title", "source", "licence", "extraction")
-_OPTIONAL_KEYS = ("description",)
-_COUNT_KEYS = ("sentences", "tokens", "vocabulary")
-_ALL_KEYS = _REQUIRED_KEYS + _OPTIONAL_KEYS + ("counts",)
-
-
-class CorpusError(ValueError):
-    """A corpus (or the corpora folder) cannot be used; the message says where and how to fix it.
-
-    Attributes:
-        path: the file or folder at fault, as the caller spelled it.
-        line: 1-based line number in ``path``, or ``None`` when no single line is at fault.
-        problem: what is wrong (a sentence ending with a full stop).
-        fix: what to do about it.
-
-    ``str(error)`` is ``"{path}:{line}: {problem} Fix: {fix}"`` (without ``:{line}`` when
-    ``line`` is ``None``), the ``file:line:`` shape that editors and terminals make clickable.
-    """
-
-    def __init__(self, path: str | os.PathLike, line: int | None, problem: str, fix: str):
-        self.path = str(path)
-        self.line = line
-        self.problem = problem
-        self.fix = fix
-        where = self.path if line is None else f"{self.path}:{line}"
-        super().__init__(f"{where}: {problem} Fix: {fix}")
-
-    def __reduce__(self):
-        # Keep the error picklable (multiprocessing builds, pytest-xdist): ValueError's default
-        # would call __init__ with the formatted message only.
-        return (type(self), (self.path, self.line, self.problem, self.fix))
-
-
-# --------------------------------------------------------------------------------------------
-# Tokenising
-# --------------------------------------------------------------------------------------------
-
-# A sentence ends at one or more of . ! ? (with closing quotes or brackets after it), followed
-# by whitespace; the caller then checks that the next character is not a lower-case letter.
-_SENTENCE_END = re.compile(r"[.!?]+[\"'\u2019\u201d)\]}\u00bb]*\s+(?=\S)")
-
-# Apostrophes and hyphens that may join two runs of letters into one word, and what they become.
-_JOINERS = {"\u2019": "'", "\u02bc": "'", "\u2010": "-", "\u2011": "-"}
-
-# ASCII text (all the shipped corpora) takes this fast path; it gives exactly what the Unicode
-# path gives on ASCII input.
-_ASCII_WORD = re.compile(r"[a-z]+(?:['-][a-z]+)*")
-
-
-@functools.lru_cache(maxsize=1)
-def _unicode_word() -> re.Pattern[str]:
-    """The word pattern for non-ASCII text: Unicode letters, with combining marks inside words.
-
-    ``re`` has no Unicode-category classes, so the classes are built once from
-    :mod:`unicodedata` (about a quarter of a second, only when a non-ASCII text is seen).
-    Marks are needed for scripts whose letters carry combining vowel signs; digits of any
-    script (categories N*) are not letters.
-    """
-    letters: list[tuple[int, int]] = []
-    marks: list[tuple[int, int]] = []
-    for code in range(sys.maxunicode + 1):
-        major = unicodedata.category(chr(code))[0]
-        target = letters if major == "L" else marks if major == "M" else None
-        if target is None:
-            continue
-        if target and target[-1][1] == code - 1:
-            target[-1] = (target[-1][0], code)
-        else:
-            target.append((code, code))
-
-    def char_class(ranges: list[tuple[int, int]]) -> str:
-        return "".join(
-            re.escape(chr(a)) if a == b else f"{re.escape(chr(a))}-{re.escape(chr(b))}"
-            for a, b in ranges
-        )
-
-    letter, mark = char_class(letters), char_class(marks)
-    run = f"[{letter}][{letter}{mark}]*"
-    return re.compile(f"{run}(?:['-]{run})*")
-
-
-def split_sentences(text: str) -> list[str]:
-    """Split raw text into raw sentence strings (stripped, blank ones dropped).
-
-    A line break always ends a sentence. Inside a line, a sentence ends after ``.``, ``!`` or
-    ``?`` (any run of them, plus closing quotes or brackets) followed by whitespace, unless the
-    next character is a lower-case letter: that keeps abbreviations such as ``e.g. the`` or
-    ``etc. and`` inside their sentence, while ``It rained. We stayed in.`` splits in two.
-    Sentences may contain no word at all (``"1984."``); :func:`tokenise` drops those.
-
-    Each returned string splits into just itself again, which is how the extraction script can
-    write one sentence per line that the loader reads back unchanged.
-    """
-    sentences = []
-    for line in text.splitlines():
-        start = 0
-        for end in _SENTENCE_END.finditer(line):
-            if line[end.end()].islower():
-                continue
-            sentences.append(line[start : end.end()])
-            start = end.end()
-        sentences.append(line[start:])
-    return [s.strip() for s in sentences if s and not s.isspace()]
-
-
-def _words(sentence: str, pattern: re.Pattern[str]) -> list[str]:
-    lowered = sentence.lower()
-    if not lowered.isascii():
-        for joiner, plain in _JOINERS.items():
-            lowered = lowered.replace(joiner, plain)
-    return pattern.findall(lowered)
-
-
-def tokenise(text: str) -> list[list[str]]:
-    """Turn text into sentences of lower-case word tokens.
-
-    Sentences are found by :func:`split_sentences`. Within a sentence:
-
-    * a **word** is a run of letters (any script: Unicode letter categories, with combining
-      marks allowed after the first letter), lower-cased with :meth:`str.lower`;
-    * an **apostrophe** or **hyphen** between two letters stays inside the word, so ``don't``,
-      ``lord's``, ``o'clock``, ``self-contained`` and ``beth-el`` are single tokens; the
-      typographic apostrophe ``’`` and the Unicode hyphens ``‐`` ``‑`` become ASCII ``'``
-      and ``-``. Anywhere else (``'quoted'``, ``fathers'``, ``--``, ``pro- and anti-``) they
-      are punctuation;
-    * **digits** and all other **punctuation** are dropped: they separate words and never
-      become tokens (``mp3`` gives ``mp``);
-    * sentences left without any word are dropped.
-
-    Text is not Unicode-normalised: write it in NFC (what editors produce) so that a letter
-    with an accent is one character.
-
-    >>> tokenise("The cat's toy-box. It's 3 o'clock!\\n\\n42")
-    [['the', "cat's", 'toy-box'], ["it's", "o'clock"]]
-    """
-    pattern = _ASCII_WORD if text.isascii() else _unicode_word()
-    sentences = []
-    for raw in split_sentences(text):
-        words = _words(raw, pattern)
-        if words:
-            sentences.append(words)
-    return sentences
 
 
 # --------------------------------------------------------------------------------------------
@@ -333,225 +182,6 @@ def _check_name(folder: pathlib.Path) -> str:
     return name
 
 
-def _decode(path: pathlib.Path, data: bytes) -> str:
-    """Decode UTF-8 (tolerating a byte-order mark), naming the first bad byte and its line."""
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as error:
-        offset = error.start
-        line = data.count(b"\n", 0, offset) + 1
-        raise CorpusError(
-            path,
-            None,
-            f"byte {offset} is not UTF-8 (line {line}).",
-            f"the file holds 0x{data[offset]:02X} there (bytes are counted from 0); re-save the "
-            "file as UTF-8, for example with: iconv -f windows-1252 -t utf-8 (check which "
-            "encoding it really uses first).",
-        ) from None
-    return text.removeprefix("\ufeff")
-
-
-def _key_line(toml_text: str, key: str, table: str | None = None) -> int | None:
-    """Best-effort line number of ``key = ...`` (inside ``[table]`` if given) for messages."""
-    current = None
-    key_re = re.compile(rf"\s*(?:{re.escape(key)}|\"{re.escape(key)}\")\s*=")
-    header_re = re.compile(r"\s*\[\s*([^\]\s]+)\s*\]")
-    for number, line in enumerate(toml_text.splitlines(), start=1):
-        header = header_re.match(line)
-        if header:
-            current = header.group(1)
-            if table is not None and key == "" and current == table:
-                return number
-            continue
-        if current == table and key and key_re.match(line):
-            return number
-    return None
-
-
-def _type_name(value: object) -> str:
-    names = {
-        bool: "a boolean",
-        int: "an integer",
-        float: "a number",
-        str: "a string",
-        list: "an array",
-        dict: "a table",
-    }
-    return names.get(type(value), f"a {type(value).__name__}")
-
-
-def _read_metadata(path: pathlib.Path, data: bytes) -> tuple[dict, str]:
-    """Parse and check ``corpus.toml`` (its bytes); return the table and its text.
-
-    ``[counts]`` is only type-checked here; :func:`_check_counts` compares it with the text.
-    """
-    text = _decode(path, data)
-    try:
-        table = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as error:
-        message = getattr(error, "msg", None) or str(error)
-        line = getattr(error, "lineno", None)
-        column = getattr(error, "colno", None)
-        found = re.search(r"\s*\(at line (\d+), column (\d+)\)$", message)
-        if found:  # Python < 3.14: the position is only in the message
-            line, column = int(found.group(1)), int(found.group(2))
-            message = message[: found.start()]
-        message = re.sub(r"\s*\(at end of document\)$", "", message)
-        where = f" (column {column})" if column else " (at the end of the file)"
-        raise CorpusError(
-            path,
-            line,
-            f"invalid TOML: {message}{where}.",
-            'correct the syntax there; text values need double quotes, e.g. title = "My corpus".',
-        ) from None
-
-    for key in table:
-        if key not in _ALL_KEYS:
-            close = difflib.get_close_matches(key, _ALL_KEYS, n=1)
-            hint = f"Did you mean {close[0]!r}? " if close else ""
-            raise CorpusError(
-                path,
-                _key_line(text, key),
-                f"unknown key {key!r}.",
-                f"{hint}The keys are: title, source, licence, extraction, description "
-                "(optional) and the [counts] table.",
-            )
-    for key in _REQUIRED_KEYS + _OPTIONAL_KEYS:
-        if key not in table:
-            if key in _OPTIONAL_KEYS:
-                continue
-            raise CorpusError(
-                path,
-                None,
-                f"missing key {key!r} (a string).",
-                f'add a line such as: {key} = "..."',
-            )
-        value = table[key]
-        if not isinstance(value, str):
-            raise CorpusError(
-                path,
-                _key_line(text, key),
-                f"key {key!r} must be a string, not {_type_name(value)} ({value!r}).",
-                f'write the value in double quotes, e.g. {key} = "...".',
-            )
-        if key in _REQUIRED_KEYS and not value.strip():
-            raise CorpusError(
-                path,
-                _key_line(text, key),
-                f"key {key!r} is empty.",
-                f"say what the {key} is; every shipped corpus documents it.",
-            )
-
-    counts = table.get("counts", {})
-    if not isinstance(counts, dict):
-        raise CorpusError(
-            path,
-            _key_line(text, "counts"),
-            f"key 'counts' must be a table, not {_type_name(counts)}.",
-            "write it as a table: a line [counts] followed by lines sentences = ..., "
-            "tokens = ... and vocabulary = ...",
-        )
-    for key in counts:
-        if key not in _COUNT_KEYS:
-            close = difflib.get_close_matches(key, _COUNT_KEYS, n=1)
-            hint = f"Did you mean {close[0]!r}? " if close else ""
-            raise CorpusError(
-                path,
-                _key_line(text, key, "counts"),
-                f"unknown key 'counts.{key}'.",
-                f"{hint}[counts] holds sentences, tokens and vocabulary.",
-            )
-    for key, value in counts.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            kind = "a negative integer" if type(value) is int else _type_name(value)
-            raise CorpusError(
-                path,
-                _key_line(text, key, "counts"),
-                f"key 'counts.{key}' must be a non-negative integer, not {kind} ({value!r}).",
-                f"write a whole number without quotes, e.g. {key} = 123.",
-            )
-    return table, text
-
-
-def _read_text(path: pathlib.Path, data: bytes) -> tuple[tuple[str, ...], ...]:
-    """Check and tokenise ``text.txt`` (given as bytes, which the digest also uses)."""
-    text = _decode(path, data)
-    if not text.strip():
-        raise CorpusError(
-            path,
-            None,
-            "the text is empty.",
-            "write the corpus text in this file, one sentence per line.",
-        )
-    control = _CONTROL.search(text)
-    if control:
-        number = text.count("\n", 0, control.start()) + 1
-        column = control.start() - (text.rfind("\n", 0, control.start()) + 1) + 1
-        code = ord(control[0])
-        raise CorpusError(
-            path,
-            number,
-            f"line {number}, column {column} holds the control character U+{code:04X}"
-            f"{' (NUL)' if code == 0 else ''}, which is not text: it would split the word around it.",
-            "remove it (for example: tr -d '\\000-\\010\\013\\014\\016-\\037' < text.txt > clean.txt); "
-            "a file full of them is not a text file.",
-        )
-    if len(text) > MAX_LINE_LENGTH:  # cheap test first: only a long text can hold a long line
-        for number, line in enumerate(text.split("\n"), start=1):
-            if len(line) > MAX_LINE_LENGTH:
-                raise CorpusError(
-                    path,
-                    number,
-                    f"line {number} is {len(line):,} characters long (the limit is "
-                    f"{MAX_LINE_LENGTH:,}).",
-                    "put one sentence per line; a line this long usually means the text lost "
-                    "its line breaks (or the file is not text).",
-                )
-    sentences = tuple(tuple(words) for words in tokenise(text))
-    if not sentences:
-        raise CorpusError(
-            path,
-            None,
-            "the text has no usable sentence: no line contains a word made of letters.",
-            "write sentences of words, one per line; digits and punctuation are ignored.",
-        )
-    return sentences
-
-
-def _check_counts(
-    path: pathlib.Path, metadata: dict, metadata_text: str, actual: Mapping[str, int]
-) -> None:
-    """If ``[counts]`` is given, require all three numbers and that they equal the text's.
-
-    Checked after the text is read, so that the message can give the numbers to write.
-    """
-
-    def show(counts: Mapping[str, int], keys: Iterable[str] = _COUNT_KEYS) -> str:
-        return ", ".join(f"{key} = {counts[key]}" for key in keys)
-
-    if "counts" not in metadata:  # optional: nothing recorded, nothing to compare
-        return
-    recorded = metadata["counts"]
-    absent = [key for key in _COUNT_KEYS if key not in recorded]
-    if absent:
-        names = ", ".join(f"'counts.{key}'" for key in absent)
-        raise CorpusError(
-            path,
-            _key_line(metadata_text, "", "counts"),
-            f"missing key{'s' if len(absent) > 1 else ''} {names} (an integer).",
-            f"add under [counts]: {show(actual, absent)}.",
-        )
-    if any(recorded[key] != actual[key] for key in _COUNT_KEYS):
-        rerun = metadata["extraction"]
-        hint = f" (or rerun: {rerun})" if rerun.startswith("python ") else ""
-        raise CorpusError(
-            path,
-            _key_line(metadata_text, "", "counts"),
-            f"[counts] say {show(recorded)}, but {TEXT_FILE} has {show(actual)}.",
-            f"if {TEXT_FILE} changed on purpose, set [counts] to {show(actual)}{hint}.",
-        )
-
-
 def load_corpus(folder: str | os.PathLike) -> Corpus:
     """Load and check one corpus folder (see the module docstring for its format).
 
@@ -590,8 +220,8 @@ def load_corpus(folder: str | os.PathLike) -> Corpus:
 
     metadata_bytes = metadata_path.read_bytes()
     text_bytes = text_path.read_bytes()
-    metadata, metadata_text = _read_metadata(metadata_path, metadata_bytes)
-    sentences = _read_text(text_path, text_bytes)
+    metadata, metadata_text = read_metadata(metadata_path, metadata_bytes)
+    sentences = read_text(text_path, text_bytes)
 
     corpus = Corpus(
         name=name,
@@ -604,7 +234,7 @@ def load_corpus(folder: str | os.PathLike) -> Corpus:
         digest=hashlib.sha256(text_bytes + metadata_bytes).hexdigest(),
         path=str(folder),
     )
-    _check_counts(metadata_path, metadata, metadata_text, corpus.counts())
+    check_counts(metadata_path, metadata, metadata_text, corpus.counts())
     return corpus
 
 

@@ -55,7 +55,11 @@ class KnownCorpus:
 
 
 def _loader_version() -> str:
-    return hashlib.sha256(Path(corpus_module.__file__).read_bytes()).hexdigest()
+    """The code that reads a corpus: the loader, its files' readers and the tokeniser."""
+    from scalecore import corpus_files, tokens
+
+    return hashlib.sha256(b"".join(Path(module.__file__).read_bytes()
+                                   for module in (corpus_module, corpus_files, tokens))).hexdigest()
 
 
 def available(root: Path) -> dict[str, Path]:
