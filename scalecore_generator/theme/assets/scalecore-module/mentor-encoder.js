@@ -100,6 +100,7 @@
      loadScript(src): a promise). Rejects where any of it cannot load (a page opened from disk
      cannot fetch): the mentor then uses the static table. */
   Encoder.load = function (info, url, loadScript) {
+    if (location.protocol === "file:") return Promise.reject(new Error("a page opened from disk cannot fetch the model"));
     var at = function (sitePath) { return new URL(url(sitePath), document.baseURI).href; };
     var get = function (sitePath, how) {
       return fetch(at(sitePath)).then(function (response) {
