@@ -29,7 +29,7 @@ PARTS = [
     ("scalecore_generator.foundation.cache", "finish_build"),
     ("scalecore_generator.blocks", "expand_blocks"),  # as site_build imports it
     ("scalecore_generator.blocks.remembered:RememberedPanels", "panels"),
-    ("scalecore_generator.builder.site_build", "default_source_date_epoch"),
+    ("scalecore_generator.builder.site_build", "default_source_date_epoch"),  # as site_build imports it
     ("scalecore_generator.mentor:Collector", "scripts"),
     ("scalecore_generator.pages.frontend", "minified"),
     ("scalecore_generator.runtime.pyodide", "collect"),

@@ -13,7 +13,7 @@ from scalecore_generator.foundation import cache, text
 def version(module, changed: Path | None = None) -> str:
     real = cache.Digests(None).of
     digest = (lambda path: "edited" if Path(path) == changed else real(path)) if changed else real
-    return CodeVersions(cache.Memo(None, None), digest, cache.Memo(None, None))(module)
+    return CodeVersions(digest, cache.Memo(None, None))(module)
 
 
 def test_a_change_two_imports_away_gives_another_version():
@@ -27,6 +27,6 @@ def test_a_change_outside_the_closure_gives_the_same_version():
 def test_a_warm_build_takes_the_versions_it_kept_while_no_file_of_the_packages_changed():
     kept = cache.Memo(None, None)
     real = cache.Digests(None).of
-    first = CodeVersions(cache.Memo(None, None), real, kept)(base)
+    first = CodeVersions(real, kept)(base)
     # the same files: the kept version, even where the digests would now say otherwise
-    assert CodeVersions(cache.Memo(None, None), lambda path: "other", kept)(base) == first
+    assert CodeVersions(lambda path: "other", kept)(base) == first

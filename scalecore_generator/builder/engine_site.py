@@ -4,6 +4,10 @@ each page (``PageInfo``). The build itself imports no engine."""
 
 from __future__ import annotations
 
+import functools
+import os
+import subprocess
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -51,3 +55,38 @@ class PageInfo:
     def source(self) -> str:
         """The page's source as the author wrote it (front matter included): lines are counted in it."""
         return Path(self.abs_src_path).read_text(encoding="utf-8-sig") if self.abs_src_path else ""
+
+
+class OptionLines(Mapping):
+    """Where each of some options is written ("mkdocs.yml:14"), found when a kind's message asks:
+    finding the lines parses the configuration file again, which a build whose kinds have
+    nothing to say need not do."""
+
+    def __init__(self, where, keys: tuple[str, ...]):
+        self._where, self._keys = where, keys
+
+    @functools.cached_property
+    def _lines(self) -> dict[str, str]:
+        return {key: self._where(key) for key in self._keys}
+
+    def __getitem__(self, key: str) -> str:
+        return self._lines[key]
+
+    def __iter__(self):
+        return iter(self._keys)
+
+    def __len__(self) -> int:
+        return len(self._keys)
+
+
+def default_source_date_epoch(root: Path) -> None:
+    """Builds of the same sources are byte-identical: without SOURCE_DATE_EPOCH, an engine stamps
+    the build time (sitemap dates, gzip headers), so we default it to the last commit's time."""
+    if "SOURCE_DATE_EPOCH" in os.environ:
+        return
+    try:
+        stamp = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root, capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        stamp = ""
+    os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01

@@ -33,7 +33,7 @@ def build_memos(folder: Path, log, digest) -> dict[str, cache.Memo]:
     # what each source imports, under its sha256: content-addressed, so only the parser versions it
     imports = cache.Memo(folder / "imports.json", log, code_version((Path(points.__file__),), digest))
     kept = cache.Memo(folder / "code.json", log, "1")  # the versions below, as the last build found them
-    version = CodeVersions(imports, digest, kept)
+    version = CodeVersions(digest, kept)
 
     return {"imports": imports, "code": kept,
             "mentor": cache.Memo(folder / "mentor.json", log, version(mentor)),
@@ -60,8 +60,11 @@ class CodeVersions:
     by hand missed the helpers they call. Files are hashed through the build's ledger: a warm
     build reads none of them."""
 
-    def __init__(self, imports: cache.Memo, digest, kept: cache.Memo):
-        self._imports, self._digest = imports, digest
+    def __init__(self, digest, kept: cache.Memo):
+        # what each module imports, parsed only when a file of the packages changed (kept below);
+        # not kept itself: a build that takes the kept versions would drop its entries, and
+        # rewrite the memo each time
+        self._imports, self._digest = cache.Memo(None, None), digest
         self._modules: dict[str, tuple] = {}  # module -> (its file, the modules of its package it imports)
         # The versions of the last build, kept under the identity of every file of the packages
         # (one walk of their folders): a warm build finds no closure.

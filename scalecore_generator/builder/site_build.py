@@ -28,10 +28,8 @@ import gc
 import hashlib
 import json
 import os
-import subprocess
 import sys
 import time
-from collections.abc import Mapping
 from pathlib import Path
 
 import scalecore
@@ -44,7 +42,7 @@ from scalecore_generator.blocks.remembered import RememberedPanels
 from scalecore_generator.foundation import cache, disk
 from scalecore_generator.builder import bake, disk_search, hosts, live_runtime, offline, points, tables
 from scalecore_generator.builder.corpora import load_for_build, warn_about_outside_corpora
-from scalecore_generator.builder.engine_site import THEME, EngineSite
+from scalecore_generator.builder.engine_site import THEME, EngineSite, OptionLines, default_source_date_epoch
 from scalecore_generator.foundation.manifest import MANIFEST, MANIFEST_SCRIPT, PAGE_MANIFEST, PAGE_MANIFEST_SCRIPT, \
     build_manifest, for_pages
 from scalecore_generator.builder.memos import KindKeys, build_memos
@@ -94,7 +92,7 @@ class SiteBuild:
     def configure(self) -> None:
         self.steps.take("configure")
         settings = self.settings
-        self.option_lines = _OptionLines(settings.where, ("corpora", "seeds", "kinds"))
+        self.option_lines = OptionLines(settings.where, ("corpora", "seeds", "kinds"))
         # the sha256 of what the site publishes and of what it derives from (cache/digests.py); a
         # staged build keeps its ledger beside the site (stage), so a warm build writes nothing in
         # the cache. Chosen before the corpora are read: their files' digests are kept in it too.
@@ -481,37 +479,3 @@ class SiteBuild:
         folders = [self.root / settings.corpora_dir, self.root / settings.kinds_dir, *getattr(self, "packages", ()),
                    registry.BUILT_IN, SHARED_TEMPLATES, assets.OWN.resolve(), THEME]
         return [folder for folder in dict.fromkeys(folders) if folder.is_dir()]
-
-class _OptionLines(Mapping):
-    """Where each of some options is written ("mkdocs.yml:14"), found when a kind's message asks:
-    finding the lines parses the configuration file again, which a build whose kinds have
-    nothing to say need not do."""
-
-    def __init__(self, where, keys: tuple[str, ...]):
-        self._where, self._keys = where, keys
-
-    @functools.cached_property
-    def _lines(self) -> dict[str, str]:
-        return {key: self._where(key) for key in self._keys}
-
-    def __getitem__(self, key: str) -> str:
-        return self._lines[key]
-
-    def __iter__(self):
-        return iter(self._keys)
-
-    def __len__(self) -> int:
-        return len(self._keys)
-
-
-def default_source_date_epoch(root: Path) -> None:
-    """Builds of the same sources are byte-identical: without SOURCE_DATE_EPOCH, an engine stamps
-    the build time (sitemap dates, gzip headers), so we default it to the last commit's time."""
-    if "SOURCE_DATE_EPOCH" in os.environ:
-        return
-    try:
-        stamp = subprocess.run(["git", "log", "-1", "--format=%ct"], cwd=root, capture_output=True,
-                               text=True, timeout=10).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        stamp = ""
-    os.environ["SOURCE_DATE_EPOCH"] = stamp if stamp.isdigit() else "315532800"  # else 1980-01-01

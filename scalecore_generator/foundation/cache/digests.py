@@ -67,8 +67,9 @@ class Digests:
         # A staged build's second ledger, in the cache: the digests of the files it publishes
         # from (the cache's entries, the runtime, the full stack), for a build into a folder whose
         # own ledger knows nothing yet (a CI job with a restored cache, a new output folder),
-        # which read 100 MB again to learn what the cache's files hold. Written only by a build
-        # that had to read some file: a warm build writes nothing in the cache.
+        # which read 100 MB again to learn what the cache's files hold. Written only by such a
+        # build, when it had to read some file: a build beside its own ledger writes nothing in
+        # the cache.
         self._sources = Path(sources) if sources is not None else None
         self._sources_before = self._read_sources() if self._sources is not None and not self._before else {}
         self._published: set[str] = set()  # the site's own files (published()): not sources
@@ -214,13 +215,18 @@ class Digests:
         if self._ledger is None:
             return
         files = {key: self._known[key] for key in sorted(self._settled)}
-        if self._sources is not None and self.read:
+        if files == self._before:
+            return  # a warm build of an unchanged site: the ledger as it was
+        # Not the files gone since they were read (the minifier's temporary outputs, moved into
+        # its cache): a ledger listing a missing file is not trusted, and the next build read
+        # every file again.
+        files = {key: known for key, known in files.items() if os.path.lexists(key)}
+        if self._sources is not None and self.read and not self._before:
             sources = {key: known for key, known in files.items() if key not in self._published}
             if sources != self._sources_before:
                 self._write(self._sources, sources)
-        if files == self._before:
-            return  # a warm build of an unchanged site: the ledger as it was
-        self._write(self._ledger, files)
+        if files != self._before:
+            self._write(self._ledger, files)
 
     def _write(self, ledger: Path, files: dict[str, list]) -> None:
         text = json.dumps({"schema": SCHEMA, "files": files}, separators=(",", ":"))
