@@ -22,6 +22,7 @@ BENCHMARKS = (
     ("bake", "The bake: 1 and 2 local workers against a 2-worker Dask LocalCluster"),
     ("new_site", "An author's first site: the wheel, scalecore new's site against plain mkdocs-material"),
     ("browser", "The browser: page weight, baked switch, live mode, live recompute"),
+    ("recompute", "Live recompute, kind by kind: CPython, Pyodide in Node, Chromium's worker"),
     ("lighthouse", "Lighthouse (mobile) on the module pages against plain mkdocs-material"),
     ("math", "Math: MathML (Temml, the cut STIX Two Math) against KaTeX's HTML, on the same pages"),
     ("console", "The console: Stop to the next output, import sympy offline, a flood of output"),
