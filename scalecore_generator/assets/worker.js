@@ -515,11 +515,8 @@ class JsonText {
 
 // Warm-up in idle time. V8 runs WebAssembly first as baseline code (Liftoff) and compiles a
 // function again, optimised (TurboFan), once it has run enough: it is the runs that count, not
-// the time. In headless Chromium on 2 cores the 8 guard sets computed back to back took 40, 28,
-// 25, 36, 16, 13, 15, 17, 15, 10, 14, 12, 10, 9, 8 ms, then 8 ms from then on (what Pyodide in
-// Node takes), and 3 s of idle time after the first compute changed nothing (28, 34, 24, 36, 20,
-// ...). (Three runs right after the first compute, tried before, were too few to show it.) So
-// after a compute that took at most WARM_UP_POINT_MS a point, while nothing else is asked, the
+// the time (idle time after the first compute changes nothing; measured: benchmarks/RESULTS.md,
+// "Measurements behind the code's choices"). So after a compute that took at most WARM_UP_POINT_MS a point, while nothing else is asked, the
 // worker computes its points again one at a time (answers dropped), one point per task, up to
 // WARM_UP_RUNS points and WARM_UP_MS in this visit: the reader's next recompute runs optimised
 // code. A request that comes waits at most for the point under way (a few ms: hence one point at
@@ -574,7 +571,7 @@ const HANDLERS = {
     }
     // The JSON text itself goes to the page, which parses it: one string to copy, not a tree of
     // arrays to clone on both sides; the floats as one array of doubles beside it (Python writing
-    // each as text was most of json.dumps's time: 1.1 -> 0.6 ms for the 8 guard sets in Node).
+    // each as text was most of json.dumps's time in Pyodide).
     try {
       const json = answer.get(0);
       const packed = answer.get(1);
