@@ -139,8 +139,9 @@ def in_node(site: Path, page: str, questions: list[dict], settings: dict | None 
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as file:
         json.dump([{"question": q["question"]} for q in questions], file)
     env = dict(os.environ, MENTOR_SETTINGS=json.dumps(settings)) if settings else None
-    done = subprocess.run(["node", str(ANSWER), str(site), page, file.name], capture_output=True, text=True, check=True,
-                          env=env)
+    done = subprocess.run(["node", str(ANSWER), str(site), page, file.name], capture_output=True, text=True, env=env)
+    if done.returncode:
+        raise RuntimeError(f"answer.js failed on {page} with {settings}:\n{done.stderr[-3000:]}")
     return json.loads(done.stdout)
 
 
@@ -310,6 +311,11 @@ VARIANTS = {
     "  meaning 0.15 of a lead's score": {"ALPHA": 0.15},
     "  RRF k = 30": {"RRF_K": 30},
     "  4 passages": {"MAX_PASSAGES": 4},
+    "  nearest sentence 0.3": {"NEAR_SENTENCES": 0.3},
+    "  nearest sentence 0.5": {"NEAR_SENTENCES": 0.5},
+    "  nearest sentence 0.7": {"NEAR_SENTENCES": 0.7},
+    "  meaning rank 0.7": {"MEANING_RANK": 0.7},
+    "  meaning rank 1.5": {"MEANING_RANK": 1.5},
 }
 
 
@@ -389,9 +395,19 @@ def main() -> None:
         print("Bytes, fetched only when the reader comes to the question box:")
         print(f"  MiniSearch                {weight(site / 'assets/scalecore/vendor/minisearch.js')}")
         print(f"  mentor-core.js            {weight(site / 'assets/scalecore-module/mentor-core.js')}")
+        encoder = site / "assets/scalecore/models/mentor-encoder"
+        if (encoder / "model.onnx").is_file():
+            print(f"  mentor-encoder.js         {weight(site / 'assets/scalecore-module/mentor-encoder.js')}")
+            for name in ("model.onnx", "vocab.txt", "ort.wasm.min.js", "ort-wasm-simd-threaded.js", "ort-wasm-simd-threaded.wasm"):
+                print(f"  encoder {name:17} {weight(encoder / name)}")
+            raw = sum((encoder / n).stat().st_size for n in ("model.onnx", "vocab.txt", "ort.wasm.min.js",
+                                                             "ort-wasm-simd-threaded.js", "ort-wasm-simd-threaded.wasm"))
+            packed = sum(len(gzip.compress((encoder / n).read_bytes(), 9)) for n in ("model.onnx", "vocab.txt", "ort.wasm.min.js",
+                                                                                    "ort-wasm-simd-threaded.js", "ort-wasm-simd-threaded.wasm"))
+            print(f"  the encoder in all        {raw / 1e6:.1f} MB ({packed / 1e6:.1f} MB gzip)")
         if (site / "assets/scalecore-module/mentor-embeddings.js").is_file():
             print(f"  mentor-embeddings.js      {weight(site / 'assets/scalecore-module/mentor-embeddings.js')}"
-                  "  (the word-piece table: build_tools/mentor_embeddings.py)")
+                  "  (the word-piece table: build_tools/mentor_embeddings.py; fetched only where the encoder cannot load)")
         for data in sorted((site / "assets/scalecore/mentor").glob("*.js")):
             print(f"  data {data.stem:22} {weight(data)}")
         print(f"When the mentor nears the viewport: mentor.js {weight(site / 'assets/scalecore-module/mentor.js')}")

@@ -263,6 +263,15 @@
     return out;
   };
 
+  /* How near a passage is to the question: its own vector's cosine, or (mix > 0) that mixed with
+     its nearest sentence's (a passage of many sentences may hold the one the question asks). */
+  function nearness(vector, passage, mix) {
+    var own = cosine(vector, passage.vector);
+    if (!mix || !passage.vectors || !passage.vectors.length) return own;
+    var best = passage.vectors.reduce(function (m, v) { return v ? Math.max(m, cosine(vector, v)) : m; }, -1);
+    return best < -0.5 ? own : (1 - mix) * own + mix * best;
+  }
+
   function cosine(a, b) {
     if (!a || !b) return 0;
     var dot = 0;
@@ -462,8 +471,9 @@
   /* The passages nearest the question in meaning, best first: [{passage, similarity}]. */
   Mentor.prototype.near = function (vector, passages, count) {
     if (!vector) return [];
+    var mix = this.embedder && this.embedder.model ? S.NEAR_SENTENCES : 0;
     return passages.filter(function (p) { return p.vector && !POINTERS[p.role]; })
-      .map(function (p) { return { passage: p, similarity: cosine(vector, p.vector) }; })
+      .map(function (p) { return { passage: p, similarity: nearness(vector, p, mix) }; })
       .sort(function (a, b) { return b.similarity - a.similarity; })
       .slice(0, count);
   };
@@ -735,6 +745,8 @@
   // Round 4: the sentence encoder's cosines (all-MiniLM-L6-v2) in place of the table's, tuned on the
   // development set and its halves (benchmarks/mentor.py --cv): applied over the rest when the
   // mentor runs on the encoder's vectors.
+  S.MEANING_RANK = 1; // the list by meaning's weight in the fusion, the keywords' 1
+  S.NEAR_SENTENCES = 0; // nearness by meaning: the passage's own cosine, mixed this much with its nearest sentence's
   S.MODEL_CENTRE = false; // take the mean of the module's sentences off every vector, as for the table
   S.MODEL = {};
   S.SIF = 0; // SIF's weight a / (a + p) of a word piece, p its share of the module's pieces (0: plain mean)
@@ -1001,9 +1013,10 @@
     this.near(vector, this.data.passages.concat(added), S.FUSE_DEPTH).forEach(function (n, i) {
       var e = entry(n.passage);
       e.similarity = n.similarity;
-      e.score += 1 / (S.RRF_K + i + 1);
+      e.score += S.MEANING_RANK / (S.RRF_K + i + 1);
     });
-    if (vector) out.forEach(function (e) { if (!e.similarity && e.passage.vector) e.similarity = cosine(vector, e.passage.vector); });
+    var mix = this.embedder && this.embedder.model ? S.NEAR_SENTENCES : 0;
+    if (vector) out.forEach(function (e) { if (!e.similarity && e.passage.vector) e.similarity = nearness(vector, e.passage, mix); });
     return out.sort(function (x, y) { return y.score - x.score; });
   };
 

@@ -92,7 +92,12 @@
     ort.env.wasm.numThreads = 1; // no worker, no cross-origin isolation needed; the build's onnxruntime runs one thread too
     if (options.paths) ort.env.wasm.wasmPaths = options.paths; // {mjs, wasm}: the site's own copies
     return ort.InferenceSession.create(model, { executionProviders: ["wasm"], graphOptimizationLevel: "all" })
-      .then(function (session) { return new Encoder(ort, session, vocabulary(vocab), options.maxTokens); });
+      .then(function (session) {
+        var encoder = new Encoder(ort, session, vocabulary(vocab), options.maxTokens);
+        // One run before the first question: onnxruntime's first run prepares its kernels (at 4x CPU
+        // throttling 150 ms that the first answer would otherwise wait for).
+        return encoder.embed("ready").then(function () { return encoder; });
+      });
   };
 
   /* In the page: onnxruntime-web's script, then the model and its vocabulary, from the site
