@@ -12,6 +12,10 @@
   var U = S.util, A = S.addresses, timings = S.timings;
   var loadScript = U.loadScript, options = U.options, isHttp = U.isHttp, unreachable = U.unreachable;
   var showError = U.showError, addressPanel = A.addressPanel, addressedPanel = A.addressedPanel;
+  // The page is being left (a reload, a link): what it was still downloading is cut off then.
+  var leaving = false;
+  window.addEventListener("pagehide", function () { leaving = true; });
+  window.addEventListener("pageshow", function () { leaving = false; }); // back from the page cache
 
   function hydratePanel(root) {
     var kind = root.getAttribute("data-scalecore-kind");
@@ -36,6 +40,7 @@
         root.classList.add("scalecore-hydrated");
       })
       .catch(function (error) {
+        if (leaving) return; // a page being left cuts off its downloads (Firefox): not the panel's fault
         root.setAttribute("data-scalecore-hydrated", "error");
         if (isHttp()) {
           // Served: a fallback's note about pages opened from disk is not the reason (the kind marks it).
