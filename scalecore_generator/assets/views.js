@@ -160,14 +160,27 @@
     var R = m.rows.length;
     var C = m.columns.length;
     var longest = m.rows.concat(m.columns).reduce(function (n, t) { return Math.max(n, String(t).length); }, 4);
+    // The words' margins are laid out for at least the 14 px a phone and a figure file draw them,
+    // which leaves room for the 16 px they grow to where the map is drawn small (legibility()).
+    var room = Math.max(font, 14);
     // Room for the axis title too, which ends under the first column's word: at the 13 px a phone
     // and a figure file draw it (at most 7.5 px a character), short words left it under that word.
-    var left = Math.max(Math.round(longest * font * 0.62 + 30), Math.round(String(m.axis).length * 7.5 - CELL / 2 + 8));
-    var top = Math.round(longest * font * 0.45 + 30);
+    var left = Math.max(Math.round(longest * room * 0.62 + 30), Math.round(String(m.axis).length * 7.5 - CELL / 2 + 8));
+    var top = Math.round(longest * room * 0.45 + 30);
     var width = left + C * CELL + 6;
     var height = top + R * CELL + 6;
     var parts = [tag("title", {}, [escape(spec.title || "")]),
-      text({ x: 2, y: top - 8, class: "scalecore-axis-title" }, m.axis)];
+      text({ x: 2, y: top - 8, class: "scalecore-axis-title scalecore-axis-title--line" }, m.axis)];
+    // The same title in two lines in the corner ("key →" over "query ↓"), shown instead where the
+    // map is drawn small (legibility()): at the size that keeps it legible there, one line would
+    // run under the first column's word.
+    var lines = String(m.axis).split(/\s{2,}/).reverse();
+    if (m.axis) {
+      parts.push(tag("text", { class: "scalecore-axis-title scalecore-axis-title--corner", display: "none",
+        "text-anchor": "end" }, lines.map(function (line, k) {
+        return tag("tspan", { x: left - 6, y: top - 8 - (lines.length - 1 - k) * 18 }, [escape(line)]);
+      })));
+    }
     m.columns.forEach(function (column, j) {
       var x = left + j * CELL + CELL / 2;
       parts.push(text({ class: "scalecore-axis-label", transform: "translate(" + x + "," + (top - 6) + ") rotate(-55)",
@@ -198,9 +211,43 @@
       width = Math.max(width, left + 40 + 220);
     }
     // --scalecore-natural: its size at one pixel a unit, which a phone keeps (scrolling sideways)
-    // rather than shrinking the labels below the page's small text (scalecore.css).
+    // rather than shrinking the labels below the page's small text (scalecore.css). aspect-ratio:
+    // its height, which a size container (scalecore.css) no longer takes from its viewBox.
+    parts.splice(1, 0, tag("style", {}, [legibility(width)]));  // after the <title>, which names the map
     return tag("svg", { viewBox: "0 0 " + width + " " + height, class: "scalecore-heatmap__svg", role: "img",
-      style: "max-width:" + Math.round(width * 1.25) + "px;--scalecore-natural:" + width + "px" }, parts);
+      "data-scalecore-natural": width, style: "max-width:" + Math.round(width * 1.25) + "px;--scalecore-natural:" + width + "px;aspect-ratio:" +
+        width + "/" + height }, parts);
+  }
+
+  /* A map drawn smaller than its natural size (a pixel a unit) shrinks its text with it: four or
+     eight heads side by side at 1280 px are drawn at ~0.7, their 10 px numbers at 7 px and their
+     14 px words at 10 px. So each map says, for its own width, what it shows at each size: nothing
+     of its text under LEGIBLE px. Below LEGIBLE / 10 of its width (where the page's 10 px numbers
+     read under LEGIBLE) the numbers are 13 px, the words 14 and the axis title 13, as on a phone
+     and in a figure file; below LEGIBLE / 13 the numbers are hidden (each cell's value stays in its
+     tooltip, and the colour scale says what the shades mean) and the axis title is the corner's two
+     lines at 14 px; below LEGIBLE / 14 the words and the title are 16 px, which holds them at
+     LEGIBLE down to 0.66 of the natural size (a 442 px map at 290 px; a grid of maps is not drawn
+     narrower than 15rem).
+     Queried on the map itself (scalecore.css makes the <svg> a size container); standalone()
+     turns the queries into media queries, which in a file shown by <img> read the image's own
+     rendered size, so the baked map and the live one show the same at the same size. Each map's
+     rules are keyed by its natural width (data-scalecore-natural): maps of one width share
+     the same rules, written the same way every time. No "<" in them: the style sheet is parsed
+     as markup in an SVG file and in innerHTML. */
+  var LEGIBLE = 10.5;
+
+  function legibility(width) {
+    var map = "svg[data-scalecore-natural='" + width + "'] text.scalecore-";
+    var below = function (size, rules) {
+      return "@container (max-width:" + (width * LEGIBLE / size - 0.01).toFixed(2) + "px){" + rules.join("") + "}";
+    };
+    return [
+      below(10, [map + "cell__text{font-size:13px}", map + "axis-label{font-size:14px}", map + "axis-title--line{font-size:13px}"]),
+      below(13, [map + "cell__text{display:none}", map + "axis-title--line{display:none}",
+        map + "axis-title--corner{display:inline;font-size:14px}"]),
+      below(14, [map + "axis-label{font-size:16px}", map + "axis-title--corner{font-size:16px}"]),
+    ].join("");
   }
 
   /* The same heatmap on an SVG that heatmap() drew for the same rows and columns: only what a
@@ -483,6 +530,8 @@
   function standalone(markup) {
     var box = /viewBox="0 0 ([\d.]+) ([\d.]+)"/.exec(markup);
     var size = box ? 'width="' + box[1] + '" height="' + box[2] + '" ' : "";
+    // A heatmap's size rules (legibility()) as media queries: in a file the map is the viewport.
+    markup = markup.replace(/@container \(/g, "@media (");
     return '<?xml version="1.0" encoding="utf-8"?>\n' + markup.replace(/^<svg /,
       '<svg xmlns="http://www.w3.org/2000/svg" ' + size).replace(/(<svg [^>]*>)/, "$1<style>" + FILE_STYLE + "</style>") + "\n";
   }
