@@ -17,6 +17,10 @@ what a reader sees, measured in Chromium.
   has a line above it that says it scrolls, a map's head label starts in view, and the box is a
   named Tab stop the arrow keys scroll (a formula was cut at the right with no cue; the maps
   showed 6 of 10 columns and half a label).
+- An attention map drawn smaller than its natural size shows no text under 10.5 px: it hides its
+  numbers and grows its words (at 1280 px the 4- and 8-head maps were drawn at 304-318 of 442 px,
+  their numbers at 6.9-7.2 px, their words at 9.6-10.1), live and in the baked files the pages
+  show without JavaScript; on a phone the maps keep their size and every number.
 """
 
 from __future__ import annotations
@@ -262,3 +266,69 @@ def test_what_scrolls_sideways_on_a_phone_says_so_and_takes_the_keyboard(visit, 
         tab.keyboard.press("ArrowRight")
         tab.wait_for_timeout(50)
     assert box.get_attribute("data-scalecore-more") == "left", box.evaluate("e => [e.scrollLeft, e.scrollWidth, e.clientWidth]")
+
+
+# Every text of every heatmap the page shows, at the size it is drawn: its font size in the map's
+# units times the map's scale (rotated words too). Hidden numbers (display: none) are not shown.
+MAP_TEXTS = """() => Array.from(document.querySelectorAll('svg.scalecore-heatmap__svg')).filter(s => s.getClientRects().length).map(svg => {
+  const texts = Array.from(svg.querySelectorAll('text')).filter(t => t.getClientRects().length && getComputedStyle(t).display !== 'none');
+  return {title: svg.querySelector('title').textContent, drawn: svg.getBoundingClientRect().width, natural: svg.viewBox.baseVal.width,
+          numbers: svg.querySelectorAll('text.scalecore-cell__text').length,
+          texts: texts.map(t => { const m = t.getScreenCTM();
+            return {cls: t.getAttribute('class'), text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * Math.hypot(m.a, m.b)}; })};
+})"""
+LEGIBLE = 10.5  # px: the smallest text a map may show (the page's small text is 12.8 at 390 px)
+MAP_PAGES = ["modules/multi-head-attention.html", "modules/encoder-block.html"]
+
+
+def _small_texts(maps: list[dict], least: float) -> list[str]:
+    return [f"{m['title'][:40]} (drawn {m['drawn']:.0f} of {m['natural']:.0f} px): {t['cls']} {t['text'][:16]!r} "
+            f"at {t['px']:.1f} px" for m in maps for t in m["texts"] if t["px"] < least - 0.01]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("page", MAP_PAGES)
+def test_a_map_drawn_small_shows_no_text_under_legible_size(visit, site_server, page, scheme):
+    tab, _ = visit(site_server.url + page_url(page), viewport=DESKTOP, color_scheme=scheme)
+    wait_hydrated(tab)
+    maps = tab.evaluate(MAP_TEXTS)
+    shrunk = [m for m in maps if m["drawn"] < m["natural"] * LEGIBLE / 13]  # where 13 px numbers would read under 10.5
+    assert len(shrunk) >= 4, f"no heads drawn small at 1280 px: the test cannot fail ({[(m['drawn'], m['natural']) for m in maps]})"
+    small = _small_texts(maps, LEGIBLE)
+    assert not small, f"{page} ({scheme}) at 1280 px:\n  " + "\n  ".join(small[:12]) + f"\n  ({len(small)} in all)"
+    for m in shrunk:  # what stays shown: every word, the axis title; the values are the cells' tooltips
+        classes = [t["cls"] for t in m["texts"]]
+        assert classes.count("scalecore-axis-label") == 2 * round(m["numbers"] ** 0.5), m["title"]
+        assert any("scalecore-axis-title" in c for c in classes), m["title"]
+    tooltip = tab.locator("svg.scalecore-heatmap__svg rect.scalecore-cell__fill > title").first.text_content()
+    assert " \u2192 " in tooltip and ": " in tooltip, tooltip
+    # The baked maps the page shows without JavaScript, each opened at the width the page draws it
+    # (its media queries read that width, as they do in the <img>), measured the same way.
+    still, _ = visit(site_server.url + page_url(page), viewport=DESKTOP, color_scheme=scheme, java_script_enabled=False)
+    drawn = still.evaluate("""() => Array.from(document.querySelectorAll('.scalecore-scroll-x figure > img[src$=".svg"]'))
+        .filter(i => i.getClientRects().length).map(i => [i.src, Math.round(i.getBoundingClientRect().width)])""")
+    assert any(width < 400 for _, width in drawn), drawn
+    baked = []
+    for src, width in sorted(set(map(tuple, drawn))):
+        figure, _ = visit(src, viewport={"width": width, "height": 900}, java_script_enabled=False)
+        found = figure.evaluate(f"""() => {{ const svg = document.documentElement, k = {width} / svg.viewBox.baseVal.width;
+            return Array.from(svg.querySelectorAll('text')).filter(t => getComputedStyle(t).display !== 'none')
+              .map(t => ({{cls: t.getAttribute('class'), text: t.textContent, px: parseFloat(getComputedStyle(t).fontSize) * k}})); }}""")
+        baked.append({"title": src.rsplit("/", 1)[-1], "drawn": width, "natural": width, "texts": found})
+        figure.context.close()
+    small = _small_texts(baked, LEGIBLE)
+    assert not small, f"{page} ({scheme}) at 1280 px without JavaScript:\n  " + "\n  ".join(small[:12])
+
+
+@pytest.mark.parametrize("page", MAP_PAGES)
+def test_on_a_phone_a_map_keeps_its_size_and_every_number(visit, site_server, page):
+    tab, _ = visit(site_server.url + page_url(page), viewport=PHONE)
+    wait_hydrated(tab)
+    maps = tab.evaluate(MAP_TEXTS)
+    assert len(maps) >= 4, maps
+    for m in maps:
+        assert abs(m["drawn"] - m["natural"]) < 0.5, f"{m['title']}: drawn {m['drawn']} of {m['natural']} px"
+        shown = [t for t in m["texts"] if t["cls"].startswith("scalecore-cell__text")]
+        assert len(shown) == m["numbers"] > 0, f"{m['title']}: {len(shown)} of {m['numbers']} numbers shown"
+    small = _small_texts(maps, 12.8)  # the page's small text, as tests/test_figures_phone.py has it
+    assert not small, f"{page} at 390 px:\n  " + "\n  ".join(small[:12])
