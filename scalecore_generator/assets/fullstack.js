@@ -14,10 +14,9 @@
 // Timings for benchmarks go to window.scalecoreTimings.fullStack (ready: worker start to Python
 // ready, with the worker's own split; restartReadyMs after a stop).
 
-import { StoppedError } from "./live.js";
+import { WorkerClient } from "./worker-client.js";
 
 const timings = (globalThis.scalecoreTimings = globalThis.scalecoreTimings || {});
-const INPUT_BYTES = 65536; // the longest answer to input(), in UTF-8 bytes (as live.js)
 let shared = null;
 
 /* The full stack's files in the manifest, with what they cost to download; null without it.
@@ -71,32 +70,20 @@ function runtimeConfig(manifest) {
   return { wasm: parted(runtime.fullstack_wasm), stdlib: parted(runtime.fullstack_stdlib), shim, wheels, files };
 }
 
-class FullStackClient {
+class FullStackClient extends WorkerClient {
   constructor(config) {
-    this.config = config;
-    this.listeners = new Set();
-    this.restartListeners = new Set();
-    this.pending = new Map();
-    this.nextId = 1;
-    this.restarts = 0;
+    super(config, "The full stack could not start: ");
     this.compiled = null; // {module, stdlib} from the first worker
     this.spawn();
   }
 
-  get isolated() {
-    return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
-  }
-
   spawn() {
     const started = performance.now();
-    this.input = this.isolated ? new SharedArrayBuffer(8 + INPUT_BYTES) : null;
-    this.waitingInput = false;
+    this.input = this.inputBuffer();
     const worker = new Worker(new URL("./worker-fullstack.js", import.meta.url), { type: "module", name: "scalecore-full-stack" });
     this.worker = worker;
-    this.readyPromise = new Promise((resolve, reject) => {
-      this.settleReady = { resolve, reject };
-    });
-    this.readyPromise.catch(() => {});
+    this.channel = worker;
+    this.awaitReady();
     worker.onerror = (event) => {
       event.preventDefault();
       this.fail(worker, new Error("the full-stack worker failed" + (event.message ? ": " + event.message : "")));
@@ -108,103 +95,16 @@ class FullStackClient {
     this.emit({ stage: "download", step: 0, text: this.compiled ? "Starting Python again\u2026" : "Starting the full stack\u2026" });
   }
 
-  receive(worker, message, started) {
-    if (worker !== this.worker || !message) return;
-    if (message.type === "progress") {
-      if (this.progress.stage === "error" || this.progress.stage === "ready") return;
-      this.emit(message);
-      if (message.stage === "error") this.fail(worker, new Error(message.text));
-      return;
-    }
+  receiveOwn(message, started) {
     if (message.type === "compiled") {
       this.compiled = { module: message.module, stdlib: message.stdlib };
-      return;
+      return true;
     }
-    if (message.type === "ready") {
-      const ms = performance.now() - started;
-      timings.fullStack = { ...(timings.fullStack || {}), ...(this.restarts ? { restartReadyMs: ms } : { readyMs: ms, startup: message.timings }) };
-      this.emit({ stage: "ready", step: 4, text: "Python is ready.", done: true });
-      this.settleReady.resolve(this);
-      return;
-    }
-    const call = this.pending.get(message.id);
-    if (!call) return;
-    if (message.type === "stream") {
-      if (call.onStream) call.onStream(message.parts, message.cut || 0);
-      return;
-    }
-    if (message.type === "input") {
-      this.waitingInput = true;
-      if (call.onInput) call.onInput(message.prompt);
-      else this.answer("");
-      return;
-    }
-    this.pending.delete(message.id);
-    if (message.error !== undefined) call.reject(new Error(message.error));
-    else call.resolve(message.result);
-  }
-
-  fail(worker, error) {
-    if (worker !== this.worker) return;
-    this.emit({ stage: "error", step: 0, text: "The full stack could not start: " + error.message });
-    this.settleReady.reject(error);
-    for (const call of this.pending.values()) call.reject(error);
-    this.pending.clear();
-  }
-
-  onProgress(listener) {
-    this.listeners.add(listener);
-    listener(this.progress);
-    return () => this.listeners.delete(listener);
-  }
-
-  onRestart(listener) {
-    this.restartListeners.add(listener);
-    return () => this.restartListeners.delete(listener);
-  }
-
-  emit(progress) {
-    this.progress = progress;
-    for (const listener of [...this.listeners]) {
-      if (listener.node && !listener.node.isConnected) {
-        this.listeners.delete(listener);
-        continue;
-      }
-      listener(progress);
-    }
-  }
-
-  ready() {
-    return this.readyPromise;
-  }
-
-  get busy() {
-    return this.pending.size > 0;
-  }
-
-  /* The reader's answer to the input() the worker waits on (as live.js's). */
-  answer(text) {
-    if (!this.input || !this.waitingInput) return;
-    this.waitingInput = false;
-    const state = new Int32Array(this.input, 0, 2);
-    const bytes = new TextEncoder().encode(String(text));
-    let length = Math.min(bytes.length, INPUT_BYTES);
-    while (length > 0 && length < bytes.length && (bytes[length] & 0xc0) === 0x80) length -= 1;
-    new Uint8Array(this.input, 8).set(bytes.subarray(0, length));
-    Atomics.store(state, 1, length);
-    Atomics.store(state, 0, 1);
-    Atomics.notify(state, 0);
-  }
-
-  async call(type, payload, { onStream, onInput } = {}) {
-    const worker = this.worker;
-    await this.readyPromise;
-    if (worker !== this.worker) throw new StoppedError("stopped: Python was restarted", this.restartReason);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onStream, onInput });
-      worker.postMessage({ id, type, payload });
-    });
+    if (message.type !== "ready") return false;
+    const ms = performance.now() - started;
+    timings.fullStack = { ...(timings.fullStack || {}), ...(this.restarts ? { restartReadyMs: ms } : { readyMs: ms, startup: message.timings }) };
+    this.becameReady();
+    return true;
   }
 
   /* Stop: the worker is terminated at once (a busy loop cannot be interrupted) and a new one
@@ -214,20 +114,6 @@ class FullStackClient {
     const reason = this.progress.stage === "ready" ? "full stack" : "starting";
     this.restart(reason);
     return Promise.resolve({ mode: "restarted", reason });
-  }
-
-  restart(reason) {
-    const old = this.worker;
-    this.restartReason = reason;
-    this.worker = null;
-    old.terminate();
-    const error = new StoppedError("stopped: Python was restarted", reason);
-    this.settleReady.reject(error);
-    for (const call of this.pending.values()) call.reject(error);
-    this.pending.clear();
-    this.restarts += 1;
-    this.spawn();
-    for (const listener of [...this.restartListeners]) listener();
   }
 }
 

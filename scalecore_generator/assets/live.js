@@ -17,19 +17,12 @@
 //
 //   live.prefetch(manifest);   // intent (hover, focus, pointerdown): start the worker early
 
+import { StoppedError, WorkerClient } from "./worker-client.js";
+
+export { StoppedError };
+
 const timings = (globalThis.scalecoreTimings = globalThis.scalecoreTimings || {});
 let shared = null;
-const INPUT_BYTES = 65536; // the longest answer to input(), in UTF-8 bytes
-
-/* A request ended because Python was restarted. Its reason: "not isolated" (Stop on a page
-   that is not cross-origin isolated), "stuck" (the interrupt went unanswered), "starting"
-   (Stop while Python was still starting). */
-export class StoppedError extends Error {
-  constructor(message, reason) {
-    super(message);
-    this.reason = reason;
-  }
-}
 
 // How long an interrupt may take to reach Python before Stop restarts it instead: Python
 // answers in tens of milliseconds unless it is stuck outside the interpreter loop.
@@ -94,19 +87,10 @@ function privateChannel(worker, init, onMessage, onBroken) {
   return port1;
 }
 
-class LiveClient {
+class LiveClient extends WorkerClient {
   constructor(config) {
-    this.config = config;
-    this.listeners = new Set();
-    this.restartListeners = new Set();
-    this.pending = new Map(); // id -> {resolve, reject, onStream}
-    this.nextId = 1;
-    this.restarts = 0;
+    super(config, "Python could not start: ");
     this.spawn();
-  }
-
-  get isolated() {
-    return globalThis.crossOriginIsolated === true && typeof SharedArrayBuffer === "function";
   }
 
   spawn() {
@@ -116,16 +100,11 @@ class LiveClient {
     const stop = this.isolated ? new SharedArrayBuffer(8) : null;
     this.interrupt = stop ? new Uint8Array(stop, 0, 1) : null;
     this.stopTarget = stop ? new Int32Array(stop, 4, 1) : null;
-    // input(): state and length (two Int32), then the answer's UTF-8 bytes (worker.js, readLine)
-    this.input = this.isolated ? new SharedArrayBuffer(8 + INPUT_BYTES) : null;
-    this.waitingInput = false;
+    this.input = this.inputBuffer();
     this.progress = { stage: "download", step: 0, text: "Starting the Python worker\u2026" };
     const worker = new Worker(new URL("./worker.js", import.meta.url), { type: "module", name: "scalecore-python" });
     this.worker = worker;
-    this.readyPromise = new Promise((resolve, reject) => {
-      this.settleReady = { resolve, reject };
-    });
-    this.readyPromise.catch(() => {}); // reported to whoever awaits ready(); never "unhandled"
+    this.awaitReady();
     worker.onerror = (event) => {
       event.preventDefault();
       // After ready, only Python runs there: an error event then is not the site's message.
@@ -136,51 +115,29 @@ class LiveClient {
       const util = globalThis.scalecore && globalThis.scalecore.util;
       this.fail(worker, util && util.unreachable ? util.unreachable("Live mode", failed) : failed);
     };
-    this.port = privateChannel(worker, { type: "init", payload: { ...this.config, interrupt: this.interrupt ? this.interrupt.buffer : null, input: this.input } },
+    this.channel = privateChannel(worker, { type: "init", payload: { ...this.config, interrupt: this.interrupt ? this.interrupt.buffer : null, input: this.input } },
       (message) => this.receive(worker, message, started),
       () => this.fail(worker, new Error("the Python worker sent a message the page cannot read")));
     this.emit(this.progress);
   }
 
-  receive(worker, message, started) {
-    if (worker !== this.worker || !message) return; // from a worker we terminated
-    if (message.type === "progress") {
-      // An error is final: a download that finishes after a failed check must not cover it.
-      // So is ready: a late report of a download must not make a running Python look as if
-      // it were starting (Stop would restart it rather than interrupt it).
-      if (this.progress.stage === "error" || this.progress.stage === "ready") return;
-      this.emit(message);
-      if (message.stage === "error") this.fail(worker, new Error(message.text));
-      return;
-    }
-    if (message.type === "ready") {
-      const ms = performance.now() - started;
-      if (this.restarts) timings.restartReadyMs = ms;
-      else timings.liveReadyMs = ms;
-      timings.liveReadyAt = performance.now();
-      timings.liveStartup = message.timings;
-      this.emit({ stage: "ready", step: 4, text: "Python is ready.", done: true });
-      this.settleReady.resolve(this);
-      return;
-    }
-    const call = this.pending.get(message.id);
-    if (!call) return;
-    if (message.type === "stream") {
-      if (call.onStream) call.onStream(message.parts, message.cut || 0);
-      return;
-    }
-    if (message.type === "input") {
-      this.waitingInput = true;
-      if (call.onInput) call.onInput(message.prompt);
-      else this.answer(""); // nobody to ask: an empty line
-      return;
-    }
-    this.pending.delete(message.id);
-    if (message.error !== undefined) return call.reject(new Error(message.error));
+  receiveOwn(message, started) {
+    if (message.type !== "ready") return false;
+    const ms = performance.now() - started;
+    if (this.restarts) timings.restartReadyMs = ms;
+    else timings.liveReadyMs = ms;
+    timings.liveReadyAt = performance.now();
+    timings.liveStartup = message.timings;
+    this.becameReady();
+    return true;
+  }
+
+  /* A compute answer comes as JSON text, its lists of floats apart (unpack). */
+  settle(call, message) {
     const received = performance.now();
     let result = message.result;
     try {
-      if (message.json !== undefined) result = JSON.parse(message.json); // compute answers in JSON text
+      if (message.json !== undefined) result = JSON.parse(message.json);
       if (message.floats) result = unpack(result, message.floats);
     } catch (error) {
       return call.reject(new Error("the Python worker sent an answer the page cannot read: " + error.message));
@@ -190,86 +147,9 @@ class LiveClient {
     call.resolve(result);
   }
 
-  fail(worker, error) {
-    if (worker !== this.worker) return;
-    this.emit({ stage: "error", step: 0, text: "Python could not start: " + error.message });
-    this.settleReady.reject(error);
-    for (const call of this.pending.values()) call.reject(error);
-    this.pending.clear();
-  }
-
-  /* Progress listeners: a function, optionally with .node (dropped once the node has left the
-     page, so panels of pages swapped away by instant navigation are forgotten). */
-  onProgress(listener) {
-    this.listeners.add(listener);
-    listener(this.progress);
-    return () => this.listeners.delete(listener);
-  }
-
-  onRestart(listener) {
-    this.restartListeners.add(listener);
-    return () => this.restartListeners.delete(listener);
-  }
-
-  emit(progress) {
-    this.progress = progress;
-    for (const listener of [...this.listeners]) {
-      if (listener.node && !listener.node.isConnected) {
-        this.listeners.delete(listener);
-        continue;
-      }
-      listener(progress);
-    }
-  }
-
-  ready() {
-    return this.readyPromise;
-  }
-
-  get busy() {
-    return this.pending.size > 0;
-  }
-
-  /* Send one request; resolves with the worker's result. onStream(stream, text) gets console
-     output as it comes. */
   /* A kind's compute function on each parameter set, in Python: resolves with the results. */
   compute(kind, points) {
     return this.call("compute", { kind, points });
-  }
-
-  /* The reader's answer to the input() the worker waits on (longer answers are cut to
-     INPUT_BYTES of UTF-8). */
-  answer(text) {
-    if (!this.input || !this.waitingInput) return;
-    this.waitingInput = false;
-    const state = new Int32Array(this.input, 0, 2);
-    const bytes = new TextEncoder().encode(String(text));
-    let length = Math.min(bytes.length, INPUT_BYTES);
-    while (length > 0 && length < bytes.length && (bytes[length] & 0xc0) === 0x80) length -= 1; // whole characters
-    new Uint8Array(this.input, 8).set(bytes.subarray(0, length));
-    Atomics.store(state, 1, length);
-    Atomics.store(state, 0, 1);
-    Atomics.notify(state, 0);
-  }
-
-  cancelInput() {
-    if (!this.input || !this.waitingInput) return;
-    this.waitingInput = false;
-    const state = new Int32Array(this.input, 0, 2);
-    Atomics.store(state, 0, 2);
-    Atomics.notify(state, 0);
-  }
-
-  async call(type, payload, { onStream, onInput } = {}) {
-    const worker = this.worker;
-    const port = this.port;
-    await this.readyPromise;
-    if (worker !== this.worker) throw new StoppedError("stopped: Python was restarted", this.restartReason);
-    const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject, onStream, onInput, type, sent: performance.now() });
-      port.postMessage({ id, type, payload });
-    });
   }
 
   /* Stop what is running. On a cross-origin-isolated page Python gets a KeyboardInterrupt
@@ -304,22 +184,6 @@ class LiveClient {
     const reason = this.progress.stage === "ready" ? "not isolated" : "starting";
     this.restart(reason);
     return Promise.resolve({ mode: "restarted", reason });
-  }
-
-  restart(reason) {
-    const old = this.worker;
-    this.restartReason = reason;
-    this.worker = null;
-    this.waitingInput = false;
-    old.terminate();
-    this.port.close();
-    const error = new StoppedError("stopped: Python was restarted", reason);
-    this.settleReady.reject(error);
-    for (const call of this.pending.values()) call.reject(error);
-    this.pending.clear();
-    this.restarts += 1;
-    this.spawn();
-    for (const listener of [...this.restartListeners]) listener();
   }
 }
 
