@@ -236,6 +236,18 @@ def test_console_without_code_starts_from_the_kinds_starter_file():
     assert "<kbd>python -m http.server</kbd>" in html
 
 
+def test_a_console_on_a_site_without_corpora_starts_from_code_that_needs_none():
+    """A site whose kinds need no corpus loads none (scalecore new's): its console starts from a
+    starter without load_table, and offers no example that reads a corpus (both failed there)."""
+    from markupsafe import escape
+
+    bare = {**SITES, "console": Site(**{**SITE.__dict__, "corpora": (), "titles": {}})}
+    plain = (KINDS["console"].folder / "starter-without-corpora.py").read_text(encoding="utf-8").rstrip("\n")
+    html = expand(block("console"), sites=bare)
+    assert str(escape(plain)) in html and "load_table" not in html
+    assert "load_table" in expand(block("console"))  # with corpora: the starter and the core example read one
+
+
 def test_scale_guards_without_a_view_still_has_its_measures():
     html = expand(block("scale-guards", "show: [switches, live]"))
     assert 'class="scalecore-measures"' in html and "<figure" not in html and "scalecore-weights" not in html

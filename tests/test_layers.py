@@ -35,7 +35,7 @@ def modules() -> dict[str, Path]:
     found = {}
     for path in sorted((REPO / PACKAGE).rglob("*.py")):
         relative = path.relative_to(REPO / PACKAGE).as_posix()
-        if relative.startswith(NOT_CODE) or "/examples/" in relative or relative.endswith("/starter.py"):
+        if relative.startswith(NOT_CODE) or "/examples/" in relative or relative.rsplit("/", 1)[-1].startswith("starter"):
             continue
         parts = [PACKAGE, *path.relative_to(REPO / PACKAGE).with_suffix("").parts]
         if parts[-1] == "__init__":

@@ -27,17 +27,24 @@ class Console(Kind):
 
     def check(self, options, site):
         if options["code"] is None:
-            options["code"] = (Path(__file__).parent / "starter.py").read_text(encoding="utf-8").rstrip("\n")
+            # The starting code reads a corpus's embedding table where the site has corpora (a
+            # site whose kinds need none loads none: load_table would find nothing there)
+            starter = "starter.py" if site.corpora else "starter-without-corpora.py"
+            options["code"] = (Path(__file__).parent / starter).read_text(encoding="utf-8").rstrip("\n")
 
     def render(self, options, panel):
-        return panel.render_template(options, code=options["code"], height=options["height"], examples=examples())
+        return panel.render_template(options, code=options["code"], height=options["height"],
+                                     examples=examples(corpora=bool(panel.site.corpora)))
 
 
-def examples() -> list[tuple[str, str]]:
-    """(title, code) of each example, in file-name order; the title is the first line's comment."""
+def examples(corpora: bool = True) -> list[tuple[str, str]]:
+    """(title, code) of each example, in file-name order; the title is the first line's comment.
+    Without ``corpora``, those that read a corpus's table (load_table) are left out."""
     found = []
     for path in sorted((Path(__file__).parent / "examples").glob("*.py")):
         code = path.read_text(encoding="utf-8").rstrip("\n")
+        if not corpora and "load_table(" in code:
+            continue
         first, _, rest = code.partition("\n")
         # Newlines as character references: a blank line would end the page's raw HTML block.
         found.append((first.lstrip("# ").strip(), Markup(html.escape(rest.lstrip("\n")).replace("\n", "&#10;"))))

@@ -92,7 +92,8 @@ class Console {
         this.editor,
         el("p", { id: helpId, class: "scalecore-console__help" },
           "Ctrl+Enter (\u2318+Enter) runs \u00b7 Alt+\u2191/\u2193 walks the history \u00b7 Tab indents (Escape, then Tab, leaves the editor). " +
-          "scalecore is imported, and load_table(\"demo\") gives this site's embedding table for a corpus."),
+          "scalecore is imported" + (this.manifest.data.corpora.length ? ", and load_table(" +
+            JSON.stringify(this.manifest.data.corpora[0].name) + ") gives this site's embedding table for a corpus." : ".")),
         el("div", { class: "scalecore-console__bar" }, [this.examplePicker(), this.runtimePicker(), this.runButton, this.stopButton, this.clearButton, this.status].filter(Boolean)),
         this.offer = el("div", { class: "scalecore-console__offer", role: "note", hidden: true }),
         this.progress.node,
