@@ -64,3 +64,17 @@ def test_a_switch_that_is_not_true_or_false_names_its_line(tmp_path):
     assert result.errors[-1] == (f"scalecore: docs/lessons/temperature.md:{line_of(folder / LESSON, 'notes: maybe')}: "
                                  "key 'notes' must be true or false (whether the page ends with \"My notes\"), got "
                                  "'maybe'")
+
+
+def test_a_site_without_module_pages_ships_no_mentor(tmp_path):
+    """The mentor is on by default, but only a module page shows it: a site with none (the
+    bare template's, or this one with its lesson made a plain page) ships none of its files
+    (38 MB with the sentence encoder)."""
+    folder = copy_site(tmp_path / "site", source=TUTORIAL)
+    edit(folder / LESSON, "code: L1.softmax.01\n", "")
+    edit(folder / LESSON, "audience: [guest, it-ml, language-pro]\n", "")
+    result = build(folder)
+    assert result.returncode == 0, result.describe()
+    site = folder / "site"
+    assert [path for path in MENTOR_FILES if (site / path).exists()] == []
+    assert not [path.name for path in site.rglob("*") if "mentor" in path.name or path.suffix == ".onnx"]

@@ -123,8 +123,8 @@ class SiteBuild:
         except ValueError as error:
             raise BuildError(str(error)) from None
         self.used_by_pages = site_kinds.usage(self.engine.docs_dir, self.kinds)  # one pass per build
-        # "Ask the mentor" on some page: the site's option, or a module page's own (mentor: true)
-        self.mentor_wanted = bool(settings.mentor) or module_meta.switched_on(self.engine.docs_dir, "mentor")
+        # "Ask the mentor" on some module page: its own mentor: true, or the site's option
+        self.mentor_wanted = module_meta.any_module_page_shows(self.engine.docs_dir, "mentor", bool(settings.mentor))
         try:
             self.corpora = load_for_build(self.root / settings.corpora_dir, settings.corpora, self.cache, self.log,
                                           self.digests.of, self.memos["corpora"]) if self.needs("corpora") else {}

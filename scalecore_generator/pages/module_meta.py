@@ -57,10 +57,11 @@ OTHER_KNOWN = ("template", "hide", "icon", "status", "subtitle", "search", "tags
 CODE = re.compile(r"^[A-Za-z0-9]+(?:[._-][A-Za-z0-9]+)*$")
 
 
-def switched_on(docs, key: str) -> bool:
-    """Some module page under ``docs`` sets ``key: true`` in its front matter (a switch of SWITCHES
-    the site's option turns off): a quick pass on the sources, which parses a page's front matter
-    only when the key is written in it."""
+def any_module_page_shows(docs, key: str, default: bool) -> bool:
+    """Some module page under ``docs`` shows the switch ``key`` of SWITCHES: its front matter's
+    ``key: true``, or no ``key`` and the site's option ``default`` on. A quick pass on the sources
+    that parses a page's front matter only when it names a module's ``code``; a site without
+    module pages shows none (and ships none of what the switch needs)."""
     import yaml
     from pathlib import Path
 
@@ -69,13 +70,14 @@ def switched_on(docs, key: str) -> bool:
             text = page.read_text(encoding="utf-8-sig")
         except (OSError, UnicodeDecodeError):
             continue
-        if not text.startswith("---") or f"{key}:" not in text.split("\n---", 2)[0]:
+        front = text.split("\n---", 1)[0] if text.startswith("---") else ""
+        if "code:" not in front:
             continue
         try:
-            meta = yaml.safe_load(text.split("\n---", 2)[0][3:]) or {}
+            meta = yaml.safe_load(front[3:]) or {}
         except yaml.YAMLError:
             continue  # the page's own check says what is wrong, with its line
-        if isinstance(meta, dict) and meta.get("code") and meta.get(key) is True:
+        if isinstance(meta, dict) and meta.get("code") and meta.get(key, default) is True:
             return True
     return False
 

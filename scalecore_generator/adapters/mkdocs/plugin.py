@@ -242,7 +242,12 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def on_serve(self, server, config, builder):
         """``mkdocs serve`` rebuilds when what the build reads changes, not only docs/ and
         mkdocs.yml: the corpora, the site's kinds and packages, and the generator's own templates,
-        scripts and kinds."""
+        scripts and kinds. A port another server holds is said before MkDocs' traceback."""
+        host, port = config.dev_addr.host, config.dev_addr.port
+        if not _can_listen(host, port):
+            log.error(f"{host}:{port} is in use: another server is listening there (an earlier mkdocs serve, or "
+                      f"python -m http.server). Fix: stop it, or serve on another port: mkdocs serve -a {host}:{port + 1}")
+            raise Abort("Aborted: the port is in use.")
         if self.config.enabled and self.build is not None:
             for path in self.build.watched():
                 server.watch(str(path))
@@ -254,3 +259,18 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         if self.build is not None:
             self.build.abandon()  # a build that did not finish keeps nothing new
         logging.getLogger("mkdocs").removeHandler(self.warnings)
+
+
+def _can_listen(host: str, port: int) -> bool:
+    """Whether a server may listen on host:port now (as MkDocs' will: the address reused, so a
+    port a stopped server left in TIME_WAIT counts as free)."""
+    import socket
+
+    try:
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        with socket.socket(family, socket.SOCK_STREAM) as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind((host, port))
+        return True
+    except OSError:
+        return False
