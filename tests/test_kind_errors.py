@@ -285,3 +285,16 @@ def test_a_kind_of_mkdocs_config_options_keeps_its_messages(good, tmp_path):
     assert failed(folder, page, "temperature: 1.0\n", "temperature: hot\n")[-1] == (
         f"scalecore: {page.as_posix()}:{line_of(folder / page, 'temperature: hot')}: /// temperature: option "
         "'temperature': expected a number, got 'hot' (text)")
+
+
+def test_a_compute_package_left_out_of_packages_stops_the_build(good, tmp_path):
+    """A fresh author's worst trap: the bake imports the compute function from the site's folder,
+    so a package left out of ``packages`` built green and live mode failed in the reader's
+    browser (ModuleNotFoundError). The build stops at the kind's compute line, with the fix."""
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "packages: [mylessons]", "packages: []"))
+    kind, config = folder / "kinds" / "temperature" / "kind.py", folder / "mkdocs.yml"
+    assert errors == [
+        f"scalecore: {kind}:{line_of(kind, 'compute =')}: the kind 'temperature' computes with "
+        "mylessons.temperature:weights, but 'mylessons' is not one of the site's packages, so live mode cannot import "
+        "it in the reader's browser (the build imports it from the site's folder). Fix: list it in "
+        f"{config}:{line_of(config, 'packages: []')}: packages: [mylessons]"], errors

@@ -5,6 +5,8 @@ console's full scientific stack (runtime/fullstack.py). Each function takes the 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from scalecore_generator.errors import BuildError
 from scalecore_generator.runtime import fullstack, snapshot
 from scalecore_generator.runtime import pyodide as runtime
@@ -13,6 +15,7 @@ from scalecore_generator.runtime import pyodide as runtime
 def runtime_of(build) -> runtime.Runtime:
     """Pyodide's files, the wheels and their lock (runtime/pyodide.py), the wheels' digests
     from the build's ledger."""
+    check_shipped(build)
     return runtime.collect(build.root, build.cache, build.packages, build.settings.package_mirror or None,
                            digest=build.digests.of, memo=build.memos["wheels"], computes=live_computes(build))
 
@@ -65,3 +68,36 @@ def add_snapshot(build, live: runtime.Runtime, job) -> None:
     live.files[snapshot.SITE_PATH] = made.path
     live.manifest[snapshot.MANIFEST_KEY] = snapshot.SITE_PATH
     live.details[snapshot.MANIFEST_KEY] = {"key": made.key, "imports": list(made.imports), "bytes": made.raw_bytes}
+
+
+def check_shipped(build) -> None:
+    """Each compute function live mode runs is in a package the site ships to the browser (the
+    core, or one of the option packages): the bake imports it from the site's folder, so a
+    package left out of ``packages`` built green and failed in the reader's browser with
+    ModuleNotFoundError."""
+    shipped = {"scalecore", *(Path(package).name for package in build.packages)}
+    used_at, quoted = build.used_by_pages
+    for name in sorted(set(used_at) | set(quoted)):
+        kind = build.kinds.get(name)
+        compute = getattr(kind, "compute", None) if kind is not None else None
+        top = compute.partition(":")[0].split(".")[0] if compute else None
+        if top is None or top in shipped:
+            continue
+        where = _compute_line(kind)
+        listed = ", ".join(sorted(shipped - {"scalecore"}))
+        raise BuildError(f"{where}: the kind {name!r} computes with {compute}, but {top!r} is not one of the "
+                         f"site's packages, so live mode cannot import it in the reader's browser (the build "
+                         f"imports it from the site's folder). Fix: list it in {build.settings.where('packages')}: "
+                         f"packages: [{listed + ', ' if listed else ''}{top}]")
+
+
+def _compute_line(kind) -> str:
+    """The kind's ``compute = ...`` line, as messages name it (kind.py:line), else its file."""
+    source = Path(kind.folder) / "kind.py"
+    try:
+        for number, line in enumerate(source.read_text(encoding="utf-8").splitlines(), start=1):
+            if line.strip().startswith("compute"):
+                return f"{source}:{number}"
+    except OSError:
+        pass
+    return str(source)
