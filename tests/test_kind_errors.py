@@ -192,6 +192,12 @@ def test_an_option_or_setting_of_the_wrong_type_is_said_in_words(good, tmp_path)
     folder, errors = broken(good, other, lambda f: edit(f / page, "temperature: 1.0\n", "temperature: hot\n"))
     assert errors[-1] == (f"scalecore: {page.as_posix()}:{line_of(folder / page, 'temperature: hot')}: /// "
                           "temperature: option 'temperature': expected a number, got 'hot' (text)")
+    # a whole number where a number with a fraction is wanted: YAML read it as an integer
+    third = tmp_path / "third"
+    third.mkdir()
+    folder, errors = broken(good, third, lambda f: edit(f / page, "temperature: 1.0\n", "temperature: 2\n"))
+    assert errors[-1] == (f"scalecore: {page.as_posix()}:{line_of(folder / page, 'temperature: 2')}: /// "
+                          "temperature: option 'temperature': expected a number, got 2 (an integer); write 2.0")
 
 
 # A kind's template follows the pages' opt-in for inline scripts (pages/author_scripts.py; issue 46, item 3)

@@ -152,7 +152,7 @@
         "without a network; you will be told when a newer version is ready.";
       var choices = box.appendChild(element("fieldset", { class: "scalecore-offline__choices" }));
       choices.appendChild(element("legend", {}, "What to save"));
-      [["site", "Pages, styles, fonts and data"], ["runtime", "All of that and the live runtime (Python in the page, the console)"],
+      [["site", "Pages, styles, fonts and data"], ["runtime", "All of that and the live runtime (Python in the page, the console, the mentor's model where the site has one)"],
         ["stack", "All of that and the console's full scientific stack (numpy, pandas, scikit-learn, matplotlib)"]]
         .forEach(function (choice) {
           var label = choices.appendChild(element("label", { class: "scalecore-offline__choice", "data-choice": choice[0] }));

@@ -87,7 +87,9 @@ class WrongType(ValidationError):
     """A value of the wrong type for :class:`Type`: in a list, the message names the item."""
 
     def __init__(self, wanted: str, value):
-        super().__init__(f"expected {wanted}, got {describe(value)}")
+        # a whole number where a float is wanted: YAML read 45 as an integer, 45.0 is the number
+        hint = f"; write {value}.0" if wanted == "a number" and type(value) is int else ""
+        super().__init__(f"expected {wanted}, got {describe(value)}{hint}")
         self.wanted = wanted
 
 

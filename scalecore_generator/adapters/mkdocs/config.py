@@ -89,7 +89,7 @@ class ScalecoreConfig(base.Config):
     cache_keep_builds = described(Own(Bounded(1, 10000, default=10)),
                                   "How many builds a cache entry is kept without being used: after a successful "
                                   "build, baked groups no build used in this many builds are removed, so the cache "
-                                  "stays bounded while the code and the pages change. `python -m scalecore cache` "
+                                  "stays bounded while the code and the pages change. `scalecore cache` "
                                   "shows its size and prunes by hand.")
     mentor = described(c.Type(bool, default=True),
                        "End each module page with \"Ask the mentor\": questions answered from the module's own "
