@@ -210,6 +210,27 @@ def test_a_new_build_reaches_every_tab_with_one_action(reader, built_site, tmp_p
         server.close()
 
 
+def test_a_lone_tab_is_told_of_a_new_build_when_the_reader_comes_back_to_it(reader, built_site, tmp_path):
+    """The browser looks for a newer worker only when a page loads: a tab left open alone (no
+    other tab, no reload) was never told. It asks when the reader comes back to it."""
+    folder, publish = published(tmp_path, built_site)
+    server = StaticServer(folder)
+    try:
+        context, page = reader(server)
+        controlled(page, server.url)
+        publish(new_build(tmp_path, built_site, "lone"))
+        page.evaluate("""() => {
+          Object.defineProperty(document, 'visibilityState', { value: 'hidden', configurable: true });
+          document.dispatchEvent(new Event('visibilitychange'));
+          Object.defineProperty(document, 'visibilityState', { value: 'visible', configurable: true });
+          document.dispatchEvent(new Event('visibilitychange'));
+        }""")
+        expect(page.locator(UPDATE)).to_contain_text("This site was updated", timeout=60_000)
+        assert context.refused == []
+    finally:
+        server.close()
+
+
 SWITCH_EVERY_GUARD = """() => {
   for (const panel of document.querySelectorAll('.scalecore-panel--scale-guards')) {
     panel.scrollIntoView();

@@ -97,6 +97,11 @@
   })();
 
   function watchUpdates() {
+    // A tab left open is told too: the browser looks for a newer worker only when a page is
+    // loaded, so this page asks when the reader comes back to it, and every half hour it is shown.
+    var update = function () { if (registration) registration.update().catch(function () {}); };
+    document.addEventListener("visibilitychange", function () { if (document.visibilityState === "visible") update(); });
+    setInterval(function () { if (document.visibilityState === "visible") update(); }, 30 * 60 * 1000);
     var held = !!navigator.serviceWorker.controller;
     navigator.serviceWorker.addEventListener("controllerchange", function () {
       if (held && pageBuild !== "newer") {
