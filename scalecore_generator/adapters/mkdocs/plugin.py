@@ -243,8 +243,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         """``mkdocs serve`` rebuilds when what the build reads changes, not only docs/ and
         mkdocs.yml: the corpora, the site's kinds and packages, and the generator's own templates,
         scripts and kinds. A port another server holds is said before MkDocs' traceback."""
-        host, port = config.dev_addr.host, config.dev_addr.port
-        if not _can_listen(host, port):
+        address = getattr(config, "dev_addr", None)
+        host, port = (address.host, address.port) if address is not None else (None, None)
+        if address is not None and not _can_listen(host, port):
             log.error(f"{host}:{port} is in use: another server is listening there (an earlier mkdocs serve, or "
                       f"python -m http.server). Fix: stop it, or serve on another port: mkdocs serve -a {host}:{port + 1}")
             raise Abort("Aborted: the port is in use.")
