@@ -359,6 +359,9 @@ KNOWN = [
     Known("assets/pyodide/pyodide.asm.mjs", "6965e0c8075d3b07",
           "Emscripten's socket shim turns a host name given by Python code into a URL; nothing "
           "in the site opens a socket"),
+    Known("assets/scalecore/models/mentor-encoder/ort.wasm.min.js", "02f88520044e9c17",
+          "onnxruntime-web: the text of a console warning that names a guide to cross-origin isolation "
+          "(a link for the developer; nothing fetches it)"),
     # pdf.js reads a reader's PDF in the mentor; it requests nothing but the site's own files.
     Known("assets/scalecore/vendor/pdfjs/pdf*.min.js", "dd47c910e24e3a8b",
           "pdf.js: the SVG namespace name, passed to createElementNS through a constant"),
