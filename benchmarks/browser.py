@@ -142,9 +142,9 @@ KIND_PAGES = (
 )
 
 
-def kind_recompute(browser, url: str, kind: str, recomputes: int = 5) -> float:
-    """One live recompute of a kind's panel (its shared live form), median after the first (which
-    also starts Pyodide): what a reader waits for after pressing Compute live again."""
+def open_live_form(browser, url: str, kind: str):
+    """(context, page, panel): the page at ``url`` in a fresh context, the first panel of ``kind``
+    with a live form reached and its form opened."""
     context = browser.new_context(service_workers=BLOCK_SW)
     page = context.new_page()
     page.goto(url)
@@ -152,6 +152,13 @@ def kind_recompute(browser, url: str, kind: str, recomputes: int = 5) -> float:
     page.wait_for_function("k => document.querySelector('.scalecore-panel--' + k + ' .scalecore-live__open')", arg=kind)
     panel = page.locator(f".scalecore-panel--{kind}").filter(has=page.locator(".scalecore-live__open")).first
     panel.locator(".scalecore-live__open").click()
+    return context, page, panel
+
+
+def kind_recompute(browser, url: str, kind: str, recomputes: int = 5) -> float:
+    """One live recompute of a kind's panel (its shared live form), median after the first (which
+    also starts Pyodide): what a reader waits for after pressing Compute live again."""
+    context, page, panel = open_live_form(browser, url, kind)
     run = panel.locator(".scalecore-live__form button[type=submit]")
     times = []
     for _ in range(recomputes + 1):

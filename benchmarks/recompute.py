@@ -33,7 +33,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.browser import ARGS, BLOCK_SW, REACH, serve
+from benchmarks.browser import ARGS, open_live_form, serve
 from benchmarks.build import ROOT, plugin_entry, read_config, timed_build, write_config
 
 SENTENCE = "the old man looked at the light of the sun"
@@ -144,13 +144,7 @@ SPLIT = """() => ({shown: scalecoreTimings.lastRecomputeMs, request: scalecoreTi
 
 def in_chromium(browser, url: str, kind: str, recomputes: int, pause: int, pid: int | None) -> dict:
     """The first compute, then ``recomputes`` of the same request and as many with new seeds."""
-    context = browser.new_context(service_workers=BLOCK_SW)
-    page = context.new_page()
-    page.goto(url)
-    page.evaluate(REACH, kind)
-    page.wait_for_function("k => document.querySelector('.scalecore-panel--' + k + ' .scalecore-live__open')", arg=kind)
-    panel = page.locator(f".scalecore-panel--{kind}").filter(has=page.locator(".scalecore-live__open")).first
-    panel.locator(".scalecore-live__open").click()
+    context, page, panel = open_live_form(browser, url, kind)
     form = panel.locator(".scalecore-live__form")
     run = form.locator("button[type=submit]")
     seed = form.locator("input[type=number]").first  # the seed comes before d_k
