@@ -383,10 +383,12 @@ def test_a_full_disk_while_writing_pages_is_one_line_and_keeps_the_previous_site
 
 
 def test_a_disk_too_small_for_a_second_copy_of_the_site_stops_before_writing_it(cold, site, tmp_path):
-    patch = tmp_path / "tiny_disk.py"  # shutil.disk_usage says 1 MB free
+    # shutil.disk_usage says 100 kB free: less than the build's own files of this small site (no
+    # module page, so no mentor: some hundreds of kB)
+    patch = tmp_path / "tiny_disk.py"
     patch.write_text("import collections, shutil\n"
                      "Usage = collections.namedtuple('Usage', 'total used free')\n"
-                     "shutil.disk_usage = lambda path: Usage(10 << 20, 9 << 20, 1 << 20)\n", encoding="utf-8")
+                     "shutil.disk_usage = lambda path: Usage(10 << 20, (10 << 20) - 100_000, 100_000)\n", encoding="utf-8")
     env = environment(PYTHONPATH=os.pathsep.join([str(tmp_path), os.environ.get("PYTHONPATH", "")]))
     result = subprocess.run([sys.executable, "-c", "import tiny_disk, sys; from mkdocs.__main__ import cli; "
                              "sys.argv = ['mkdocs', 'build']; cli()"], cwd=site, env=env, capture_output=True,
@@ -394,7 +396,7 @@ def test_a_disk_too_small_for_a_second_copy_of_the_site_stops_before_writing_it(
     outcome = failed_plainly(Build(result.returncode, result.stdout, result.stderr))
     [error] = outcome.errors
     assert re.match(r"scalecore: no space left on the device holding .*\.site\.partial-\d+ while staging the new "
-                    r"site \([\d,]+ MB needed, 1 MB free\)\. Fix: ", error), error
+                    r"site \([\d,]+ MB needed, 0 MB free\)\. Fix: ", error), error
     assert tree(site / "site") == cold[1]
     assert not list(site.glob(".site.partial*"))
 

@@ -127,8 +127,8 @@ def test_a_full_output_disk_names_the_output_and_its_figure(tmp_path):
     assert result.returncode == 1, result.describe()
     assert result.errors[-1] == (
         f"scalecore: no space left on the device holding {out} while staging the new site (3 MB free there). Fix: "
-        "free some space there (a build needs the cache plus one more copy of the site beside site/: see the offline "
-        "guide), or move cache_dir or the site (mkdocs build -d DIR) to a disk with room."), result.describe()
+        "free some space there (a build needs the cache plus one more copy of the site beside site/: scalecore guide "
+        "offline), or move cache_dir or the site (mkdocs build -d DIR) to a disk with room."), result.describe()
 
 
 @pytest.mark.build
