@@ -42,8 +42,9 @@ const WATCH = `(() => {
   document.addEventListener("securitypolicyviolation", (e) => console.error("CSP violation: " + e.violatedDirective +
     " blocked " + (e.blockedURI || "inline") + " at " + e.sourceFile + ":" + e.lineNumber));
   let leaving = false;
-  addEventListener("beforeunload", () => { leaving = true; }, true);
-  addEventListener("pagehide", () => { leaving = true; }, true);
+  const leave = () => { if (!leaving) console.debug("${LEAVING}"); leaving = true; };
+  addEventListener("beforeunload", leave, true);
+  addEventListener("pagehide", leave, true);
   const error = console.error;
   console.error = function (...args) {
     const parts = args.map((a) => a instanceof Error ? String(a) + (a.stack ? "\\n" + a.stack : "") : a);
@@ -110,10 +111,17 @@ async function main() {
     defaultViewport: { width: 1280, height: 900 } });
   page = await browser.newPage();
   await page.evaluateOnNewDocument(WATCH);
+  // The browser's own reports of a page being left (a load it cut off, which a service worker
+  // then failed to answer) carry no mark from the page: the page said it was leaving (WATCH), and
+  // what comes before the next document is marked here.
+  let left = false;
+  page.on("framenavigated", (frame) => { if (frame === page.mainFrame()) left = false; });
   page.on("console", (message) => {
+    if (message.type() === "debug" && message.text() === LEAVING) left = true;
     if (message.type() === "error") problems.push("console error: " + message.text());
   });
-  page.on("pageerror", (error) => problems.push("uncaught in the page: " + (error && error.message || error)));
+  page.on("pageerror", (error) => problems.push((left ? "console error: " + LEAVING + " " : "") +
+    "uncaught in the page: " + (error && error.message || error)));
   page.on("response", (response) => {
     if (response.status() >= 400) problems.push("HTTP " + response.status() + " for " + response.url());
   });

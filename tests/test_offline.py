@@ -96,6 +96,7 @@ def wait_saved(page, runtime: bool = False, timeout: float = 120_000) -> str:
         dialog.get_by_label("All of that and the live runtime", exact=False).check()
     dialog.get_by_role("button", name="Save for offline").click()
     expect(dialog.locator(".scalecore-offline__status[data-done]")).to_be_visible(timeout=timeout)
+    expect(dialog.get_by_role("button", name="Saved", exact=True)).to_be_disabled()  # nothing left to save at this level
     dialog.get_by_role("button", name="Close").click()
     return stated
 
@@ -157,13 +158,15 @@ def test_live_mode_and_the_console_start_offline_once_saved_with_the_runtime(rea
     assert context.refused == []
 
 
-def new_build(tmp_path, site, marker: str):
-    """The site as a next build publishes it: one page and the stylesheet changed, the listing and
-    the worker written again by the code the build runs (scalecore_generator/builder/offline.py)."""
+def new_build(tmp_path, site, marker: str, styles: bool = True):
+    """The site as a next build publishes it: one page and (``styles``) the stylesheet changed, the
+    listing and the worker written again by the code the build runs (scalecore_generator/builder/offline.py)."""
     target = tmp_path / marker
     shutil.copytree(site, target, copy_function=os.link)
-    for path, old, new in ((target / FIRST, "</h1>", f" ({marker})</h1>"),
-                           (target / "assets/scalecore/scalecore.min.css", "", f"\nbody{{--scalecore-build:{marker}}}")):
+    changed = [(target / FIRST, "</h1>", f" ({marker})</h1>")]
+    if styles:
+        changed.append((target / "assets/scalecore/scalecore.min.css", "", f"\nbody{{--scalecore-build:{marker}}}"))
+    for path, old, new in changed:
         text = path.read_text(encoding="utf-8")
         path.unlink()  # a hard link: never write through it into the first build
         path.write_text(text.replace(old, new, 1) if old else text + new, encoding="utf-8")
@@ -205,6 +208,45 @@ def test_a_new_build_reaches_every_tab_with_one_action(reader, built_site, tmp_p
         page.goto(server.url + THIRD)  # the update kept the whole site saved
         expect(page.locator("h1").first).to_contain_text("Write your own interactive")
         assert page.evaluate(BUILD_OF_STYLES) == "second"
+        assert context.refused == []
+    finally:
+        server.close()
+
+
+def test_a_tab_that_a_new_build_did_not_change_is_not_asked_to_reload(reader, built_site, tmp_path):
+    """Issue 42: a new build that changed another page only leaves a tab whose page and files are
+    the same in both builds as it is, with no "Reload to update"; one that changed a file the tab
+    used (the stylesheet) asks. The saving dialog offers what is left to save: "Saved" once the
+    site is, "Save for offline" again for the bigger level."""
+    folder, publish = published(tmp_path, built_site)
+    server = StaticServer(folder)
+    try:
+        context, page = reader(server)
+        controlled(page, server.url + THIRD)
+        wait_saved(page)
+        page.get_by_role("button", name="Make this site available offline").click()
+        dialog = page.get_by_role("dialog", name="Make this site available offline")
+        expect(dialog.get_by_role("button", name="Saved", exact=True)).to_be_disabled(timeout=20_000)
+        dialog.get_by_label("All of that and the live runtime", exact=False).check()
+        expect(dialog.get_by_role("button", name="Save for offline")).to_be_enabled()
+        dialog.get_by_label("Pages, styles, fonts and data", exact=False).check()
+        expect(dialog.get_by_role("button", name="Saved", exact=True)).to_be_disabled()
+        dialog.get_by_role("button", name="Close").click()
+
+        other = context.new_page()
+        controlled(other, server.url)
+        publish(new_build(tmp_path, built_site, "page-only", styles=False))
+        other.reload()  # the browser finds the newer worker, which takes over both tabs
+        expect(other.locator("h1").first).to_contain_text("(page-only)", timeout=20_000)
+        page.wait_for_function("() => caches.keys().then(names => names.length === 1)", timeout=60_000)
+        page.wait_for_timeout(1500)  # the tab's question to the new worker and its answer
+        assert page.locator(UPDATE).count() == 0, "nothing the tab used changed: it is of the new build too"
+        assert other.locator(UPDATE).count() == 0
+
+        publish(new_build(tmp_path, built_site, "styles"))
+        other.reload()
+        expect(other.locator("h1").first).to_contain_text("(styles)", timeout=20_000)
+        expect(page.locator(UPDATE)).to_contain_text("This site was updated", timeout=60_000)
         assert context.refused == []
     finally:
         server.close()

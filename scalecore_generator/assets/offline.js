@@ -105,18 +105,49 @@
     var held = !!navigator.serviceWorker.controller;
     navigator.serviceWorker.addEventListener("controllerchange", function () {
       if (held && pageBuild !== "newer") {
-        askedForBuild = true;
-        ask({ type: "status" }); // the answer (heard) says the new worker's build
+        askedForBuild = "compare";
+        ask({ type: "status", since: pageBuild }); // the answer (heard) says the new worker's build and what it changed
+      } else if (!held && pageBuild === null) {
+        // The first visit: the page came from the network, of the build whose worker it just
+        // registered; it learns which, to be compared with a later one.
+        askedForBuild = "adopt";
+        ask({ type: "status" });
       }
       held = true;
     });
   }
 
-  var askedForBuild = false;
+  var askedForBuild = null;
   function compareBuild(data) {
-    if (!askedForBuild) return;
-    askedForBuild = false;
-    if (!data.build || data.build !== pageBuild) offerUpdate();
+    var asked = askedForBuild;
+    askedForBuild = null;
+    if (asked === "adopt" && data.build) pageBuild = data.build;
+    if (asked !== "compare") return;
+    if (data.build && data.build === pageBuild) return;
+    if (data.build && Array.isArray(data.changed) && !usedAny(data.changed)) { pageBuild = data.build; return; }
+    offerUpdate();
+  }
+
+  /* Whether this page, or a file it loaded, is one of these site paths. Unsure (the browser's list of
+     loaded files full) counts as yes. */
+  function usedAny(paths) {
+    var loaded = performance.getEntriesByType("resource");
+    if (loaded.length >= 250) return true; // the browser's default buffer: it may have dropped some
+    var changed = {};
+    paths.forEach(function (path) { changed[path] = true; });
+    return [location.href].concat(loaded.map(function (entry) { return entry.name; })).some(function (url) {
+      var path = sitePath(url);
+      return path !== null && changed[path];
+    });
+  }
+
+  /* A URL's path in the site (a folder is its index.html), as the worker's listing names it; null elsewhere. */
+  function sitePath(url) {
+    var parsed = new URL(url, location.href);
+    if (parsed.origin !== ROOT.origin || parsed.pathname.indexOf(ROOT.pathname) !== 0) return null;
+    var path;
+    try { path = decodeURIComponent(parsed.pathname.slice(ROOT.pathname.length)); } catch (error) { return null; }
+    return path === "" || path.charAt(path.length - 1) === "/" ? path + "index.html" : path;
   }
 
   function offerUpdate() {
@@ -166,6 +197,7 @@
           label.appendChild(element("span", {}, choice[1]));
           label.appendChild(element("span", { class: "scalecore-offline__size", "data-size": choice[0] }, "size: asking…"));
         });
+      choices.addEventListener("change", showSaveAction);
       var progress = box.appendChild(element("progress", { class: "scalecore-offline__progress", max: "1", value: "0",
         "aria-label": "Saved so far" }));
       progress.hidden = true;
@@ -204,15 +236,32 @@
     var sizes = data.sizes;
     var box = dialog();
     var missing = 0, total = 0;
+    left = {};
     [["site", "Site"], ["runtime", "Runtime"], ["stack", "Stack"]].forEach(function (level) {
       missing += sizes[level[0]] - sizes["kept" + level[1]];
       total += sizes[level[0]];
+      left[level[0]] = missing;
       box.querySelector('[data-choice="' + level[0] + '"]').hidden = level[0] !== "site" && sizes[level[0]] === 0;
       box.querySelector('[data-size="' + level[0] + '"]').textContent = missing
         ? megabytes(missing) + " to download (" + megabytes(total) + " in all)" : "saved (" + megabytes(total) + ")";
     });
-    box.querySelector('[data-action="save"]').disabled = saving;
+    showSaveAction();
     if (data.saved) say(SAVED[data.saved.level] || "");
+  }
+
+  /* What the chosen level leaves to download, from the worker's last status (null: not heard yet). */
+  var left = null;
+
+  /* The save action offers what is left: none while saving or before the sizes are known, and
+     "Saved" once the chosen level is on this device (choosing a bigger level offers it again). */
+  function showSaveAction() {
+    var box = document.getElementById("scalecore-offline");
+    var save = box && box.querySelector('[data-action="save"]');
+    var chosen = box && box.querySelector('input[name="scalecore-offline-what"]:checked');
+    if (!save || !chosen) return;
+    var done = left !== null && left[chosen.value] === 0;
+    save.disabled = saving || left === null || done;
+    save.textContent = done ? "Saved" : "Save for offline";
   }
 
   var SAVED = {
@@ -250,8 +299,7 @@
      it holds), the network gone, or the reason as the worker gave it. What was saved stays. */
   function failed(data) {
     saving = false;
-    var save = document.querySelector('#scalecore-offline [data-action="save"]');
-    if (save) save.disabled = false;
+    showSaveAction();
     if (data.newer) { say("A newer version of this site was published meanwhile: reload to update, then save again."); return; }
     if (data.network) { say("Saving stopped: the network could not be reached. What was saved is kept; try again when the network is back."); return; }
     if (!data.quota) { say("Saving stopped: " + String(data.reason).replace(/\.+$/, "") + ". What was saved is kept; try again."); return; }

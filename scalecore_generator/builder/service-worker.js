@@ -42,6 +42,7 @@ const CACHE = PREFIX + BUILD;
 const LEGACY = /^scalecore-[0-9a-f]{20}$/; // before the scope was in the name: ours if it lists our files
 const LISTING = new URL("offline.json", ROOT).href;
 const SAVED = new URL("offline.json?saved", ROOT).href; // {level}: what the reader asked to save
+const CHANGES = new URL("offline.json?changes", ROOT).href; // {older build: [its files this build changed or dropped]}
 // (a query, not a fragment: the Cache API ignores fragments)
 const PARALLEL = 4;
 
@@ -173,6 +174,7 @@ const PAGE_LIMIT = 40; // the saved pages a notice lists
 
 /* The pages this build's cache keeps, each named by its <title> (read from the kept copy). */
 async function keptPages() {
+  if (!(await caches.has(CACHE))) return [];
   const cache = await caches.open(CACHE);
   const paths = (await cache.keys()).map((request) => sitePath(request.url))
     .filter((path) => path && path.endsWith(".html") && path !== "404.html").sort().slice(0, PAGE_LIMIT);
@@ -216,7 +218,7 @@ async function keepCopy(response, path, entry) {
 /* What the cache holds for a request the network could not answer. */
 async function offlineAnswer(request, path, files) {
   const entry = files && files[path];
-  if (entry) {
+  if (entry && await caches.has(CACHE)) { // reading never creates the cache (a page stepping aside deleted it)
     const copy = await cachedCopy(await caches.open(CACHE), path, entry).catch(() => null);
     if (copy) return served(copy, entry);
   }
@@ -265,9 +267,14 @@ self.addEventListener("fetch", (event) => {
   const request = event.request;
   if (request.cache === "only-if-cached" && request.mode !== "same-origin") return;
   const path = request.method === "GET" && !request.headers.has("Range") ? sitePath(request.url) : null;
-  if (request.mode === "navigate") event.respondWith(path === null ? fetch(request).then(isolated) : answer(event, path));
-  else if (path !== null && (!knownFiles || knownFiles[path])) event.respondWith(answer(event, path));
+  if (request.mode === "navigate") event.respondWith(unfailing(path === null ? fetch(request).then(isolated) : answer(event, path)));
+  else if (path !== null && (!knownFiles || knownFiles[path])) event.respondWith(unfailing(answer(event, path)));
 });
+
+/* An answer that cannot reject: a request the page gave up on (it is being left, and the browser
+   aborts its loads) ends the fetch or the body being read. The browser then gets a network error,
+   what it would have had without a worker, not a worker that "encountered an unexpected error". */
+const unfailing = (answering) => answering.catch(() => Response.error());
 
 /* ---- install and update -------------------------------------------------------------------- */
 
@@ -288,11 +295,14 @@ async function prepare() {
   const { found, response } = await fetchListing();
   const cache = await caches.open(CACHE);
   const wanted = new Set();
+  const changes = {};
   let saved = null;
   for (const name of await otherCaches()) {
     const old = await caches.open(name);
     const marker = await old.match(SAVED);
     if (marker) saved = await marker.json();
+    const listed = await old.match(LISTING);
+    if (listed) Object.assign(changes, changedSince(await listed.json(), found));
     for (const request of await old.keys()) {
       const path = sitePath(request.url);
       if (path && found.files[path] && request.url !== LISTING) wanted.add(path);
@@ -308,7 +318,18 @@ async function prepare() {
     return networkCopy(cache, path, entry);
   });
   if (saved) await cache.put(SAVED, new Response(JSON.stringify(saved)));
+  await cache.put(CHANGES, new Response(JSON.stringify(changes)));
   await cache.put(LISTING, response);
+}
+
+/* The files of an older build's listing that this build changed or dropped, by that build: a page
+   still open from it is offered the update only if it used one of them (assets/offline.js). A
+   page whose own bytes and files are the same in both builds is simply of this build too. */
+function changedSince(older, found) {
+  if (!older || typeof older.version !== "string" || !older.files) return {};
+  const changed = Object.keys(older.files).filter((path) =>
+    !found.files[path] || found.files[path].sha256 !== older.files[path].sha256);
+  return { [older.version]: changed };
 }
 
 /* work(item) for every item, PARALLEL at a time, done(item) after each. The first failure stops
@@ -355,7 +376,7 @@ const LEVELS = ["site", "runtime", "stack"];
 const levelOf = (entry) => (entry.stack ? "stack" : entry.runtime ? "runtime" : "site");
 const chosen = (entry, level) => LEVELS.indexOf(levelOf(entry)) <= LEVELS.indexOf(level);
 
-async function status() {
+async function status(since = null) {
   const { files } = await currentListing();
   const cache = await caches.open(CACHE);
   const kept = new Set((await cache.keys()).map((request) => sitePath(request.url)));
@@ -367,7 +388,13 @@ async function status() {
     if (kept.has(path)) { sizes["kept" + group] += entry.bytes; sizes.kept += 1; }
   }
   const marker = await cache.match(SAVED);
-  return { type: "status", build: BUILD, sizes, saved: marker ? await marker.json() : null };
+  const answer = { type: "status", build: BUILD, sizes, saved: marker ? await marker.json() : null };
+  if (typeof since === "string" && since !== BUILD) {
+    const changes = await cache.match(CHANGES);
+    const changed = changes ? (await changes.json())[since] : null;
+    answer.changed = Array.isArray(changed) ? changed : null; // null: not known, so assume it changed
+  }
+  return answer;
 }
 
 /* Everything the reader chose, with progress after each file. */
@@ -407,7 +434,7 @@ self.addEventListener("message", (event) => {
   const client = event.source;
   if (data.type === "skip-waiting") self.skipWaiting();
   else if (data.type === "keep" && Array.isArray(data.urls)) event.waitUntil(keep(data.urls.map(String)).catch(() => {}));
-  else if (data.type === "status") event.waitUntil(status().then((found) => client.postMessage(found),
+  else if (data.type === "status") event.waitUntil(status(data.since).then((found) => client.postMessage(found),
     (error) => client.postMessage({ type: "status", error: String(error) })));
   else if (data.type === "save" && LEVELS.includes(data.level)) event.waitUntil(saveAll(data.level, client).then(
     () => client.postMessage({ type: "saved", level: data.level }),
