@@ -6,7 +6,7 @@ only the layers below it, and no cycle, counted on the real tree from the module
                                                    the static API's names, Markdown text
     kinds/                                         the kind contract and the built-in kinds
     blocks/                                        the authors' Markdown blocks and the views
-    pages/, runtime/, mentor.py                    what a page and the browser's Python need
+    pages/, runtime/, mentor/                      what a page and the browser's Python need
     builder/                                       the site build, the bake and its executors,
                                                    offline and hosts
     adapters/, cli.py, __main__.py                 the engines' adapters and the command line

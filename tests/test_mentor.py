@@ -1,6 +1,6 @@
 """The mentor answers from the module's own sources, and only from them (issue 11).
 
-- scalecore_generator/mentor.py: what a passage is (text, callouts, the parts a panel marks), formulas
+- scalecore_generator/mentor/: what a passage is (text, callouts, the parts a panel marks), formulas
   as readable text, the numbers from the quote trees, a data script nothing can break out of;
 - mentor-core.js in Node (tests/mentor/answer.js, the same file the page loads): the module's
   self-check questions find their self-check, a numbers question gets the baked value, an

@@ -2,7 +2,7 @@
 
 - the model and its vocabulary are the files build_tools/mentor_model.py makes (sha256 pinned in
   scalecore_generator/vendor/mentor-model.json), served with onnxruntime-web's wasm by the site;
-- the word pieces of mentor-encoder.js (in Node) are those of mentor.py's word_pieces, id for id,
+- the word pieces of mentor-encoder.js (in Node) are those of mentor/encoder.py's word_pieces, id for id,
   on the module's own text and on text made to trip a tokenizer (accents, CJK, symbols, long words);
 - the question's vector from mentor-encoder.js in onnxruntime-web (Node, the page's own files) is
   the build's vector of the same text from Python onnxruntime: the same within 1e-5 for most texts,

@@ -12,6 +12,8 @@ LESSON = Path("docs") / "lessons" / "temperature.md"
 MENTOR, NOTES = 'class="scalecore-mentor"', 'class="scalecore-notes"'
 # What only the mentor uses: its scripts, its embedding table, the search and PDF libraries.
 MENTOR_FILES = ("assets/scalecore-module/mentor.js", "assets/scalecore-module/mentor-core.js",
+                "assets/scalecore-module/mentor-words.js", "assets/scalecore-module/mentor-meaning.js",
+                "assets/scalecore-module/mentor-numbers.js",
                 "assets/scalecore-module/mentor-embeddings.js", "assets/scalecore/vendor/minisearch.js",
                 "assets/scalecore/vendor/pdfjs/pdf.min.js", "assets/scalecore/mentor/lessons--temperature.js")
 

@@ -17,6 +17,6 @@ below them.
     hosts.py        the static hosts' limits, checked before the swap
     disk_search.py  search from a site opened from disk; bundle.py, the site as one zip
 
-It imports every wing below it (foundation/, kinds/, blocks/, pages/, runtime/, mentor.py) and no
+It imports every wing below it (foundation/, kinds/, blocks/, pages/, runtime/, mentor/) and no
 engine: adapters/ drive it.
 """

@@ -8,7 +8,7 @@
     manifest.py   the static API's file names (api/index.json and its classic-script twin)
     text.py       Markdown text as every wing reads it: code fences, stable ids
 
-Above it: kinds/, then blocks/, then pages/, runtime/ and mentor.py, then builder/ (the site
+Above it: kinds/, then blocks/, then pages/, runtime/ and mentor/, then builder/ (the site
 build and its executors), then adapters/ (the only modules that import an engine). Named so that
 no tool takes it for build output (black and import-graph tools skip folders named build/).
 """

@@ -1,6 +1,6 @@
 /* The mentor's answers: retrieval over a module's own sources, with no server and no model.
  *
- * Given the module's data (scalecore_generator/mentor.py: passages cut into sentences, each
+ * Given the module's data (scalecore_generator/mentor/: passages cut into sentences, each
  * passage with its role, the outline, the typeset formulas, facts, panels) and a question,
  * answer() returns what the mentor can stand behind:
  *   - language: set when the question is not in English (the mentor reads English and says so);
@@ -23,305 +23,16 @@
  * too weak to give, and how a question names a number of the quote trees.
  */
 (function (root, factory) {
-  if (typeof module === "object" && module.exports) module.exports = factory();
-  else root.scalecoreMentorCore = factory();
-})(typeof self !== "undefined" ? self : this, function () {
+  if (typeof module === "object" && module.exports) module.exports = factory(require("./mentor-words.js"), require("./mentor-meaning.js"), require("./mentor-numbers.js"));
+  else root.scalecoreMentorCore = factory(root.scalecoreMentorWords, root.scalecoreMentorMeaning, root.scalecoreMentorNumbers);
+})(typeof self !== "undefined" ? self : this, function (W, M, N) {
   "use strict";
-
-  var STOP = ("a about after again all also am an and any are as at be because been before being between both but " +
-    "by can could did do does doing done each few for from further had has have having he her here hers him his how i " +
-    "if in into is it its itself just me more most my no nor not now of off on once only or other our out over own " +
-    "same she should so some such than that the their them then there these they this those through to too under " +
-    "until up very was we were what when where which while who whom why will with would you your yours explain " +
-    "tell please mean means meant happen happens happened does work works get gets value values number many much " +
-    "measure measures measured near nearly almost really actually every " +
-    "t s don doesn didn isn aren wasn weren won couldn wouldn shouldn hasn haven " +
-    "whats thats hows whys come thing things stuff basically exactly anyway someone").split(" ");
-  /* The mentor's settings, in one object: benchmarks/mentor.py measures others through
-     tests/mentor/answer.js (MENTOR_SETTINGS), and the page uses these. */
-  var S = {};
-  var STOPWORDS = {};
-  STOP.forEach(function (word) { STOPWORDS[word] = true; });
-  S.MAX_PASSAGES = 3;
-
-  /* A word as the index keeps it: lower case, with the few English endings that split one idea
-     across its forms taken off ("saturates", "saturated", "saturation" -> "saturat"; "heads" ->
-     "head"). Written here rather than taken from a Porter stemmer package: these six rules are
-     all the mentor needs, and they never touch identifiers such as d_k or W_Q. */
-  function stem(word) {
-    var w = word.toLowerCase().replace(/'s$/, "");
-    if (w === "zero") return "0"; // "near zero" finds "approaches 0"
-    if (/[_\d]/.test(w) || w.length <= 3) return w;
-    if (/ie[sd]$/.test(w) && w.length > 4) w = w.slice(0, -3) + "y"; // "multiplied", "multiplies" -> "multiply"
-    else if (/sses$/.test(w)) w = w.slice(0, -2);
-    else if (/[^su]s$/.test(w)) w = w.slice(0, -1);
-    var before = w;
-    if (/ations?$/.test(w) && w.length > 7) w = w.replace(/ations?$/, "at");
-    else if (/ions?$/.test(w) && w.length > 6) w = w.replace(/ions?$/, "");
-    else if (/ing$/.test(w) && w.length > 5 && /[aeiouy]/.test(w.slice(0, -3))) w = w.slice(0, -3);
-    else if (/ed$/.test(w) && w.length > 4 && /[aeiouy]/.test(w.slice(0, -2))) w = w.slice(0, -2);
-    else if (/ly$/.test(w) && w.length > 5) w = w.slice(0, -2);
-    if (w !== before && w.length >= 5 && /([bdfgklmnprt])\1$/.test(w)) w = w.slice(0, -1); // "scaled" -> "scal", "running" -> "run"
-    if (/[^aeiou]e$/.test(w) && w.length > 4) w = w.slice(0, -1); // "saturate" -> "saturat"
-    return w;
-  }
-
-  /* The words of a text, lower case; a root sign and "square root (of)" are both "sqrt", so a
-     question typed in words finds a formula read from the page. */
-  function words(text) {
-    var plain = String(text).toLowerCase().replace(/\u221a/g, " sqrt ").replace(/square roots?(?: of)?/g, "sqrt");
-    return plain.match(/[\p{L}\p{N}_]+(?:[+'][\p{L}\p{N}_]+)*/gu) || [];
-  }
-
-  /* The content terms of a text: words without stop words, stemmed, each once. */
-  function terms(text) {
-    var seen = {};
-    var out = [];
-    words(String(text).replace(/\s*\+\s*/g, "+")).forEach(function (word) {
-      word.split(/[+']/).concat(word.indexOf("+") > 0 ? [word] : []).forEach(function (part) {
-        var t = stem(part);
-        if (t && !STOPWORDS[part] && !STOPWORDS[t] && !seen[t]) {
-          seen[t] = true;
-          out.push(t);
-        }
-      });
-    });
-    return out;
-  }
-
-  function processTerm(term) {
-    var t = stem(term);
-    return STOPWORDS[term.toLowerCase()] || STOPWORDS[t] ? null : t;
-  }
-
-
-  /* ------------------------------------------------------------------ meaning */
-
-  /* A question's meaning as a vector, from the static word-piece table distilled from
-     all-MiniLM-L6-v2 (build_tools/mentor_embeddings.py, model2vec's method): the text is split
-     the way the model's own tokenizer splits it (BERT's basic tokenizer, then WordPiece), and the
-     pieces' vectors are averaged. The module's sentences are embedded the same way when the
-     mentor loads, so "big corpus" finds kjv's sentences and "cost" finds "multiplications"
-     without sharing a word. No network, no neural network at run time: a table lookup a piece. */
-  function Embedder(table) {
-    this.dims = table.dims;
-    this.ids = new Map();
-    var vocab = table.vocab.split("\n");
-    for (var i = 0; i < vocab.length; i++) this.ids.set(vocab[i], i);
-    this.unknown = this.ids.get(table.tokenizer.unknown);
-    this.maxChars = table.tokenizer.max_chars;
-    this.rows = bytes(table.vectors);
-    var scales = bytes(table.scales);
-    this.scales = new Float32Array(vocab.length);
-    var view = new DataView(scales.buffer, scales.byteOffset, scales.byteLength);
-    for (var j = 0; j < vocab.length; j++) this.scales[j] = half(view.getUint16(2 * j, true));
-    this.cache = new Map();
-  }
-
-  function bytes(base64) {
-    if (typeof Buffer !== "undefined" && typeof atob === "undefined") return new Uint8Array(Buffer.from(base64, "base64"));
-    var binary = atob(base64);
-    var out = new Uint8Array(binary.length);
-    for (var i = 0; i < binary.length; i++) out[i] = binary.charCodeAt(i);
-    return out;
-  }
-
-  function half(h) { // IEEE 754 binary16 -> number
-    var sign = h & 0x8000 ? -1 : 1, exponent = (h >> 10) & 0x1f, fraction = h & 0x3ff;
-    if (exponent === 0) return sign * Math.pow(2, -14) * (fraction / 1024);
-    if (exponent === 31) return fraction ? NaN : sign * Infinity;
-    return sign * Math.pow(2, exponent - 15) * (1 + fraction / 1024);
-  }
-
-  /* BERT's basic tokenizer (lower case, accents off, punctuation split off) and WordPiece's
-     longest match first. */
-  Embedder.prototype.pieces = function (text) {
-    var self = this;
-    var clean = String(text).toLowerCase().normalize("NFD").replace(/\p{Mn}/gu, "")
-      .replace(/([\p{P}\p{S}]|[\u4e00-\u9fff])/gu, " $1 ");
-    var out = [];
-    clean.split(/\s+/).forEach(function (word) {
-      if (!word) return;
-      if (word.length > self.maxChars) { out.push(self.unknown); return; }
-      var found = [];
-      for (var start = 0; start < word.length;) {
-        var end = word.length, id;
-        for (; end > start; end--) {
-          id = self.ids.get((start ? "##" : "") + word.slice(start, end));
-          if (id !== undefined) break;
-        }
-        if (end === start) { found = [self.unknown]; break; }
-        found.push(id);
-        start = end;
-      }
-      out.push.apply(out, found);
-    });
-    return out;
-  };
-
-  /* SIF's weights (Arora, Liang and Ma 2017; model2vec weighs its table the same way): a piece
-     counts a / (a + p), p its share of the pieces of the module's own text, so the pieces every
-     sentence has ("the", "of", "attention" in a lesson on attention) weigh little. */
-  Embedder.prototype.weigh = function (texts, a) {
-    var counts = new Map();
-    var total = 0;
-    var self = this;
-    texts.forEach(function (text) {
-      self.pieces(text).forEach(function (id) { counts.set(id, (counts.get(id) || 0) + 1); total += 1; });
-    });
-    this.weights = new Map();
-    counts.forEach(function (n, id) { self.weights.set(id, a / (a + n / total)); });
-    this.cache = new Map();
-  };
-
-  /* The unit vector of a text (null when none of its pieces is known). */
-  Embedder.prototype.embed = function (text) {
-    var key = String(text);
-    if (this.cache.has(key)) return this.cache.get(key);
-    var d = this.dims;
-    var sum = new Float32Array(d);
-    var n = 0;
-    var self = this;
-    this.pieces(key).forEach(function (id) {
-      if (id === self.unknown) return;
-      var scale = self.scales[id] * (self.weights && self.weights.has(id) ? self.weights.get(id) : 1), at = id * d;
-      for (var k = 0; k < d; k++) sum[k] += ((self.rows[at + k] << 24) >> 24) * scale; // int8
-      n += 1;
-    });
-    var norm = 0;
-    for (var k = 0; k < d; k++) norm += sum[k] * sum[k];
-    var out = n && norm > 0 ? this.recentre(sum.map(function (v) { return v / Math.sqrt(norm); })) : null;
-    this.cache.set(key, out);
-    return out;
-  };
-
-  /* The sentence encoder's vectors (round 4): the module's passages were embedded at build by the
-     int8 all-MiniLM-L6-v2 the browser runs on the question (mentor-encoder.js), and travel in the
-     module's data (each passage's "vectors": the passage's own, each sentence's, a self-check's
-     question; int8 rows, each with its float32 scale). Nothing is embedded here: a text the build
-     did not embed has no vector (a reader's file is searched by its words), and the question's
-     vector is given to answer(). */
-  function Vectors(data) {
-    this.dims = (data.encoder && data.encoder.dims) || 384;
-    this.cache = new Map();
-    this.model = true;
-  }
-
-  Vectors.prototype.embed = function (text) { return this.cache.get(String(text)) || null; };
-
-  /* A passage's packed rows: [Float32Array] (unit length). */
-  Vectors.prototype.unpack = function (base64) {
-    var raw = bytes(base64);
-    var d = this.dims, n = raw.length / (4 + d);
-    var view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
-    var out = [];
-    for (var i = 0; i < n; i++) {
-      var scale = view.getFloat32(4 * i, true), at = 4 * n + i * d, v = new Float32Array(d), norm = 0;
-      for (var k = 0; k < d; k++) { v[k] = ((raw[at + k] << 24) >> 24) * scale; norm += v[k] * v[k]; }
-      norm = Math.sqrt(norm);
-      for (var j = 0; j < d; j++) v[j] /= norm || 1;
-      out.push(v);
-    }
-    return out;
-  };
-
-  /* SIF's common component, removed: averaged word vectors share one direction (every sentence
-     of a lesson on attention is "about" it), which makes every pair look alike. The mean of the
-     module's sentences is taken off every vector, the question's included. */
-  Embedder.prototype.centre = function (passages) {
-    var d = this.dims;
-    var mean = new Float32Array(d);
-    var n = 0;
-    passages.forEach(function (p) {
-      (p.vectors || []).forEach(function (v) {
-        if (!v) return;
-        for (var k = 0; k < d; k++) mean[k] += v[k];
-        n += 1;
-      });
-    });
-    if (!n) return;
-    for (var k = 0; k < d; k++) mean[k] /= n;
-    this.mean = mean;
-    this.cache = new Map();
-    var self = this;
-    passages.forEach(function (p) {
-      p.vectors = (p.vectors || []).map(function (v) { return self.recentre(v); });
-      p.vector = self.recentre(p.vector);
-    });
-  };
-
-  Vectors.prototype.centre = function (passages) { if (S.MODEL_CENTRE) Embedder.prototype.centre.call(this, passages); };
-  Vectors.prototype.recentre = function (v) { return Embedder.prototype.recentre.call(this, v); };
-
-  Embedder.prototype.recentre = function (v) {
-    if (!v || !this.mean) return v;
-    var d = this.dims, norm = 0;
-    var out = new Float32Array(d);
-    for (var k = 0; k < d; k++) { out[k] = v[k] - this.mean[k]; norm += out[k] * out[k]; }
-    if (!(norm > 0)) return null;
-    for (var j = 0; j < d; j++) out[j] /= Math.sqrt(norm);
-    return out;
-  };
-
-  /* How near a passage is to the question: its own vector's cosine, or (mix > 0) that mixed with
-     its nearest sentence's (a passage of many sentences may hold the one the question asks). */
-  function nearness(vector, passage, mix) {
-    var own = cosine(vector, passage.vector);
-    if (!mix || !passage.vectors || !passage.vectors.length) return own;
-    var best = passage.vectors.reduce(function (m, v) { return v ? Math.max(m, cosine(vector, v)) : m; }, -1);
-    return best < -0.5 ? own : (1 - mix) * own + mix * best;
-  }
-
-  function cosine(a, b) {
-    if (!a || !b) return 0;
-    var dot = 0;
-    for (var k = 0; k < a.length; k++) dot += a[k] * b[k];
-    return dot;
-  }
-
-  /* ------------------------------------------------------------------ the index */
-
-  /* The plain text of a sentence (a list of texts and {m: formula}): what is searched and scored. */
-  function plain(sentence, math) {
-    return sentence.map(function (part) {
-      return typeof part === "string" ? part : (math[part.m] ? math[part.m].text : "");
-    }).join("").replace(/\s+/g, " ").trim();
-  }
-
-  function termSet(text) {
-    var set = {};
-    terms(text).forEach(function (t) { set[t] = true; });
-    if (S.NEGATION && NEGATION.test(text)) set[ABSENT] = true;
-    return set;
-  }
-
-  /* A condition stated as an absence ("no LayerNorm at all", "without the scale guard") is a term
-     of its own, ABSENT, which the sentences that say what is missing ("without normalisation",
-     "no guard", "never divided") hold: matched like any other term, weighed by how rare it is. */
-  var ABSENT = "\u00acabsent";
-  var NEGATION = /\b(no|not|without|never|none|absent|absence|lacks?|lacking|missing|removed?|unnormali[sz]ed|unscaled)\b|n't\b/i;
-  var NEGATED = /\b(no|without|never|lacks?|lacking|missing|removes?|removed|drops?|dropped|skips?|skipped)\s+(?:the\s+|a\s+|any\s+)?[\p{L}\p{N}_]/iu;
-
-  function askedTerms(question, frequency) {
-    var out = terms(question);
-    if (S.NEGATION && NEGATED.test(question)) out.push(ABSENT);
-    compounds(question, frequency).forEach(function (t) { if (out.indexOf(t) < 0) out.push(t); });
-    return out;
-  }
-
-  /* A word of the module's that the reader wrote as two ("layer norm", "soft max", "row max"):
-     two neighbouring words whose join is a word of the module ("in put" is input; the second
-     word not a stop word, so "no thing" stays two). */
-  function compounds(question, frequency) {
-    if (!S.COMPOUND || !frequency) return [];
-    var list = words(question);
-    var out = [];
-    for (var i = 0; i + 1 < list.length; i++) {
-      var joined = stem(list[i] + list[i + 1]);
-      if (frequency[joined] && !STOPWORDS[list[i + 1]] && !STOPWORDS[list[i] + list[i + 1]]) out.push(joined);
-    }
-    return out;
-  }
+  var S = W.settings, STOPWORDS = W.STOPWORDS, stem = W.stem, words = W.words, terms = W.terms,
+    processTerm = W.processTerm, plain = W.plain, termSet = W.termSet, ABSENT = W.ABSENT, NEGATION = W.NEGATION,
+    NEGATED = W.NEGATED, askedTerms = W.askedTerms, compounds = W.compounds, language = W.language, kind = W.kind,
+    sides = W.sides;
+  var Embedder = M.Embedder, Vectors = M.Vectors, nearness = M.nearness, cosine = M.cosine;
+  var panelAt = N.panelAt;
 
   /* Roles a passage may answer with, and those that only point elsewhere. */
   var POINTERS = { navigation: true, goals: true, reference: true };
@@ -375,7 +86,7 @@
 
   /* A reader names a corpus by what it is ("the bible", "the dictionary", "the big corpus"),
      the module by its folder name (kjv, wordnet). The site says what each corpus is (its title,
-     description and source, mentor.py's corpora_words), so a word of those that only one corpus
+     description and source, mentor/facts.py's corpora_words), so a word of those that only one corpus
      has and that the module's own text never uses stands for that corpus's name. Size words
      stand for the corpus with the most or the fewest tokens, by its counts, when the question
      speaks of a corpus or a text. No phrase of any question set is listed here. */
@@ -514,111 +225,9 @@
     return best;
   };
 
-  /* ------------------------------------------------------------------ numbers */
-
-  function leaves(node, path, out) {
-    if (typeof node === "number") {
-      out.push({ path: path, value: node });
-    } else if (Array.isArray(node)) {
-      node.forEach(function (value, i) { leaves(value, path.concat(String(i)), out); });
-    } else if (node && typeof node === "object") {
-      Object.keys(node).forEach(function (key) { leaves(node[key], path.concat(key), out); });
-    }
-    return out;
-  }
-
-  /* How a path segment can be named in a question: its words ("mean_row_max" -> mean, row,
-     max), or the segment itself ("kjv", "norm+init+scale", "100"). */
-  function segmentTerms(segment) {
-    return String(segment).toLowerCase().split(/[_\-\s]+/).filter(Boolean).map(stem);
-  }
-
-  function named(segment, asked) {
-    var whole = String(segment).toLowerCase();
-    if (asked.whole[whole] || asked.whole[stem(whole)]) return true;
-    if (whole.indexOf("+") > 0) return false; // a guard set is named whole ("norm+init+scale")
-    var parts = segmentTerms(segment); // our own names: "mean" in mean_row_max is not a stop word
-    return parts.length > 0 && parts.every(function (t) { return asked.terms[t]; });
-  }
-
-  /* The baked numbers a question names: its last segment (the measure) must be named in full,
-     and the more of its other segments the question names, the better. An unnamed setting
-     takes the tree's first value (seed 0, the first corpus), which the answer states. */
-  Mentor.prototype.numbers = function (question) {
-    var text = String(question).toLowerCase().replace(/\s*\+\s*/g, "+").replace(/\b([a-z_]+)\s*=\s*(\d)/g, "$1 $2");
-    var asked = { terms: {}, whole: {} };
-    words(text).forEach(function (w) {
-      asked.whole[w] = true; // a guard set names itself only: "norm+init+scale" does not name "norm"
-      if (w.indexOf("+") < 0) asked.terms[stem(w)] = true;
-    });
-    if (!this.facts) this.facts = leaves(this.data.facts || {}, [], []);
-    var best = [];
-    var top = 0;
-    this.facts.forEach(function (fact, order) {
-      var last = fact.path[fact.path.length - 1];
-      if (/^\d+$/.test(last) || !named(last, asked)) return;
-      if (fact.path.indexOf(String(fact.value)) >= 0) return; // an axis repeated as a value (d = 100)
-      var score = 0;
-      for (var i = 0; i < fact.path.length - 1; i++) if (named(fact.path[i], asked)) score += 1;
-      if (score === 0) return;
-      if (score > top) { top = score; best = []; }
-      if (score === top && best.length < 3) best.push({ path: fact.path, value: fact.value, order: order });
-    });
-    // A mean over seeds is given when the question asks for a mean or an average, else the seed's own.
-    var wantsMean = /\b(mean|average|averaged|over (all )?seeds)\b/.test(text.replace(/mean[_ -]row[_ -]max/g, ""));
-    var own = best.filter(function (fact) { return fact.path.slice(1, -1).indexOf("mean") < 0; });
-    if (!wantsMean && own.length) best = own;
-    var panels = this.data.panels || {};
-    var axes = this.data.axes || {};
-    var self = this;
-    return best.map(function (fact) {
-      return { path: fact.path.join("/"), value: fact.value, text: self.printed(fact.value),
-        panel: panelAt(panels[fact.path[0]], fact.path, axes[fact.path[0]]) };
-    });
-  };
-
-  /* A baked value as the page prints it: the number of the module's text that is this value to
-     the digits it shows (0.9999 stays 0.9999, never 1.00), the most digits first; else four
-     significant digits, trailing zeros off. */
-  Mentor.prototype.printed = function (value) {
-    if (!this.printedNumbers) {
-      var seen = {};
-      this.data.passages.forEach(function (p) {
-        (p.plain || [p.text]).join(" ").replace(/(\d),(\d{3})\b/g, "$1$2").replace(/\d+\.\d+|\d+/g, function (s) {
-          seen[s] = true;
-          return s;
-        });
-      });
-      this.printedNumbers = Object.keys(seen).sort(function (a, b) {
-        return (b.split(".")[1] || "").length - (a.split(".")[1] || "").length;
-      });
-    }
-    var found = this.printedNumbers.find(function (s) {
-      var decimals = (s.split(".")[1] || "").length;
-      if (!decimals) return Number.isInteger(value) && Number(s) === value && value >= 10;
-      return decimals >= 2 && Number(s) === Number(value.toFixed(decimals));
-    });
-    if (found) return found;
-    if (Number.isInteger(value)) return String(value);
-    return String(Number(value.toPrecision(4)));
-  };
-
-  /* The link to the panel of a fact, carrying the state the fact was baked in (the panels'
-     address: ?<panel key>.<axis>=<value>, see panels.js); the panel takes what it offers and
-     leaves the rest at its defaults. Without the panel base (no page), the bare link. */
-  function panelAt(link, path, names) {
-    if (!link) return null;
-    var base = globalThis.scalecore && globalThis.scalecore.util;
-    var at = link.split("#");
-    if (!names || !base || !base.stateKey || !at[1]) return link;
-    var key = base.stateKey({ id: at[1] });
-    var query = [];
-    names.slice(0, path.length - 2).forEach(function (name, i) {
-      if (path[i + 1] === "mean") return; // a mean over the axis is no state of the panel: its default stays
-      query.push(encodeURIComponent(key + "." + name) + "=" + encodeURIComponent(path[i + 1]).replace(/%2B/g, "+"));
-    });
-    return at[0] + (query.length ? "?" + query.join("&") : "") + "#" + at[1];
-  }
+  /* The baked numbers a question names, as the page prints them: mentor-numbers.js. */
+  Mentor.prototype.numbers = N.numbers;
+  Mentor.prototype.printed = N.printed;
 
   /* ------------------------------------------------------------------ the answer */
 
@@ -636,68 +245,6 @@
       });
     });
     return terms.map(function (term) { return spelled[term] || term; });
-  }
-
-  /* ------------------------------------------------------------------ the question */
-
-  /* Words that mark a language: a question with more of another language's words than of
-     English's is in that language. A word list and a script test, written here, rather than a
-     language-identification library: such a library ships n-gram profiles of hundreds of
-     languages (over 100 kB) and is unreliable on a one-line question, while the mentor only has
-     to know whether a question is English, and to say so in the same words every time. */
-  var LANGUAGES = {
-    English: "the a an is are was what why how when which does do did of to in and not with for this that can would should there",
-    French: "le la les un une des est sont pourquoi comment quoi que qui quel quelle dans avec pour sur du au aux ce cette il elle ne pas se fait faut",
-    German: "der die das ein eine ist sind warum wie was wer welche und nicht mit für zu den dem des wird werden auf ich bei",
-    Spanish: "el los las una es son por qué porque cómo cuál con para del se que en lo al muy también",
-    Italian: "il lo gli una è sono perché come cosa che della delle nel con per non si questo questa",
-    Portuguese: "o os uma é são por porque como que não com para do da dos das em se isso esta",
-    Dutch: "de het een is zijn waarom hoe wat niet met voor van en op dat deze wordt"
-  };
-  var MARKERS = {};
-  Object.keys(LANGUAGES).forEach(function (name) {
-    LANGUAGES[name].split(" ").forEach(function (word) { (MARKERS[word] = MARKERS[word] || []).push(name); });
-  });
-
-  /* The question's language: null for English (or too little to tell), else its name. */
-  function language(question, english) {
-    var letters = String(question).match(/\p{L}/gu) || [];
-    var latin = letters.filter(function (c) { return /\p{Script=Latin}/u.test(c); }).length;
-    if (letters.length >= 2 && latin < letters.length / 2) return "a language other than English";
-    var counts = {};
-    (String(question).toLowerCase().match(/[\p{L}]+/gu) || []).forEach(function (word) {
-      // a marker that is also a word of the module's English ("per word", "how come") marks nothing
-      var markers = (MARKERS[word] || []).filter(function (name) { return name === "English" || !(english && english[word]); });
-      markers.forEach(function (name) { counts[name] = (counts[name] || 0) + 1; });
-    });
-    var english = counts.English || 0;
-    var best = null;
-    Object.keys(counts).forEach(function (name) {
-      if (name !== "English" && (!best || counts[name] > counts[best])) best = name;
-    });
-    return best && counts[best] >= 2 && counts[best] > english ? best : null;
-  }
-
-  /* What the question asks for, from its opening words. */
-  function kind(question) {
-    var q = String(question).toLowerCase().trim();
-    if (/\b(difference|differences|differ|differs|different from|distinguish)\b|\bversus\b|\bvs\.?\s|\bcompared? (to|with)\b/.test(q)) return "difference";
-    if (/^(why|how come)\b|\bwhy\b|\bwhat(?:'s| is) the (point|purpose|use|benefit|reason)\b|\b(benefit|purpose) of\b/.test(q)) return "why";
-    if (/\bwhat (happens|would happen|will happen|changes|goes wrong|would go wrong|breaks|would change)\b|^what if\b|^(if|suppose|imagine|say)\b/.test(q)) return "what-if";
-    if (/^(does|do|will|would|can|could|is|are)\b.*\b(if|when|once|after|without)\b/.test(q)) return "what-if";
-    if (/^how (much|many|large|big|small|long|often)\b/.test(q)) return "what";
-    if (/^how\b/.test(q)) return "how";
-    return "what";
-  }
-
-  /* The two things a difference question compares, as term lists (null when it names fewer). */
-  function sides(question) {
-    var q = String(question).replace(/[?.!]+\s*$/, "").replace(/:.*$/, "");
-    var match = /between (.+?) and (.+)$/i.exec(q) ||
-      /(?:^|\b)(?:how (?:does|do|is|are) |does |is |are )?(.+?) (?:differ from|different from|compared? (?:to|with)|versus|vs\.?) (.+)$/i.exec(q);
-    if (!match) return null;
-    var a = terms(match[1]), b = terms(match[2]);
-    return a.length && b.length ? [a, b] : null;
   }
 
   /* ------------------------------------------------------------------ the answer */
@@ -1192,6 +739,7 @@
       "\n\nQuestion: " + clip(answer.question, 300);
     return [{ role: "system", content: SYSTEM }, { role: "user", content: user }];
   }
+
 
   return { settings: S, Mentor: Mentor, Embedder: Embedder, Vectors: Vectors, cosine: cosine, terms: terms, filePassages: filePassages, stem: stem, prompt: prompt, language: language,
     kind: kind, plain: plain };

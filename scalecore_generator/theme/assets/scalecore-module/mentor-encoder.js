@@ -1,6 +1,6 @@
 /* The mentor's sentence encoder in the reader's browser: the question's vector, from the same int8
  * all-MiniLM-L6-v2 the build embedded the module's passages with (build_tools/mentor_model.py;
- * the build's side is scalecore_generator/mentor.py's word_pieces and Encoder). onnxruntime-web's
+ * the build's side is scalecore_generator/mentor/encoder.py's word_pieces and Encoder). onnxruntime-web's
  * wasm backend runs it, one thread, served by the site (assets/scalecore/models/mentor-encoder/),
  * fetched only when the reader reaches the question box; mentor.js falls back to the static
  * word-piece table (mentor-embeddings.js) where it cannot load.
@@ -24,7 +24,7 @@
   }
 
   /* BERT's uncased tokenizer, as the model's tokenizer.json sets it, and as word_pieces in
-     scalecore_generator/mentor.py does it: clean text, CJK characters apart, accents stripped, lower
+     scalecore_generator/mentor/encoder.py does it: clean text, CJK characters apart, accents stripped, lower
      case; split at white space and punctuation; WordPiece, longest match first (a word over 100
      characters is unknown); "[CLS] ... [SEP]", at most maxTokens ids. */
   function wordPieces(text, ids, maxTokens) {

@@ -92,9 +92,12 @@
     return node;
   }
 
-  function loadScript(src) {
+  /* A classic script, once loaded. ``ordered``: run in the order asked among the ordered ones
+     (async = false), while all download at once: the core's parts before the core. */
+  function loadScript(src, ordered) {
     return new Promise(function (resolve, reject) {
       var script = document.createElement("script");
+      if (ordered) script.async = false;
       script.src = src;
       script.onload = resolve;
       script.onerror = function () { reject(new Error("could not load " + src)); };
@@ -338,7 +341,11 @@
     };
     this.ready = Promise.all([
       loadScript(s.getAttribute("data-scalecore-mentor-search")),
-      loadScript(core),
+      // the core and its parts (mentor-words.js, mentor-meaning.js, mentor-numbers.js), run in this order
+      loadScript(beside("mentor-words.js"), true),
+      loadScript(beside("mentor-meaning.js"), true),
+      loadScript(beside("mentor-numbers.js"), true),
+      loadScript(core, true),
       loadScript(s.getAttribute("data-scalecore-mentor")),
       loadScript(beside("mentor-encoder.js")).catch(function () { return null; })
     ]).then(function () {

@@ -1,0 +1,57 @@
+"""The numbers the kinds baked, as the quote trees lay them out, and what the site says of each
+corpus those numbers name."""
+
+from __future__ import annotations
+
+
+def facts(tree: dict, kinds: set[str]) -> dict:
+    """The quote trees of ``kinds``: the same paths an author quotes with {{ baked: }}, so the
+    mentor and the pages name a number the same way. Kept as a tree (a path's prefix is written
+    once) with each value to 7 significant digits: the mentor shows three, and links to the
+    baked file that holds the exact one."""
+
+    def shrink(node):
+        if isinstance(node, bool) or node is None:
+            return node
+        if isinstance(node, float):
+            return float(f"{node:.7g}")
+        if isinstance(node, dict):
+            return {key: shrink(value) for key, value in node.items()}
+        if isinstance(node, (list, tuple)):  # a row of weights, a token's favourites: not asked for
+            return None if any(isinstance(value, (list, dict)) for value in node) or len(node) > 4 else \
+                [shrink(value) for value in node]
+        return node if isinstance(node, (int, str)) else None
+
+    def prune(node):
+        if isinstance(node, dict):
+            kept = {key: prune(value) for key, value in node.items()}
+            return {key: value for key, value in kept.items() if value not in (None, {}, [])}
+        return node
+
+    derived = getattr(tree, "derived", None)  # a LazyNamespace: from the memo when known
+    return {kind: derived(kind, "mentor-facts", lambda: prune(shrink(tree[kind]))) if derived
+            else prune(shrink(tree[kind])) for kind in sorted(kinds) if kind in tree}
+
+
+def corpora_words(counts: dict) -> list[dict]:
+    """What the site says of each corpus a module's numbers name (``counts``: the quote tree's
+    ``corpus`` node, name -> sentences, tokens, vocabulary): its title, description and source,
+    from the corpus.toml shipped with the core when it is that corpus (same counts), so a reader's
+    "the bible" or "the dictionary" can find kjv or wordnet (the mentor's query expansion, in
+    mentor-core.js). A site's own corpus keeps its name and counts only."""
+    import tomllib
+
+    from scalecore.corpus import METADATA_FILE, SHIPPED
+
+    out = []
+    for name, count in sorted((counts or {}).items()):
+        entry = {"name": name, "tokens": (count or {}).get("tokens")}
+        file = SHIPPED / name / METADATA_FILE
+        try:
+            meta = tomllib.loads(file.read_text(encoding="utf-8")) if file.is_file() else {}
+        except (OSError, ValueError):
+            meta = {}
+        if meta.get("counts", {}).get("tokens") == entry["tokens"]:
+            entry.update({key: str(meta[key]) for key in ("title", "description", "source") if key in meta})
+        out.append(entry)
+    return out

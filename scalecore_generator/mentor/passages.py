@@ -1,0 +1,223 @@
+"""A rendered page read for the mentor: its passages (each with its section, label and role), its
+outline and where its panels are, from the page's own markup (see the package's docstring for
+what counts as a passage and which role it gets).
+
+Written on the standard library's HTML parser, as MkDocs' own search plugin is: the pages are our
+own, well-formed output, and a full HTML library would be a dependency for a few dozen lines.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from html.parser import HTMLParser
+
+from scalecore_generator.mentor.text import flat, readable, segments, sentences
+
+BLOCKS = {"p", "li", "dd", "dt", "figcaption"}
+HEADINGS = {"h2", "h3", "h4"}
+SKIPPED = {"script", "style", "svg", "button", "select", "textarea", "noscript", "form"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+LEAD_IN = re.compile(r"^([A-Z][A-Za-z' ]{2,30}):\s")  # "Why it matters: ..." (authoring.md's conventions)
+LEAD_ROLES = {"why it matters": "why", "you will be able to": "goals", "where next": "navigation",
+              "on this site": "navigation", "see also": "navigation", "next": "navigation"}
+CONCEPT_CALLOUT = "abstract"  # authoring.md: a step's one idea, stated exactly, is an '!!! abstract' box
+
+
+@dataclass
+class _Open:
+    tag: str
+    kind: str = ""  # "panel", "callout", "part", "skip", "heading", "block"
+    label: str = ""
+    anchor: str = ""
+    role: str = ""
+
+
+@dataclass
+class Page:
+    """What the mentor needs of one rendered page."""
+
+    url: str  # site path of the page, e.g. "modules/softmax-range.html"
+    title: str
+    passages: list[dict] = field(default_factory=list)
+    outline: list[dict] = field(default_factory=list)  # the page's sections: title, anchor
+    panels: list[dict] = field(default_factory=list)  # kind, anchor: where each panel is
+
+
+class _Passages(HTMLParser):
+    """Walks a page's content once, collecting passages, the outline and where the panels are."""
+
+    def __init__(self, page: Page):
+        super().__init__(convert_charrefs=True)
+        self.page = page
+        self.stack: list[_Open] = []
+        self.section = {"title": page.title, "anchor": ""}
+        self.text: list[str] | None = None  # the block being read
+        self.heading: list[str] | None = None
+        self.callout: list[str] | None = None  # the callout's title, while it is read
+        self.parts: dict[str, list[str]] | None = None  # the marked parts of the panel being read
+        self.part: str | None = None
+        self.links: list[list] = []  # the links of the block being read: [href, its text]
+
+    # -- where we are -------------------------------------------------------------------------
+    def _inside(self, kind: str) -> _Open | None:
+        return next((o for o in reversed(self.stack) if o.kind == kind), None)
+
+    def handle_starttag(self, tag, attrs):
+        if tag in VOID:
+            return
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        opened = _Open(tag)
+        if self._inside("skip") or tag in SKIPPED or "headerlink" in classes:
+            opened.kind = "skip"
+        elif "data-scalecore-kind" in a and self._inside("panel") is None:
+            opened.kind, opened.anchor = "panel", a.get("id", "")
+            opened.label = a.get("aria-label") or ""
+            self.page.panels.append({"kind": a["data-scalecore-kind"], "anchor": opened.anchor})
+            self.parts = {}
+        elif self._inside("panel") is not None:
+            if "data-scalecore-passage" in a and self.part is None:
+                opened.kind, self.part = "part", a["data-scalecore-passage"]
+                self.parts.setdefault(self.part, [])
+        elif tag in HEADINGS and a.get("id"):
+            opened.kind, opened.anchor = "heading", a["id"]
+            self.heading = []
+        elif tag == "div" and "admonition" in classes:
+            opened.kind = "callout"
+            opened.role = "concept" if CONCEPT_CALLOUT in classes else "aside"
+        elif tag == "p" and "admonition-title" in classes and self._inside("callout"):
+            opened.kind = "title"
+            self.callout = []
+        elif self.text is None and (tag in BLOCKS or (tag == "div" and "arithmatex" in classes)):
+            opened.kind = "block"  # a paragraph, a list item, or a displayed formula
+            self.text = []
+            self.links = []
+        elif tag == "a" and self.text is not None and a.get("href"):
+            opened.kind = "link"
+            self.links.append([a["href"], len("".join(self.text))])
+        self.stack.append(opened)
+
+    def handle_endtag(self, tag):
+        if tag in VOID:
+            return
+        while self.stack:
+            opened = self.stack.pop()
+            self._close(opened)
+            if opened.tag == tag:
+                break
+
+    def _close(self, opened: _Open):
+        if opened.kind == "heading" and self.heading is not None:
+            title = readable("".join(self.heading)).rstrip("¶").strip()
+            self.section = {"title": title, "anchor": opened.anchor}
+            if opened.tag == "h2":
+                self.page.outline.append(dict(self.section))
+            self.heading = None
+        elif opened.kind == "title" and self.callout is not None:
+            callout = self._inside("callout")
+            if callout is not None:
+                callout.label = readable("".join(self.callout))
+            self.callout = None
+        elif opened.kind == "block" and self.text is not None:
+            raw = "".join(self.text)
+            text = readable(raw)
+            self.text = None
+            callout = self._inside("callout")
+            label = callout.label if callout else ""
+            last = self.page.passages[-1] if self.page.passages else None
+            if opened.tag == "div" and last and (last["anchor"], last["label"]) == (self.section["anchor"], label) \
+                    and "parts" not in last:
+                last["raw"] += " " + raw  # a displayed formula belongs to the sentence that leads to it
+            elif len(text) >= 20:
+                role = self._role(text, opened.tag, callout)
+                self._add(raw, label, self.section["anchor"], role=role,
+                          links=self._pointers() if role == "navigation" else None)
+        elif opened.kind == "link" and self.text is not None and self.links:
+            href, start = self.links[-1]
+            if isinstance(start, int):
+                self.links[-1] = [href, readable("".join(self.text)[start:])]
+        elif opened.kind == "part":
+            self.part = None
+        elif opened.kind == "panel" and self.parts is not None:
+            parts = {name: "".join(texts) for name, texts in self.parts.items() if readable("".join(texts))}
+            if parts:
+                self._add(" ".join(parts.values()), opened.label or "Panel", opened.anchor,
+                          role="check" if "question" in parts else "panel", parts=parts)
+            self.parts = None
+
+    def _role(self, text: str, tag: str, callout: _Open | None) -> str:
+        """What a block is for, by the authoring conventions (the module's docstring)."""
+        lead = LEAD_IN.match(text)
+        if lead and lead.group(1).lower() in LEAD_ROLES:
+            return LEAD_ROLES[lead.group(1).lower()]
+        if callout is not None:
+            return callout.role
+        if tag == "li" and any(re.match(r"https?://", href) for href, _ in self.links):
+            return "reference"  # a list item citing an outside source
+        return "text"
+
+    def _pointers(self) -> list[dict]:
+        """The site pages a navigation passage points to ({"page": site path, "title": the link's
+        text}); its links to other hosts are not kept."""
+        base = posixpath.dirname(self.page.url)
+        out: dict[str, dict] = {}
+        for href, text in self.links:
+            if re.match(r"[a-z][a-z0-9+.-]*:|#|/", href):
+                continue
+            path, _, fragment = href.partition("#")
+            target = posixpath.normpath(posixpath.join(base, path)) + (f"#{fragment}" if fragment else "")
+            out.setdefault(target, {"page": target, "title": text if isinstance(text, str) and text else target})
+        return list(out.values())
+
+    def _add(self, raw: str, label: str, anchor: str, role: str = "text", parts: dict | None = None,
+             links: list[str] | None = None):
+        passage = {"id": f"{self.page.url}#{len(self.page.passages)}", "page": self.page.url,
+                   "section": self.section["title"], "anchor": anchor, "label": label, "raw": raw, "role": role}
+        if parts:
+            passage["parts"] = parts
+        if links:
+            passage["links"] = links
+        self.page.passages.append(passage)
+
+    def handle_data(self, data):
+        if self._inside("skip"):
+            return
+        if self.heading is not None:
+            self.heading.append(data)
+        elif self.callout is not None:
+            self.callout.append(data)
+        elif self.parts is not None:
+            if self.part is not None:
+                self.parts[self.part].append(data)
+        elif self.text is not None:
+            self.text.append(data)
+
+
+def read_page(html: str, url: str, title: str) -> Page:
+    """The passages, outline and panels of a page's content HTML (MkDocs' page.content)."""
+    page = Page(url=url, title=title)
+    parser = _Passages(page)
+    parser.feed(html)
+    parser.close()
+    for passage in page.passages:
+        _finish(passage)
+    return page
+
+
+def _finish(passage: dict) -> None:
+    """A passage's raw text (formulas as TeX) becomes its sentences and its plain text; a panel's
+    parts keep their plain text and the span of sentences each covers."""
+    raw = passage.pop("raw")
+    if "parts" not in passage:
+        passage["sentences"] = sentences(segments(raw))
+    else:
+        passage["sentences"], spans = [], {}
+        for name, part in passage["parts"].items():
+            cut = sentences(segments(part))
+            spans[name] = [len(passage["sentences"]), len(passage["sentences"]) + len(cut)]
+            passage["sentences"] += cut
+            passage["parts"][name] = flat(segments(part))
+        passage["spans"] = spans
+    passage["text"] = " ".join(flat(sentence) for sentence in passage["sentences"])

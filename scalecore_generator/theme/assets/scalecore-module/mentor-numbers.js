@@ -1,0 +1,117 @@
+/* The mentor's numbers: the baked values a question names (a measure and its setting, read from the
+ * kinds' quote trees, the paths {{ baked: }} quotes), each as the page prints it, with the link to
+ * its panel in the state it was baked in. numbers() and printed() are the Mentor's methods
+ * (mentor-core.js). Loaded after mentor-words.js; the same file in the page and in Node. */
+(function (root, factory) {
+  if (typeof module === "object" && module.exports) module.exports = factory(require("./mentor-words.js"));
+  else root.scalecoreMentorNumbers = factory(root.scalecoreMentorWords);
+})(typeof self !== "undefined" ? self : this, function (W) {
+  "use strict";
+  var words = W.words, terms = W.terms, stem = W.stem, STOPWORDS = W.STOPWORDS, S = W.settings;
+
+  function leaves(node, path, out) {
+    if (typeof node === "number") {
+      out.push({ path: path, value: node });
+    } else if (Array.isArray(node)) {
+      node.forEach(function (value, i) { leaves(value, path.concat(String(i)), out); });
+    } else if (node && typeof node === "object") {
+      Object.keys(node).forEach(function (key) { leaves(node[key], path.concat(key), out); });
+    }
+    return out;
+  }
+
+  /* How a path segment can be named in a question: its words ("mean_row_max" -> mean, row,
+     max), or the segment itself ("kjv", "norm+init+scale", "100"). */
+  function segmentTerms(segment) {
+    return String(segment).toLowerCase().split(/[_\-\s]+/).filter(Boolean).map(stem);
+  }
+
+  function named(segment, asked) {
+    var whole = String(segment).toLowerCase();
+    if (asked.whole[whole] || asked.whole[stem(whole)]) return true;
+    if (whole.indexOf("+") > 0) return false; // a guard set is named whole ("norm+init+scale")
+    var parts = segmentTerms(segment); // our own names: "mean" in mean_row_max is not a stop word
+    return parts.length > 0 && parts.every(function (t) { return asked.terms[t]; });
+  }
+
+  /* The baked numbers a question names: its last segment (the measure) must be named in full,
+     and the more of its other segments the question names, the better. An unnamed setting
+     takes the tree's first value (seed 0, the first corpus), which the answer states. */
+  function numbers(question) {
+    var text = String(question).toLowerCase().replace(/\s*\+\s*/g, "+").replace(/\b([a-z_]+)\s*=\s*(\d)/g, "$1 $2");
+    var asked = { terms: {}, whole: {} };
+    words(text).forEach(function (w) {
+      asked.whole[w] = true; // a guard set names itself only: "norm+init+scale" does not name "norm"
+      if (w.indexOf("+") < 0) asked.terms[stem(w)] = true;
+    });
+    if (!this.facts) this.facts = leaves(this.data.facts || {}, [], []);
+    var best = [];
+    var top = 0;
+    this.facts.forEach(function (fact, order) {
+      var last = fact.path[fact.path.length - 1];
+      if (/^\d+$/.test(last) || !named(last, asked)) return;
+      if (fact.path.indexOf(String(fact.value)) >= 0) return; // an axis repeated as a value (d = 100)
+      var score = 0;
+      for (var i = 0; i < fact.path.length - 1; i++) if (named(fact.path[i], asked)) score += 1;
+      if (score === 0) return;
+      if (score > top) { top = score; best = []; }
+      if (score === top && best.length < 3) best.push({ path: fact.path, value: fact.value, order: order });
+    });
+    // A mean over seeds is given when the question asks for a mean or an average, else the seed's own.
+    var wantsMean = /\b(mean|average|averaged|over (all )?seeds)\b/.test(text.replace(/mean[_ -]row[_ -]max/g, ""));
+    var own = best.filter(function (fact) { return fact.path.slice(1, -1).indexOf("mean") < 0; });
+    if (!wantsMean && own.length) best = own;
+    var panels = this.data.panels || {};
+    var axes = this.data.axes || {};
+    var self = this;
+    return best.map(function (fact) {
+      return { path: fact.path.join("/"), value: fact.value, text: self.printed(fact.value),
+        panel: panelAt(panels[fact.path[0]], fact.path, axes[fact.path[0]]) };
+    });
+  };
+
+  /* A baked value as the page prints it: the number of the module's text that is this value to
+     the digits it shows (0.9999 stays 0.9999, never 1.00), the most digits first; else four
+     significant digits, trailing zeros off. */
+  function printed(value) {
+    if (!this.printedNumbers) {
+      var seen = {};
+      this.data.passages.forEach(function (p) {
+        (p.plain || [p.text]).join(" ").replace(/(\d),(\d{3})\b/g, "$1$2").replace(/\d+\.\d+|\d+/g, function (s) {
+          seen[s] = true;
+          return s;
+        });
+      });
+      this.printedNumbers = Object.keys(seen).sort(function (a, b) {
+        return (b.split(".")[1] || "").length - (a.split(".")[1] || "").length;
+      });
+    }
+    var found = this.printedNumbers.find(function (s) {
+      var decimals = (s.split(".")[1] || "").length;
+      if (!decimals) return Number.isInteger(value) && Number(s) === value && value >= 10;
+      return decimals >= 2 && Number(s) === Number(value.toFixed(decimals));
+    });
+    if (found) return found;
+    if (Number.isInteger(value)) return String(value);
+    return String(Number(value.toPrecision(4)));
+  };
+
+  /* The link to the panel of a fact, carrying the state the fact was baked in (the panels'
+     address: ?<panel key>.<axis>=<value>, see panels.js); the panel takes what it offers and
+     leaves the rest at its defaults. Without the panel base (no page), the bare link. */
+  function panelAt(link, path, names) {
+    if (!link) return null;
+    var base = globalThis.scalecore && globalThis.scalecore.util;
+    var at = link.split("#");
+    if (!names || !base || !base.stateKey || !at[1]) return link;
+    var key = base.stateKey({ id: at[1] });
+    var query = [];
+    names.slice(0, path.length - 2).forEach(function (name, i) {
+      if (path[i + 1] === "mean") return; // a mean over the axis is no state of the panel: its default stays
+      query.push(encodeURIComponent(key + "." + name) + "=" + encodeURIComponent(path[i + 1]).replace(/%2B/g, "+"));
+    });
+    return at[0] + (query.length ? "?" + query.join("&") : "") + "#" + at[1];
+  }
+
+  return { numbers: numbers, printed: printed, panelAt: panelAt };
+});
