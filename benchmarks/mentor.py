@@ -394,17 +394,17 @@ def main() -> None:
                   f" slowest {max(times[1:]):.0f} ms)")
         print("Bytes, fetched only when the reader comes to the question box:")
         print(f"  MiniSearch                {weight(site / 'assets/scalecore/vendor/minisearch.js')}")
-        print(f"  mentor-core.js            {weight(site / 'assets/scalecore-module/mentor-core.js')}")
+        for name in ("mentor-core.js", "mentor-words.js", "mentor-meaning.js", "mentor-numbers.js"):
+            if (site / "assets/scalecore-module" / name).is_file():
+                print(f"  {name:25} {weight(site / 'assets/scalecore-module' / name)}")
         encoder = site / "assets/scalecore/models/mentor-encoder"
-        if (encoder / "model.onnx").is_file():
+        fetched = [p for p in sorted(encoder.glob("*")) if not p.name.startswith("LICENSE")] if encoder.is_dir() else []
+        if fetched:
             print(f"  mentor-encoder.js         {weight(site / 'assets/scalecore-module/mentor-encoder.js')}")
-            for name in ("model.onnx", "vocab.txt", "ort.wasm.min.js", "ort-wasm-simd-threaded.js", "ort-wasm-simd-threaded.wasm"):
-                print(f"  encoder {name:17} {weight(encoder / name)}")
-            raw = sum((encoder / n).stat().st_size for n in ("model.onnx", "vocab.txt", "ort.wasm.min.js",
-                                                             "ort-wasm-simd-threaded.js", "ort-wasm-simd-threaded.wasm"))
-            packed = sum(len(gzip.compress((encoder / n).read_bytes(), 9)) for n in ("model.onnx", "vocab.txt", "ort.wasm.min.js",
-                                                                                    "ort-wasm-simd-threaded.js", "ort-wasm-simd-threaded.wasm"))
-            print(f"  the encoder in all        {raw / 1e6:.1f} MB ({packed / 1e6:.1f} MB gzip)")
+            for path in fetched:  # the .gz files as published: sent as they are by any host, decoded in the page
+                print(f"  encoder {path.name:17} {path.stat().st_size / 1024:.1f} KiB"
+                      + ("" if path.suffix == ".gz" else f" ({len(gzip.compress(path.read_bytes(), 9)) / 1024:.1f} KiB gzip)"))
+            print(f"  the encoder in all        {sum(p.stat().st_size for p in fetched) / 1e6:.1f} MB as published")
         if (site / "assets/scalecore-module/mentor-embeddings.js").is_file():
             print(f"  mentor-embeddings.js      {weight(site / 'assets/scalecore-module/mentor-embeddings.js')}"
                   "  (the word-piece table: build_tools/mentor_embeddings.py; fetched only where the encoder cannot load)")
@@ -413,6 +413,9 @@ def main() -> None:
         print(f"When the mentor nears the viewport: mentor.js {weight(site / 'assets/scalecore-module/mentor.js')}")
         print(f"On a PDF only: pdf.js      {weight(site / 'assets/scalecore/vendor/pdfjs/pdf.min.js')} "
               f"+ worker {weight(site / 'assets/scalecore/vendor/pdfjs/pdf.worker.min.js')}")
+        from benchmarks import mentor_bytes
+
+        mentor_bytes.report(mentor_bytes.measure(site))
 
 
 if __name__ == "__main__":

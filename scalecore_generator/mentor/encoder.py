@@ -140,15 +140,23 @@ def encode_passages(passages: list[dict], math: list[dict]) -> dict:
         if (passage.get("parts") or {}).get("question"):
             rows.append(passage["parts"]["question"])
         passage["vectors"] = pack([model(text) for text in rows])
-    return {"sha256": model.key, "dims": 384, "model": f"{ENCODER_SITE}/model.onnx", "vocab": f"{ENCODER_SITE}/vocab.txt",
+    return {"sha256": model.key, "dims": 384, "model": f"{ENCODER_SITE}/model.onnx.gz", "vocab": f"{ENCODER_SITE}/vocab.txt",
             "runtime": f"{ENCODER_SITE}/ort.wasm.min.js", "module": f"{ENCODER_SITE}/ort-wasm-simd-threaded.js",
-            "wasm": f"{ENCODER_SITE}/ort-wasm-simd-threaded.wasm", "max_tokens": MAX_TOKENS}
+            "wasm": f"{ENCODER_SITE}/ort-wasm-simd-threaded.wasm.gz", "max_tokens": MAX_TOKENS}
 
 
-def encoder_assets(node_modules: Path) -> dict:
+# The two big files are published gzip-compressed only (model.onnx 23.4 MB -> 18.3 MB, the wasm
+# 14.2 MB -> 3.7 MB): a host that does not compress sends the .gz as it is, and the page decodes
+# it (mentor-encoder.js, DecompressionStream, as the full stack's parts are); one that decodes it
+# itself sends the raw bytes, which the page takes as they are. No raw copy is published.
+PACKED = ("model.onnx", "ort-wasm-simd-threaded.wasm")
+
+
+def encoder_assets(node_modules: Path, cache: Path | None = None) -> dict:
     """Site path -> file of the sentence encoder and of onnxruntime-web's wasm backend, served
     under assets/scalecore/models/ (fetched by the mentor only when the reader reaches the
-    question box; offline copies only when asked, like the other models)."""
+    question box; offline copies only when asked, like the other models). The PACKED files are
+    their gzip copies, made once in ``cache`` (the build's cache folder) under their sha256."""
     ort = node_modules / "onnxruntime-web" / "dist"
     files = {f"{ENCODER_SITE}/model.onnx": ENCODER_FOLDER / "model.onnx", f"{ENCODER_SITE}/vocab.txt": ENCODER_FOLDER / "vocab.txt",
              f"{ENCODER_SITE}/ort.wasm.min.js": ort / "ort.wasm.min.js",
@@ -156,7 +164,29 @@ def encoder_assets(node_modules: Path) -> dict:
              f"{ENCODER_SITE}/ort-wasm-simd-threaded.wasm": ort / "ort-wasm-simd-threaded.wasm",
              f"{ENCODER_SITE}/LICENSE-onnxruntime-web.txt": ENCODER_FOLDER.parent / "LICENSES" / "MIT-onnxruntime.txt",
              f"{ENCODER_SITE}/LICENSE-all-MiniLM-L6-v2.txt": ENCODER_FOLDER.parent / "LICENSES" / "Apache-2.0.txt"}
-    return files if encoder_available() and all(path.is_file() for path in files.values()) else {}
+    if cache is None or not encoder_available() or not all(path.is_file() for path in files.values()):
+        return {}
+    for name in PACKED:
+        site_path = f"{ENCODER_SITE}/{name}"
+        files[site_path + ".gz"] = packed(files.pop(site_path), cache / "mentor-encoder")
+    return files
+
+
+def packed(source: Path, folder: Path) -> Path:
+    """``source`` gzip-compressed (deterministic: runtime/fullstack.py's), kept in ``folder`` under
+    its sha256 and compressed once: a warm build reads the source, to hash it, and nothing more."""
+    import hashlib
+
+    from scalecore_generator.runtime.fullstack import _gzip
+
+    data = source.read_bytes()
+    target = folder / f"{hashlib.sha256(data).hexdigest()[:16]}-{source.name}.gz"
+    if not target.is_file():
+        folder.mkdir(parents=True, exist_ok=True)
+        partial = target.with_name(f".{target.name}.partial")
+        partial.write_bytes(_gzip(data))
+        partial.replace(target)
+    return target
 
 
 def encoder_available() -> bool:

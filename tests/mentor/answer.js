@@ -44,7 +44,9 @@ async function encoder() {
   const url = require("url");
   const ort = require(path.join(encoderFiles.ort, "ort.wasm.min.js"));
   const { Encoder } = require(path.join(repo, "scalecore_generator", "theme", "assets", "scalecore-module", "mentor-encoder.js"));
-  return Encoder.create(ort, fs.readFileSync(encoderFiles.model), fs.readFileSync(encoderFiles.vocab, "utf8"), {
+  const model = fs.readFileSync(encoderFiles.model); // the site publishes it as model.onnx.gz
+  return Encoder.create(ort, encoderFiles.model.endsWith(".gz") ? require("zlib").gunzipSync(model) : model,
+    fs.readFileSync(encoderFiles.vocab, "utf8"), {
     paths: { mjs: url.pathToFileURL(path.join(encoderFiles.ort, "ort-wasm-simd-threaded.mjs")).href,
       wasm: url.pathToFileURL(path.join(encoderFiles.ort, "ort-wasm-simd-threaded.wasm")).href },
     maxTokens: data.encoder.max_tokens });

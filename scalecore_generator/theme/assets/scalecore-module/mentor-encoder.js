@@ -3,7 +3,9 @@
  * the build's side is scalecore_generator/mentor/encoder.py's word_pieces and Encoder). onnxruntime-web's
  * wasm backend runs it, one thread, served by the site (assets/scalecore/models/mentor-encoder/),
  * fetched only when the reader reaches the question box; mentor.js falls back to the static
- * word-piece table (mentor-embeddings.js) where it cannot load.
+ * word-piece table (mentor-embeddings.js) where it cannot load. The model and the wasm are
+ * published gzip-compressed only (model.onnx.gz 18.3 MB, the wasm's 3.7 MB: 22 MB sent by a host
+ * that compresses nothing, was 38): decoded here, and onnxruntime is given their bytes.
  *
  * A classic script (globalThis.scalecoreMentorEncoder) and a CommonJS module (Node: the mentor
  * benchmark and tests/test_mentor_encoder.py run it as the page does).
@@ -91,6 +93,7 @@
     options = options || {};
     ort.env.wasm.numThreads = 1; // no worker, no cross-origin isolation needed; the build's onnxruntime runs one thread too
     if (options.paths) ort.env.wasm.wasmPaths = options.paths; // {mjs, wasm}: the site's own copies
+    if (options.wasmBinary) ort.env.wasm.wasmBinary = options.wasmBinary; // the wasm's bytes: onnxruntime fetches none
     return ort.InferenceSession.create(model, { executionProviders: ["wasm"], graphOptimizationLevel: "all" })
       .then(function (session) {
         var encoder = new Encoder(ort, session, vocabulary(vocab), options.maxTokens);
@@ -113,12 +116,26 @@
         return response[how]();
       });
     };
-    return Promise.all([loadScript(url(info.runtime)), get(info.model, "arrayBuffer"), get(info.vocab, "text")]).then(function (got) {
-      if (typeof ort === "undefined") throw new Error("onnxruntime-web did not load");
-      return Encoder.create(ort, new Uint8Array(got[1]), got[2], { paths: { mjs: at(info.module), wasm: at(info.wasm) },
-        maxTokens: info.max_tokens });
-    });
+    var bytes = function (sitePath) {
+      return get(sitePath, "arrayBuffer").then(function (buffer) { return /\.gz$/.test(sitePath) ? gunzip(buffer) : buffer; });
+    };
+    return Promise.all([loadScript(url(info.runtime)), bytes(info.model), get(info.vocab, "text"), bytes(info.wasm)])
+      .then(function (got) {
+        if (typeof ort === "undefined") throw new Error("onnxruntime-web did not load");
+        return Encoder.create(ort, new Uint8Array(got[1]), got[2], { paths: { mjs: at(info.module) },
+          wasmBinary: new Uint8Array(got[3]), maxTokens: info.max_tokens });
+      });
   };
+
+  /* A published .gz file's bytes, decoded (DecompressionStream): the rule of the full stack's
+     parts (assets/worker-fullstack.js). A host that decoded it itself (Content-Encoding: gzip)
+     handed over the raw bytes, which do not begin with gzip's 1f 8b: taken as they are. */
+  function gunzip(buffer) {
+    var head = new Uint8Array(buffer, 0, Math.min(2, buffer.byteLength));
+    if (head[0] !== 0x1f || head[1] !== 0x8b) return Promise.resolve(buffer);
+    if (typeof DecompressionStream !== "function") return Promise.reject(new Error("this browser has no DecompressionStream"));
+    return new Response(new Blob([buffer]).stream().pipeThrough(new DecompressionStream("gzip"))).arrayBuffer();
+  }
 
   Encoder.prototype.pieces = function (text) { return wordPieces(text, this.ids, this.maxTokens); };
 
@@ -134,5 +151,5 @@
     return run;
   };
 
-  return { Encoder: Encoder, wordPieces: wordPieces, vocabulary: vocabulary };
+  return { Encoder: Encoder, wordPieces: wordPieces, vocabulary: vocabulary, gunzip: gunzip };
 });

@@ -331,7 +331,7 @@
     var self = this;
     var started = performance.now();
     // Meaning, when the reader reaches the box: the sentence encoder (mentor-encoder.js and the
-    // site's int8 model in onnxruntime-web, 22 MB gzip) where the build embedded the passages, else
+    // site's int8 model in onnxruntime-web, 22 MB as published, gzip) where the build embedded the passages, else
     // the word-piece table (mentor-embeddings.js: 5.4 MB, 3.9 MB gzip); without either, words alone.
     var core = s.getAttribute("data-scalecore-mentor-core");
     var beside = function (name) { return core.replace(/mentor-core\.js(\?.*)?$/, name); };
