@@ -74,20 +74,20 @@ def build(config_file: Path, strict: bool = False, site_dir: Path | None = None)
         run.prepare()
         run.check_author_files({path.relative_to(docs_dir).as_posix(): path for path in sorted(docs_dir.rglob("*"))
                                 if path.is_file() and path.suffix != ".md"})
-        project = _project(run, derived)
-        blocks.ACTIVE.clear()
-        blocks.ACTIVE["build"] = run
-        blocks.ACTIVE["directory_urls"] = bool(config.get("use_directory_urls", True))
-        try:
-            zensical.build(str(project / "mkdocs.yml"), {"clean": True, "strict": strict})
-        except (Exception, _Panic) as error:  # Zensical's own error (configuration, a page): its message, no traceback
-            if "error" in blocks.ACTIVE:
-                raise blocks.ACTIVE["error"] from None
-            raise ZensicalError(f"zensical build stopped: {error}. Fix: see the message above; the previous "
-                                f"site in {site} is unchanged.") from None
+        with blocks.rendering(run, bool(config.get("use_directory_urls", True))) as (key, rendering):
+            project = _project(run, _naming(derived, key))
+            try:
+                zensical.build(str(project / "mkdocs.yml"), {"clean": True, "strict": strict})
+            except (Exception, _Panic) as error:  # Zensical's own error (configuration, a page): its message, no traceback
+                if rendering.error is not None:
+                    raise rendering.error from None
+                raise ZensicalError(f"zensical build stopped: {error}. Fix: see the message above; the previous "
+                                    f"site in {site} is unchanged.") from None
+            if rendering.error is not None:  # a page's mistake Zensical did not stop on
+                raise rendering.error from None
+            pages = dict(rendering.pages)
         shutil.rmtree(staging)
         shutil.move(project / "site", staging)
-        pages = dict(blocks.ACTIVE.get("pages", {}))
         if not pages:
             raise ZensicalError("zensical build rendered no page through the blocks' extension: this Zensical "
                                 f"cannot run it. Fix: pip install 'zensical=={ZENSICAL_VERSION}'.")
@@ -96,9 +96,13 @@ def build(config_file: Path, strict: bool = False, site_dir: Path | None = None)
     except BaseException:
         run.abandon()
         raise
-    finally:
-        blocks.ACTIVE.clear()
     return site
+
+
+def _naming(derived: dict, key: str) -> dict:
+    """``derived`` with the blocks' extension configured with the key of the build's Rendering."""
+    extensions = [{BLOCKS: {"run": key}} if entry == BLOCKS else entry for entry in derived["markdown_extensions"]]
+    return {**derived, "markdown_extensions": extensions}
 
 
 def _project(run: SiteBuild, derived: dict) -> Path:
