@@ -551,6 +551,46 @@
     return ensureData(kind + "/" + group, entry ? resolveUrl(manifest, entry.url) : null);
   }
 
+  /* Another group of a panel's baked points (a corpus and seed, and whatever else its data.js is
+     cut by): loaded once, the panel saying "Loading" meanwhile; a newer choice wins over one still
+     loading. choice: {kind, group, key (the group's key in scalecoreData), what (named in a failure),
+     apply() (the panel's new state)}; the panel then leaves live results and repaints, timed from the click. */
+  function chooseGroup(panel, choice) {
+    var clicked = performance.now();
+    if (!globalThis.scalecoreData[choice.key]) {
+      panel.status.textContent = "Loading\u2026";
+      panel.view.setAttribute("aria-busy", "true");
+    }
+    panel.request = choice.key;
+    return loadGroup(panel.manifest, choice.kind, choice.group).then(function () {
+      if (panel.request !== choice.key) return;
+      choice.apply();
+      panel.live = null;
+      panel.status.textContent = "";
+      panel.view.removeAttribute("aria-busy");
+      panel.render(clicked);
+    }, function (error) {
+      panel.view.removeAttribute("aria-busy");
+      panel.status.textContent = "Could not load " + choice.what + ": " + error.message;
+    });
+  }
+
+  /* One choice among a few, every option visible: a fieldset of radio buttons drawn as a segmented
+     control. spec: {legend, className, state (its data-scalecore-state, for addresses), choices:
+     [{value, label, aria (optional), checked}], pick(value)}. Returns {node}. */
+  function segmented(spec) {
+    var name = nextId(spec.className);
+    var group = el("div", { class: "scalecore-segmented" });
+    spec.choices.forEach(function (choice) {
+      var attributes = { type: "radio", name: name, value: String(choice.value), checked: !!choice.checked };
+      if (choice.aria) attributes["aria-label"] = choice.aria;
+      var input = el("input", attributes);
+      input.addEventListener("change", function () { if (input.checked) spec.pick(choice.value); });
+      group.appendChild(el("label", null, [input, el("span", null, choice.label)]));
+    });
+    return { node: el("fieldset", { class: spec.className, "data-scalecore-state": spec.state }, [el("legend", null, spec.legend), group]) };
+  }
+
   /* The fields most live forms ask for: a sentence (the site's, to start with) and a seed. Its
      values() are {sentence, seed}, or an Error that says what is wrong with the seed. */
   function sentenceSeedFields(manifest, seed) {
@@ -606,7 +646,8 @@
     resolveUrl: resolveUrl, announcer: announcer, controls: controls, toggle: toggle,
     labelledSelect: labelledSelect, needsHttp: needsHttp, unreachable: unreachable, live: live, progressView: progressView,
     showError: showError, clearError: clearError, liveForm: liveForm, wholeNumber: wholeNumber,
-    corpusTitle: corpusTitle, corpusSeedPickers: corpusSeedPickers, loadGroup: loadGroup,
+    corpusTitle: corpusTitle, corpusSeedPickers: corpusSeedPickers, loadGroup: loadGroup, chooseGroup: chooseGroup,
+    segmented: segmented,
     sentenceSeedFields: sentenceSeedFields, byKey: byKey, bakedAxis: bakedAxis,
     guardSetName: guardSetName, parseGuards: parseGuards, guardSwitches: guardSwitches,
     options: options,

@@ -108,42 +108,17 @@
   /* LayerNorm's placement as a segmented radio group. */
   Panel.prototype.normSwitch = function () {
     var self = this;
-    var name = u.nextId("encoder-norm");
-    var group = el("div", { class: "scalecore-segmented" });
-    NORMS.forEach(function (norm) {
-      var input = el("input", { type: "radio", name: name, value: norm.value, checked: norm.value === self.norm,
-        "aria-label": norm.what });
-      input.addEventListener("change", function () {
-        if (!input.checked) return;
-        self.norm = norm.value;
-        self.render(performance.now());
-      });
-      group.appendChild(el("label", null, [input, el("span", null, norm.label)]));
-    });
-    return el("fieldset", { class: "encoder-norm", "data-scalecore-state": "norm" }, [el("legend", null, "LayerNorm"), group]);
+    return u.segmented({ legend: "LayerNorm", className: "encoder-norm", state: "norm",
+      choices: NORMS.map(function (norm) {
+        return { value: norm.value, label: norm.label, aria: norm.what, checked: norm.value === self.norm };
+      }),
+      pick: function (value) { self.norm = value; self.render(performance.now()); } }).node;
   };
 
   Panel.prototype.choose = function (corpus, seed) {
     var self = this;
-    var clicked = performance.now();
-    var key = this.key(corpus, seed);
-    if (!globalThis.scalecoreData[key]) {
-      this.status.textContent = "Loading\u2026";
-      this.view.setAttribute("aria-busy", "true");
-    }
-    this.request = key;
-    return u.loadGroup(this.manifest, KIND, corpus + "/" + seed).then(function () {
-      if (self.request !== key) return;
-      self.corpus = corpus;
-      self.seed = seed;
-      self.live = null;
-      self.status.textContent = "";
-      self.view.removeAttribute("aria-busy");
-      self.render(clicked);
-    }, function (error) {
-      self.view.removeAttribute("aria-busy");
-      self.status.textContent = "Could not load " + corpus + ", seed " + seed + ": " + error.message;
-    });
+    return u.chooseGroup(this, { kind: KIND, group: corpus + "/" + seed, key: this.key(corpus, seed),
+      what: corpus + ", seed " + seed, apply: function () { self.corpus = corpus; self.seed = seed; } });
   };
 
   /* ------------------------------------------------------------------ the view */

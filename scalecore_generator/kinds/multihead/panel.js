@@ -107,16 +107,11 @@
   /* The number of heads as a segmented radio group: one choice, every option visible. */
   Panel.prototype.headsSwitch = function () {
     var self = this;
-    var name = u.nextId("multihead-heads");
-    var legend = el("legend", null, "Heads");
-    var group = el("div", { class: "scalecore-segmented" });
-    this.bakedHeads.forEach(function (heads) {
-      var input = el("input", { type: "radio", name: name, value: String(heads), checked: heads === self.heads });
-      input.addEventListener("change", function () { if (input.checked) self.choose(self.corpus, self.seed, heads); });
-      group.appendChild(el("label", null, [input, el("span", null, heads + " \u00d7 d_k " + (self.dModel() / heads))]));
-    });
-    this.headsGroup = group;
-    return el("fieldset", { class: "multihead-heads", "data-scalecore-state": "heads" }, [legend, group]);
+    return u.segmented({ legend: "Heads", className: "multihead-heads", state: "heads",
+      choices: this.bakedHeads.map(function (heads) {
+        return { value: heads, label: heads + " \u00d7 d_k " + (self.dModel() / heads), checked: heads === self.heads };
+      }),
+      pick: function (heads) { self.choose(self.corpus, self.seed, heads); } }).node;
   };
 
   Panel.prototype.dModel = function () {
@@ -127,27 +122,9 @@
   /* Another corpus, seed or number of heads: its data.js, through the manifest, loaded once. */
   Panel.prototype.choose = function (corpus, seed, heads) {
     var self = this;
-    var clicked = performance.now();
-    var key = this.key(corpus, seed, heads);
-    if (!globalThis.scalecoreData[key]) {
-      this.status.textContent = "Loading\u2026";
-      this.view.setAttribute("aria-busy", "true");
-    }
-    this.request = key;
-    return u.loadGroup(this.manifest, KIND, corpus + "/" + seed + "/" + heads).then(function () {
-      if (self.request !== key) return;
-      self.corpus = corpus;
-      self.seed = seed;
-      self.heads = heads;
-      self.head = Math.min(self.head, heads);
-      self.live = null;
-      self.status.textContent = "";
-      self.view.removeAttribute("aria-busy");
-      self.render(clicked);
-    }, function (error) {
-      self.view.removeAttribute("aria-busy");
-      self.status.textContent = "Could not load " + corpus + ", seed " + seed + ", " + heads + " heads: " + error.message;
-    });
+    return u.chooseGroup(this, { kind: KIND, group: corpus + "/" + seed + "/" + heads, key: this.key(corpus, seed, heads),
+      what: corpus + ", seed " + seed + ", " + heads + " heads",
+      apply: function () { self.corpus = corpus; self.seed = seed; self.heads = heads; self.head = Math.min(self.head, heads); } });
   };
 
   Panel.prototype.pick = function (head) {
