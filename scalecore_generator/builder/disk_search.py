@@ -16,6 +16,7 @@ code, in ``<code>`` or ``<pre>``, is left as it is), so what a reader sees in a 
 the page shows, and the words of a formula (d_k, softmax, Var) are still found.
 """
 
+import hashlib
 import json
 import os
 import re
@@ -71,23 +72,42 @@ def _json(data: dict) -> bytes:
     return json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def make_readable(site: Path) -> None:
+def _readable_text(raw: bytes, entries: str) -> str | None:
+    """The index ``raw`` as written again with readable formulas, or None when it is not an index
+    in the plugins' format or has no formula to change."""
+    data = json.loads(raw)
+    if not (isinstance(data, dict) and isinstance(data.get(entries), list)) or not _readable_entries(data[entries]):
+        return None
+    return _json(data).decode("utf-8")
+
+
+def make_readable(site: Path, memo=None) -> None:
     """The search plugins' indexes in ``site`` written again, in place, where a formula's TeX is
     in them (see above); left as they are otherwise. Each is replaced by a new file, never
-    written through: a staged build's unchanged files are links to the published site's."""
+    written through: a staged build's unchanged files are links to the published site's.
+    ``memo`` (foundation/cache.Memo): the readable index under the sha256 of the plugin's, so a
+    rebuild whose pages did not change turns no formula into text again (a few hundred of them:
+    the largest part of this step)."""
     for name, entries in ((SEARCH_INDEX, "docs"), (ZENSICAL_INDEX, "items")):
         path = Path(site) / name
-        data = _index(path, entries)
-        if data is not None and _readable_entries(data[entries]):
+        if not path.is_file():
+            continue
+        raw = path.read_bytes()
+        if memo is None:
+            text = _readable_text(raw, entries)
+        else:
+            text = memo.get(f"{name}:{hashlib.sha256(raw).hexdigest()}", lambda: _readable_text(raw, entries))
+        if text is not None:
             fresh = path.with_name(path.name + ".readable")
-            fresh.write_bytes(_json(data))
+            fresh.write_bytes(text.encode("utf-8"))
             os.replace(fresh, path)
 
 
-def files(site: Path) -> dict[str, bytes]:
+def files(site: Path, memo=None) -> dict[str, bytes]:
     """What a copy of ``site`` read from disk needs to search: the script of its search index
     (none when the site has no index in the search plugins' format: a list of ``docs``). The
-    indexes are made readable first (make_readable), so the script is the index as written."""
-    make_readable(site)
+    indexes are made readable first (make_readable, with ``memo``), so the script is the index as
+    written."""
+    make_readable(site, memo)
     data = _index(Path(site) / SEARCH_INDEX, "docs")
     return {} if data is None else {SEARCH_SCRIPT: script(data)}

@@ -20,12 +20,13 @@ def build_memos(folder: Path, log, digest) -> dict[str, cache.Memo]:
     (blocks/remembered.py), each page with its off-screen boxes (pages/offscreen.py), the web
     app's icons (builder/offline.py), the kinds' files found sound (kinds/registry.py), what the
     embedding tables give the site (builder/tables.py), the sha256 of the wheels built
-    (runtime/wheel.py), and of each corpus's text and metadata together (builder/corpora.py).
+    (runtime/wheel.py), of each corpus's text and metadata together (builder/corpora.py), and the
+    search indexes with readable formulas (builder/disk_search.py).
     Each memo is read when first used. ``digest(path)``: a file's sha256 (the build's ledger)."""
     from scalecore import embeddings
     from scalecore_generator import mentor
     from scalecore_generator.blocks import base, expand, remembered, views
-    from scalecore_generator.builder import bake, corpora, offline, points
+    from scalecore_generator.builder import bake, corpora, disk_search, offline, points
     from scalecore_generator.kinds import kind, options, registry
     from scalecore_generator.pages import offscreen, quotes
     from scalecore_generator.runtime import wheel
@@ -49,7 +50,8 @@ def build_memos(folder: Path, log, digest) -> dict[str, cache.Memo]:
             "kinds": cache.Memo(folder / "kinds.json", log, version(registry)),
             "tables": cache.Memo(folder / "tables.json", log, version(bake, embeddings)),
             "wheels": cache.Memo(folder / "wheels.json", log, version(wheel)),
-            "corpora": cache.Memo(folder / "corpora.json", log, version(corpora))}
+            "corpora": cache.Memo(folder / "corpora.json", log, version(corpora)),
+            "search": cache.Memo(folder / "search.json", log, version(disk_search, mentor))}
 
 
 class CodeVersions:

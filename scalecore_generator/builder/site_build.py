@@ -421,7 +421,7 @@ class SiteBuild:
             if self.typesetter is not None and self.math_font is not None:
                 written.update(self.math_font.files(self.typesetter.markup()))
             written.update(offline.app_files(self.engine.site_name, self.engine.site_description, self.memos["app"]))
-            written.update(disk_search.files(site_dir))  # the search plugins wrote their index before finish
+            written.update(disk_search.files(site_dir, self.memos["search"]))  # the search plugins wrote their index before finish
             for site_path, data in sorted(written.items()):
                 self.publisher.write(data, os.path.join(site_dir, site_path), site_path)
         except OSError as error:
