@@ -207,7 +207,7 @@ class SiteBuild:
         self.files.update(assets.collect(self.root, self.engine.uses_math and settings.math == "html"))
         live = self.early_runtime or (live_runtime.runtime_of(self) if settings.live else runtime.Runtime({}, {}))
         if self.mentor_wanted:
-            self.files.update(mentor.assets(vendor.NODE_MODULES, self.cache))
+            self.files.update(mentor.assets(vendor.NODE_MODULES, self.cache, self.digests.of))
         self.mentor_model = self._mentor_model() if settings.mentor_model else None
         if snapshot_job is not None:
             live_runtime.add_snapshot(self, live, snapshot_job)

@@ -152,11 +152,12 @@ def encode_passages(passages: list[dict], math: list[dict]) -> dict:
 PACKED = ("model.onnx", "ort-wasm-simd-threaded.wasm")
 
 
-def encoder_assets(node_modules: Path, cache: Path | None = None) -> dict:
+def encoder_assets(node_modules: Path, cache: Path | None = None, digest=None) -> dict:
     """Site path -> file of the sentence encoder and of onnxruntime-web's wasm backend, served
     under assets/scalecore/models/ (fetched by the mentor only when the reader reaches the
     question box; offline copies only when asked, like the other models). The PACKED files are
-    their gzip copies, made once in ``cache`` (the build's cache folder) under their sha256."""
+    their gzip copies, made once in ``cache`` (the build's cache folder) under their sha256;
+    ``digest(path)``: a file's sha256 (the build's ledger, which knows it without reading it)."""
     ort = node_modules / "onnxruntime-web" / "dist"
     files = {f"{ENCODER_SITE}/model.onnx": ENCODER_FOLDER / "model.onnx", f"{ENCODER_SITE}/vocab.txt": ENCODER_FOLDER / "vocab.txt",
              f"{ENCODER_SITE}/ort.wasm.min.js": ort / "ort.wasm.min.js",
@@ -168,20 +169,27 @@ def encoder_assets(node_modules: Path, cache: Path | None = None) -> dict:
         return {}
     for name in PACKED:
         site_path = f"{ENCODER_SITE}/{name}"
-        files[site_path + ".gz"] = packed(files.pop(site_path), cache / "mentor-encoder")
+        files[site_path + ".gz"] = packed(files.pop(site_path), cache / "mentor-encoder", digest)
     return files
 
 
-def packed(source: Path, folder: Path) -> Path:
+def packed(source: Path, folder: Path, digest=None) -> Path:
     """``source`` gzip-compressed (deterministic: runtime/fullstack.py's), kept in ``folder`` under
-    its sha256 and compressed once: a warm build reads the source, to hash it, and nothing more."""
+    its sha256 and compressed once: a warm build reads neither the source (its digest comes from
+    the build's ledger: 37 MB hashed on every build otherwise) nor the copy."""
     import hashlib
 
     from scalecore_generator.runtime.fullstack import _gzip
 
-    data = source.read_bytes()
-    target = folder / f"{hashlib.sha256(data).hexdigest()[:16]}-{source.name}.gz"
+    data = None
+    if digest is None:
+        data = source.read_bytes()
+        sha = hashlib.sha256(data).hexdigest()
+    else:
+        sha = digest(source)
+    target = folder / f"{sha[:16]}-{source.name}.gz"
     if not target.is_file():
+        data = source.read_bytes() if data is None else data
         folder.mkdir(parents=True, exist_ok=True)
         partial = target.with_name(f".{target.name}.partial")
         partial.write_bytes(_gzip(data))

@@ -60,7 +60,7 @@ def script_path(page_url: str) -> str:
     return f"{SCRIPT_FOLDER}/{stem.replace('/', '--')}.js"
 
 
-def assets(node_modules, cache=None) -> dict:
+def assets(node_modules, cache=None, digest=None) -> dict:
     """Site path -> file of the libraries the mentor loads on demand, from the npm packages pinned
     in build_tools/package-lock.json: MiniSearch (the search) and pdf.js (a reader's PDF, read in
     its own worker). Missing packages leave the mentor without them, and it says so when used.
@@ -73,4 +73,4 @@ def assets(node_modules, cache=None) -> dict:
         "assets/scalecore/vendor/pdfjs/LICENSE": node_modules / "pdfjs-dist" / "LICENSE",
         "assets/scalecore/vendor/minisearch.LICENSE.txt": node_modules / "minisearch" / "LICENSE.txt",
     }
-    return {site: source for site, source in wanted.items() if source.is_file()} | encoder_assets(node_modules, cache)
+    return {site: source for site, source in wanted.items() if source.is_file()} | encoder_assets(node_modules, cache, digest)
