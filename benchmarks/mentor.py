@@ -41,6 +41,8 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "tests"))
 QUESTIONS = REPO / "tests" / "data" / "mentor-questions.json"
 READERS = REPO / "tests" / "data" / "mentor-dev-readers.json"  # development too: readers' forms, written while tuning
+# every development set: the question set, then tests/data/mentor-dev-*.json (readers' forms; refusal, round 5)
+DEVELOPMENT = [QUESTIONS, *sorted((REPO / "tests" / "data").glob("mentor-dev-*.json"))]
 HELD_OUT = sorted((REPO / "tests" / "data").glob("mentor-heldout-*.json"))
 ANSWER = REPO / "tests" / "mentor" / "answer.js"
 
@@ -352,7 +354,7 @@ def cross_validate(site: Path, questions: list[dict], variants: dict[str, dict])
 
 
 def main() -> None:
-    questions = [q for path in (QUESTIONS, READERS) if path.is_file()
+    questions = [q for path in DEVELOPMENT if path.is_file()
                  for q in json.loads(path.read_text(encoding="utf-8"))["questions"]]
     with tempfile.TemporaryDirectory() as folder:
         site = Path(folder) / "site"
@@ -372,8 +374,8 @@ def main() -> None:
             held = json.loads(path.read_text(encoding="utf-8"))["questions"]
             columns[path.stem.removeprefix("mentor-")] = totals(evaluate(site, held))
         pages = sorted({q["page"] for q in questions})
-        print(f"Development set: {len(questions)} questions on {len(pages)} module pages ({QUESTIONS.relative_to(REPO)},"
-              f" {READERS.relative_to(REPO)});"
+        print(f"Development set: {len(questions)} questions on {len(pages)} module pages"
+              f" ({', '.join(str(path.relative_to(REPO)) for path in DEVELOPMENT)});"
               f" held out: {', '.join(str(p.relative_to(REPO)) for p in HELD_OUT) or 'none'} (totals only)")
         print("Retrieval alone (no language model); 'key facts' counts the questions the module answers whose answer holds"
               " every key fact, 'in the lead' those whose lead sentence (or self-check answer) holds them; links are the"
