@@ -135,7 +135,7 @@ class SiteBuild:
         self.typesetter = formulas.Typesetter(settings.math, self.cache / "math.json", self.log) \
             if self.engine.uses_math else None
         self.math_font = math_font.MathFont(self.cache / "math-font") if settings.math == "mathml" else None
-        self.minifier = frontend.Minifier(self.cache / "frontend")
+        self.minifier = frontend.Minifier(self.cache / "frontend", self.digests.of)
         # compiled templates and rendered views, kept across builds; this build's, not the process's
         self.template_caches = cache.TemplateCaches()
         compiled = self.template_caches.get(self.cache / "templates")

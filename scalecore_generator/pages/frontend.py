@@ -38,7 +38,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from scalecore_generator.foundation.cache import content_name, content_named
+from scalecore_generator.foundation.cache import content_name, content_named, sha256_file
 from scalecore_generator.foundation.node import NodeError, executable
 from scalecore_generator.vendor import NODE_MODULES
 from scalecore_generator.errors import ScalecoreError
@@ -120,45 +120,56 @@ def version() -> str:
 class Minifier:
     """Minified copies of the site's own scripts and styles, kept in ``cache_dir``."""
 
-    def __init__(self, cache_dir: Path):
+    def __init__(self, cache_dir: Path, digest=None):
         self.cache_dir = cache_dir
+        # digest(path): a file's sha256, the build's ledger's (foundation/cache.Digests.of), which
+        # knows it without reading: a warm build read and hashed every source and every cached
+        # result again (6 MB, most of this step's time) only to find them unchanged.
+        self.digest = digest or sha256_file
         self.esbuild = version()
         self.used: set[Path] = set()
         self.fresh: Path | None = None  # this build's new results: moved into the cache if it succeeds
 
-    def _key(self, suffix: str, data: bytes) -> str:
-        return hashlib.sha256(f"esbuild {self.esbuild} {json.dumps(OPTIONS, sort_keys=True)} {suffix}\n".encode() + data).hexdigest()[:32]
+    def _key(self, suffix: str, sha256: str) -> str:
+        """The cache key of a source whose bytes have this sha256."""
+        return hashlib.sha256(f"esbuild {self.esbuild} {json.dumps(OPTIONS, sort_keys=True)} {suffix}\n{sha256}".encode()).hexdigest()[:32]
 
-    def minify(self, sources: dict[str, bytes], labels: dict[str, str] | None = None,
+    def minify(self, sources: dict[str, bytes | Path], labels: dict[str, str] | None = None,
                mapped: frozenset[str] | set[str] = frozenset()) -> dict[str, Path]:
         """Site path -> a cached file holding that source minified. What is not cached yet is
-        minified in one esbuild run; ``sources`` maps site paths to their bytes, ``labels`` names
-        where each came from, for esbuild's messages and the source maps. A site path in
-        ``mapped`` gets its source map too, at ``<site path>.map``."""
+        minified in one esbuild run; ``sources`` maps site paths to their bytes or their file,
+        ``labels`` names where each came from, for esbuild's messages and the source maps. A site
+        path in ``mapped`` gets its source map too, at ``<site path>.map``."""
         labels = labels or {}
         found: dict[str, Path] = {}
-        missing: dict[str, tuple[str, bytes]] = {}
+        missing: dict[str, tuple[str, bytes | Path]] = {}
         names = os.listdir(self.cache_dir) if self.cache_dir.is_dir() else []  # listed once, not a glob a file
-        for site_path, data in sorted(sources.items()):
+        for site_path, source in sorted(sources.items()):
             suffix = Path(site_path).suffix
+            sha = hashlib.sha256(source).hexdigest() if isinstance(source, bytes) else self.digest(source)
             if site_path in mapped:  # the map names the source: its label is part of the key
-                key = self._key(f"{suffix} map {labels.get(site_path, site_path)}", data)
-                cached, cached_map = content_named(self.cache_dir, key, suffix, names), \
-                    content_named(self.cache_dir, key, ".map", names)
+                key = self._key(f"{suffix} map {labels.get(site_path, site_path)}", sha)
+                cached, cached_map = self._cached(key, suffix, names), self._cached(key, ".map", names)
                 if cached is not None and cached_map is not None:
-                    found[site_path], found[f"{site_path}.map"] = cached[0], cached_map[0]
+                    found[site_path], found[f"{site_path}.map"] = cached, cached_map
                     continue
             else:
-                key = self._key(suffix, data)
-                cached = content_named(self.cache_dir, key, suffix, names)
+                key = self._key(suffix, sha)
+                cached = self._cached(key, suffix, names)
                 if cached is not None:
-                    found[site_path] = cached[0]
+                    found[site_path] = cached
                     continue
-            missing[site_path] = (key, data)
+            missing[site_path] = (key, source)
         if missing:
             found.update(self._run(missing, labels, mapped))
         self.used.update(path for path in found.values() if path.parent == self.cache_dir)
         return found
+
+    def _cached(self, key: str, suffix: str, names: list[str]) -> Path | None:
+        """The cached result for ``key`` whose bytes still match its name (content_named, checked
+        through the ledger's digest), or None."""
+        found = content_named(self.cache_dir, key, suffix, names, digest=self.digest)
+        return found[0] if found is not None else None
 
     def commit(self) -> None:
         """After a successful build: keep its new results in the cache, and remove results it did
@@ -186,7 +197,7 @@ class Minifier:
             shutil.rmtree(self.fresh, ignore_errors=True)
             self.fresh = None
 
-    def _run(self, missing: dict[str, tuple[str, bytes]], labels: dict[str, str],
+    def _run(self, missing: dict[str, tuple[str, bytes | Path]], labels: dict[str, str],
              mapped: frozenset[str] | set[str] = frozenset()) -> dict[str, Path]:
         """esbuild on every file in ``missing`` at once (site path -> (key, source)). Each file is
         named by its key in a scratch folder, so two files of the same name cannot collide."""
@@ -196,9 +207,9 @@ class Minifier:
             given, made = Path(scratch) / "in", Path(scratch) / "out"
             given.mkdir()
             names = {}
-            for site_path, (key, data) in missing.items():
+            for site_path, (key, source) in missing.items():
                 name = key + Path(site_path).suffix
-                (given / name).write_bytes(data)
+                (given / name).write_bytes(source if isinstance(source, bytes) else Path(source).read_bytes())
                 names[site_path] = name
             made.mkdir()
             request = Path(scratch) / "request.json"
@@ -276,7 +287,7 @@ def minified(files: dict[str, Path], own: list[Path], minifier: Minifier) -> dic
     The first step of every build: the folders' real paths are worked out again from here."""
     _real_folder.cache_clear()
     ours = {site_path: source for site_path, source in files.items() if is_own(source, own)}
-    return minifier.minify({site_path: source.read_bytes() for site_path, source in ours.items()},
+    return minifier.minify(dict(ours),
                            {site_path: shown(source) for site_path, source in ours.items()},
                            {site_path for site_path in ours if site_path.startswith(MAPPED) and site_path.endswith(".js")})
 
@@ -308,7 +319,7 @@ def theme_files(ours: dict[str, Path], served_text, stylesheet: list[str], texts
     if missing:
         raise FrontendError(f"the stylesheet needs {missing[0]}, which the site does not serve. Fix: check that "
                             "theme.custom_dir in mkdocs.yml is scalecore_generator/theme or a folder that extends it.")
-    sources = {uri: path.read_bytes() for uri, path in ours.items()}
+    sources: dict[str, bytes | Path] = dict(ours)
     sources[STYLESHEET] = bundle(list(pieces.items())).encode("utf-8")
     labels = {uri: os.path.relpath(path) for uri, path in ours.items()}
     return minifier.minify(sources, labels)

@@ -33,17 +33,23 @@ def content_name(key: str, data: bytes, suffix: str) -> str:
     return f"{key}.{hashlib.sha256(data).hexdigest()[:32]}{suffix}"
 
 
-def content_named(folder: Path, key: str, suffix: str, names: list[str] | None = None) -> tuple[Path, bytes] | None:
+def content_named(folder: Path, key: str, suffix: str, names: list[str] | None = None,
+                  digest=None) -> tuple[Path, bytes | None] | None:
     """The cached result for ``key`` in ``folder`` whose bytes still match its name (see
     content_name), and its bytes; None if there is none, so a damaged copy is made again rather
     than served. ``names``: the folder's listing, for a caller that looks up many keys (a glob
-    lists the folder again for each)."""
+    lists the folder again for each). ``digest(path)``: a file's sha256 (the build's ledger,
+    which knows an unchanged file's without reading it); then the bytes are not read (None)."""
     if names is None:
         names = os.listdir(folder) if os.path.isdir(folder) else []
     start = f"{key}."
     for name in sorted(n for n in names if n.startswith(start) and n.endswith(suffix)):
         cached = Path(folder) / name
         try:
+            if digest is not None:
+                if name == f"{key}.{digest(cached)[:32]}{suffix}":
+                    return cached, None
+                continue
             data = cached.read_bytes()
         except OSError:
             continue
