@@ -74,7 +74,15 @@ def check_room(staging: Path, need: int) -> None:
     plainly cannot hold them (so the build stops before it writes half a site)."""
     free = _free_mb(staging)
     if free is not None and free * MB < need:
-        raise OSError(errno.ENOSPC, f"{need / MB:,.0f} MB needed, {free:,.0f} MB free", str(staging))
+        raise OSError(errno.ENOSPC, f"{amount(need)} needed, {amount(free * MB)} free", str(staging))
+
+
+def amount(size: float) -> str:
+    """A number of bytes as a reader reads it: "850 kB", "3.4 MB", "1,204 MB" (a small site's
+    "0 MB needed, 0 MB free" said nothing)."""
+    if size < MB:
+        return f"{size / 1024:,.0f} kB"
+    return f"{size / MB:,.1f} MB" if size < 10 * MB else f"{size / MB:,.0f} MB"
 
 
 _CLONES = {"work": True}  # FICLONE worked, or has not been tried, on this machine's file system
