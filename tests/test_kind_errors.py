@@ -121,9 +121,15 @@ def test_settings_for_a_kind_that_does_not_exist_or_a_setting_it_lacks(good, tmp
                                 "you mean 'temperature'? the kinds are: "), errors
     other = tmp_path / "other"
     other.mkdir()
-    folder, errors = broken(good, other, lambda f: edit(f / "mkdocs.yml", "{temperatures:", "{temps:"))
+    folder, errors = broken(good, other, lambda f: edit(f / "mkdocs.yml", "{temperatures:", "{temperatres:"))
     assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option "
-                      "'kinds': temperature has no setting 'temps'. Fix: its settings are: temperatures."]
+                      "'kinds': temperature has no setting 'temperatres'. Fix: did you mean 'temperatures'? its "
+                      "settings are: temperatures."]
+    third = tmp_path / "third"
+    third.mkdir()
+    folder, errors = broken(good, third, lambda f: edit(f / "mkdocs.yml", "{temperatures:", "{colour:"))
+    assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option "
+                      "'kinds': temperature has no setting 'colour'. Fix: its settings are: temperatures."]
 
 
 def test_a_grid_that_fails_is_named_with_its_kind(good, tmp_path):

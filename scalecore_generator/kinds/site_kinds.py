@@ -65,8 +65,10 @@ def settings(kinds: dict[str, type[Kind]], given: dict, where) -> dict[str, dict
         unknown = [key for key, _ in warnings if key not in known]
         if unknown:
             accepted = listing(known) if known else "none"
-            raise ValueError(f"{where('kinds')}: option 'kinds': {name} has no setting {unknown[0]!r}. Fix: its settings "
-                             f"are: {accepted}.")
+            close = difflib.get_close_matches(str(unknown[0]), known, n=1)
+            hint = f"did you mean {close[0]!r}? " if close else ""
+            raise ValueError(f"{where('kinds')}: option 'kinds': {name} has no setting {unknown[0]!r}. Fix: {hint}its "
+                             f"settings are: {accepted}.")
         if failed:
             key, error = failed[0]
             raise ValueError(f"{where('kinds')}: option 'kinds': {name}: setting {key!r}: "
