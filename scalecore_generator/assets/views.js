@@ -18,7 +18,7 @@
  *   legend()                   the heatmap's colour scale
  *   histogram({low, high, counts, reach, label}) counts over bins, on an axis [-reach, reach]
  *   bars({labels, values, label})      one horizontal bar per value in [0, 1], labelled
- *   line({xs, ys, marker, yTicks, xTicks, label})  a curve, with an optional dot at marker
+ *   line({xs, ys, label, marker, xTicks, xPrefix, log, dots, yMin})  a curve, with an optional dot at marker
  *   weights({tokens, weights, caption})  the weights as a table: a row per query, 3 decimals
  *   readouts({tokens, measures: [{key, name, hint, unit, value, range}]})  measures, each with a
  *                              meter when it has a range [low, high] ("1/T", "ln T" allowed)
@@ -414,7 +414,7 @@
     });
     (spec.xTicks || []).forEach(function (t) {
       parts.push(text({ x: X(t), y: height - plot.bottom + 16, "text-anchor": "middle", class: "scalecore-tick" },
-        (spec.xPrefix || "") + t));
+        (spec.xPrefix || "") + format(t)));
     });
     parts.push(tag("polyline", { class: "scalecore-curve", points: spec.xs.map(function (x, i) {
       return X(x).toFixed(1) + "," + Y(spec.ys[i]).toFixed(1);
