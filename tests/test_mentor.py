@@ -381,10 +381,10 @@ def test_a_lead_answers_the_question_asked_not_a_neighbouring_self_check(built_s
     assert why["check"] is None or "saturat" in why["check"]["question"].lower()
 
 
-@pytest.mark.xfail(strict=True, reason="issue 43, left after round 3: 'no LayerNorm' now carries the absence term, but "
-                                      "the lead is the gradient step's 'without LayerNorm' sentence, not the step on "
-                                      "the stream's growth (its sentences say 'multiplied', not 'no' or 'without')")
 def test_a_what_if_question_leads_with_the_consequence_of_its_condition(built_site):
+    """A what-if's lead states what happens: "Without LayerNorm the stream's spread is multiplied at every
+    layer", not "nothing else sits on the identity path" (a bare "nothing" is no consequence; "changes
+    nothing" is: CONSEQUENCE in mentor-core.js, round 5)."""
     deep = answers(built_site, [{"question": "What happens if a stack of six layers has no LayerNorm at all?"}],
                    "modules/encoder-block.html")["answers"][0]["answer"]
     assert re.search(r"grow|multipl", deep["lead"]["text"]), deep["lead"]["text"]

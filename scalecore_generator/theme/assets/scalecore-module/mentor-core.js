@@ -249,7 +249,9 @@
 
   /* ------------------------------------------------------------------ the answer */
 
-  var CONSEQUENCE = /\b(then|would|becomes?|grows?|saturat\w*|stops?|fails?|vanish\w*|no longer|nothing|collapses?|drowns?|compounds?|multipl\w*|one-hot|loses?|stays?|keeps?)\b/i;
+  // What a what-if's lead says happens. A bare "nothing" is none ("nothing else sits on the identity path"); "changes
+  // nothing" is (round 5: the development sets' marks unchanged, the stack without LayerNorm led by its growth).
+  var CONSEQUENCE = /\b(then|would|becomes?|grows?|saturat\w*|stops?|fails?|vanish\w*|no longer|(?:changes?|does|do) nothing|nothing (?:changes|happens)|collapses?|drowns?|compounds?|multipl\w*|one-hot|loses?|stays?|keeps?)\b/i;
   var CAUSE = /\b(because|since|so that|so|therefore|thus|hence|that is why|which is why|grows? with|cancels?|unless|only if|as soon as|vanish\w*)\b|:/i;
   var PRONOUN = /^(it|its|this|these|that|those|they|their|them|both|neither|here|there)\b/i; // a lead needs the sentence it refers to
   S.LEAD_THRESHOLD = 0.5;
