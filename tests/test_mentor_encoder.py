@@ -107,7 +107,10 @@ def test_the_model_is_the_pinned_file_and_the_site_serves_it_with_its_runtime(bu
     assert total < 23 * 10**6  # 22.3 MB sent by a host that does not compress (was 38 MB raw)
     data = _data(built_site, MODULE)
     assert data["encoder"]["sha256"] == pin["files"]["model.onnx"]
-    assert all(p.get("vectors") for p in data["passages"])
+    # the passages' vectors in one binary file beside the script: int8 rows of 384 and a float32 scale each
+    assert all(p.get("rows") and "vectors" not in p for p in data["passages"])
+    vectors = built_site / data["encoder"]["vectors"]
+    assert vectors.stat().st_size == sum(p["rows"] for p in data["passages"]) * (4 + 384)
 
 
 def test_the_browser_cuts_words_into_the_same_pieces_as_the_build(tmp_path, built_site):
@@ -138,15 +141,15 @@ def test_the_browser_embeds_a_question_as_the_build_embeds_it(tmp_path, built_si
     # 40 of 126 texts, cosine 0.994 at worst; each as near the float model's as the other).
     assert min(cosines) > 0.99 and sum(cosines) / len(cosines) > 0.998
     assert same >= len(texts) / 2
-    # the module's data: the passage's own row, then each sentence's (int8, a scale each)
-    import base64
+    # the module's vectors file: each passage's rows in turn, its own row, then each sentence's (int8, a scale each)
     import struct
 
     by_text = dict(zip(texts, browser))
     checked = 0
+    packed, at = (built_site / data["encoder"]["vectors"]).read_bytes(), 0
     for passage in data["passages"][:12]:
-        raw = base64.b64decode(passage["vectors"])
-        n = len(raw) // (4 + 384)
+        n = passage["rows"]
+        raw, at = packed[at:at + n * (4 + 384)], at + n * (4 + 384)
         scales = struct.unpack(f"<{n}f", raw[:4 * n])
         rows = [[(b - 256 if b > 127 else b) * scales[i] for b in raw[4 * n + 384 * i:4 * n + 384 * (i + 1)]] for i in range(n)]
         for i, sentence in enumerate(passage["sentences"]):

@@ -417,7 +417,8 @@ class SiteBuild:
             if self.typesetter is not None:
                 self.typesetter.save()
         try:
-            written = {path: text.encode("utf-8") for path, text in {**self.pages.figures, **scripts}.items()}
+            written = {path: text if isinstance(text, bytes) else text.encode("utf-8")  # a mentor's vectors are bytes
+                       for path, text in {**self.pages.figures, **scripts}.items()}
             if self.typesetter is not None and self.math_font is not None:
                 written.update(self.math_font.files(self.typesetter.markup()))
             written.update(offline.app_files(self.engine.site_name, self.engine.site_description, self.memos["app"]))

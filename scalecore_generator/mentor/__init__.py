@@ -83,6 +83,7 @@ from scalecore_generator.mentor.script import (
     assets,
     data_script,
     script_path,
+    vectors_path,
 )
 from scalecore_generator.mentor.text import (
     MATH,
@@ -93,4 +94,4 @@ from scalecore_generator.mentor.text import (
     tex_to_text,
 )
 
-__all__ = ["BLOCKS", "CONCEPT_CALLOUT", "ENCODER_FOLDER", "ENCODER_PIN", "ENCODER_SITE", "GLOBAL", "HEADINGS", "LEAD_IN", "LEAD_ROLES", "MATH", "MATHML", "MAX_TOKENS", "MODEL_LOCK", "MODEL_NAME", "MODEL_SITE", "SCRIPT_FOLDER", "SKIPPED", "THEME_SCRIPTS", "VOID", "WLLAMA_SITE", "Collector", "Encoder", "ModelError", "Page", "assets", "corpora_words", "data_script", "encode_passages", "encoder", "encoder_assets", "encoder_available", "facts", "flat", "math_trees", "model_assets", "model_file", "pack", "plain_text", "read_page", "readable", "script_path", "segments", "sentences", "tex_to_text", "word_pieces"]
+__all__ = ["BLOCKS", "CONCEPT_CALLOUT", "ENCODER_FOLDER", "ENCODER_PIN", "ENCODER_SITE", "GLOBAL", "HEADINGS", "LEAD_IN", "LEAD_ROLES", "MATH", "MATHML", "MAX_TOKENS", "MODEL_LOCK", "MODEL_NAME", "MODEL_SITE", "SCRIPT_FOLDER", "SKIPPED", "THEME_SCRIPTS", "VOID", "WLLAMA_SITE", "Collector", "Encoder", "ModelError", "Page", "assets", "corpora_words", "data_script", "encode_passages", "encoder", "encoder_assets", "encoder_available", "facts", "flat", "math_trees", "model_assets", "model_file", "pack", "plain_text", "read_page", "readable", "script_path", "segments", "sentences", "tex_to_text", "vectors_path", "word_pieces"]

@@ -3,6 +3,7 @@ data written with the site (from the build's memo when its pages did not change)
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 from collections.abc import Callable
@@ -10,7 +11,7 @@ from collections.abc import Callable
 from scalecore_generator.mentor.encoder import ENCODER_PIN, encoder_available
 from scalecore_generator.mentor.facts import corpora_words, facts
 from scalecore_generator.mentor.passages import Page, read_page
-from scalecore_generator.mentor.script import data_script, script_path
+from scalecore_generator.mentor.script import data_script, script_path, vectors_path
 
 
 class Collector:
@@ -63,8 +64,9 @@ class Collector:
         return sorted(url for url, meta in self.meta.items() if meta.get("code"))
 
     def scripts(self, tree: dict, typeset=None, axes: dict[str, list[str]] | None = None,
-                typesetter: str | None = None, only: set[str] | None = None) -> dict[str, str]:
-        """Site path -> text of every module page's mentor data script (``only``: of these site
+                typesetter: str | None = None, only: set[str] | None = None) -> dict[str, str | bytes]:
+        """Site path -> text of every module page's mentor data script, and bytes of its passages'
+        vectors where the encoder made them (script.vectors_path) (``only``: of these site
         paths, the pages that show the mentor); ``typeset(tex, display)``
         gives a formula's markup (the build's typesetter, whose cache already holds each one,
         ``typesetter`` its version); ``axes``: each kind's axis names (see data_script)."""
@@ -87,10 +89,15 @@ class Collector:
                         panels.setdefault(panel["kind"], f"{page.url}#{panel['anchor']}")
                 # The numbers of the kinds this page shows: a prerequisite's numbers are its mentor's.
                 shown = {panel["kind"] for panel in pages[0].panels} | {"corpus", "settings"}
-                return data_script(pages[0], pages, facts(tree, shown), panels, code, typeset, axes, self.memo)
+                vectors = bytearray()
+                text = data_script(pages[0], pages, facts(tree, shown), panels, code, typeset, axes, self.memo, vectors)
+                return {"text": text, "vectors": base64.b64encode(vectors).decode("ascii")}
 
             key = self._script_key(url, sources, tree, str(meta["code"]), axes, typesetter)
-            out[script_path(url)] = write(typeset) if key is None else self._remembered(key, write, typeset)
+            made = write(typeset) if key is None else self._remembered(key, write, typeset)
+            out[script_path(url)] = made["text"]
+            if made["vectors"]:
+                out[vectors_path(url)] = base64.b64decode(made["vectors"])
         return out
 
     def _script_key(self, url, sources, tree, code, axes, typesetter) -> str | None:
@@ -108,7 +115,7 @@ class Collector:
                 json.loads(ENCODER_PIN.read_text(encoding="utf-8"))["files"] if encoder_available() else None]
         return "script:" + hashlib.sha256(json.dumps(seen, sort_keys=True).encode("utf-8")).hexdigest()
 
-    def _remembered(self, key: str, write, typeset) -> str:
+    def _remembered(self, key: str, write, typeset) -> dict:
         """A module's script from the memo (writing its JSON was most of the mentor's time in a
         warm build). What making it would have asked of the typesetter and of the formulas' memo
         is asked again, so that both keep what the site uses."""
@@ -118,8 +125,8 @@ class Collector:
             asked.append([tex, display])
             return typeset(tex, display)
 
-        kept = self.memo.get(key, lambda: {"text": write(recorded if typeset else None), "formulas": asked})
+        kept = self.memo.get(key, lambda: {**write(recorded if typeset else None), "formulas": asked})
         for tex, display in kept["formulas"]:
             markup = typeset(tex, display) if typeset else ""
             self.memo.keep("formula:" + hashlib.sha256(json.dumps([tex, markup]).encode("utf-8")).hexdigest())
-        return kept["text"]
+        return kept

@@ -114,10 +114,9 @@ def plain_text(sentence: list, math: list[dict]) -> str:
     return re.sub(r"\s+", " ", text).strip()
 
 
-def pack(vectors: list[list[float]]) -> str:
-    """Unit vectors as base64: each row's float32 scale (its largest magnitude / 127), then the
-    rows as int8 (cosine to the float vector above 0.9999)."""
-    import base64
+def packed_rows(vectors: list[list[float]]) -> bytes:
+    """Unit vectors packed: each row's float32 scale (its largest magnitude / 127), then the rows
+    as int8 (cosine to the float vector above 0.9999)."""
     import struct
 
     scales, rows = [], []
@@ -125,13 +124,23 @@ def pack(vectors: list[list[float]]) -> str:
         scale = max(abs(x) for x in v) / 127 or 1.0
         scales.append(struct.pack("<f", scale))
         rows.append(bytes(max(-127, min(127, round(x / scale))) & 0xFF for x in v))
-    return base64.b64encode(b"".join(scales) + b"".join(rows)).decode("ascii")
+    return b"".join(scales) + b"".join(rows)
 
 
-def encode_passages(passages: list[dict], math: list[dict]) -> dict:
+def pack(vectors: list[list[float]]) -> str:
+    """Unit vectors packed (packed_rows), as base64."""
+    import base64
+
+    return base64.b64encode(packed_rows(vectors)).decode("ascii")
+
+
+def encode_passages(passages: list[dict], math: list[dict], binary: bytearray | None = None) -> dict:
     """Each passage's vectors, made at build with the model the browser runs on the question:
     the passage's own (its section, label and sentences: mentor-core.js's Mentor.meaning), each
-    sentence's, and a self-check's question; with where the browser finds the model."""
+    sentence's, and a self-check's question; with where the browser finds the model. With
+    ``binary``, each passage's packed rows are appended to it, the passage saying how many
+    ("rows"): one binary file the page fetches with the model (script.vectors_path); without it,
+    they travel in the passage, base64 ("vectors")."""
     model = encoder()
     for passage in passages:
         texts = [plain_text(sentence, math) for sentence in passage["sentences"]] if passage.get("sentences") \
@@ -139,7 +148,12 @@ def encode_passages(passages: list[dict], math: list[dict]) -> dict:
         rows = [(passage.get("section") or "") + ". " + (passage.get("label") or "") + ". " + " ".join(texts)] + texts
         if (passage.get("parts") or {}).get("question"):
             rows.append(passage["parts"]["question"])
-        passage["vectors"] = pack([model(text) for text in rows])
+        vectors = [model(text) for text in rows]
+        if binary is None:
+            passage["vectors"] = pack(vectors)
+        else:
+            passage["rows"] = len(vectors)
+            binary += packed_rows(vectors)
     return {"sha256": model.key, "dims": 384, "model": f"{ENCODER_SITE}/model.onnx.gz", "vocab": f"{ENCODER_SITE}/vocab.txt",
             "runtime": f"{ENCODER_SITE}/ort.wasm.min.js", "module": f"{ENCODER_SITE}/ort-wasm-simd-threaded.js",
             "wasm": f"{ENCODER_SITE}/ort-wasm-simd-threaded.wasm.gz", "max_tokens": MAX_TOKENS}

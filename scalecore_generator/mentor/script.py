@@ -20,12 +20,16 @@ GLOBAL = "scalecoreMentor"
 
 
 def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict[str, str],
-                code: str, typeset=None, axes: dict[str, list[str]] | None = None, memo=None) -> str:
+                code: str, typeset=None, axes: dict[str, list[str]] | None = None, memo=None,
+                vectors: bytearray | None = None) -> str:
     """The mentor's data for one module page, as a classic script (readable from file://, like
     the panels' data). ``panels`` maps a kind to the page#anchor of the panel that shows it;
     ``typeset(tex, display)`` gives a formula's markup as the pages have it; ``axes`` a kind to
     its grid's axis names, in the order of a fact's path, so a "See it in the panel" link can
-    carry the state the fact was baked in (the panels' address, panels.js)."""
+    carry the state the fact was baked in (the panels' address, panels.js). ``vectors``: where
+    the passages' vectors go, the bytes of one binary file (vectors_path) that the page fetches
+    with the sentence encoder (int8, 388 bytes a row, not base64 in the script: a quarter less,
+    and nothing to parse where the encoder cannot run); without it they travel in the script."""
     passages, math = _typeset([p for page in sources for p in page.passages], typeset, memo)
     data = {
         "schema": "scalecore/mentor/2",
@@ -40,7 +44,9 @@ def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict
         "corpora": corpora_words(fact_tree.get("corpus", {})),
     }
     if encoder_available():
-        data["encoder"] = encode_passages(passages, math)
+        data["encoder"] = encode_passages(passages, math, vectors)
+        if vectors is not None:
+            data["encoder"]["vectors"] = vectors_path(module.url)
     text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
     text = text.replace("</", "<\\/")  # a passage can never close the script it travels in
     return f"(globalThis.{GLOBAL}=globalThis.{GLOBAL}||{{}})[{json.dumps(module.url)}]={text};\n"
@@ -58,6 +64,11 @@ def script_path(page_url: str) -> str:
     """Where a module page's mentor data goes: assets/scalecore/mentor/<page path>.js."""
     stem = posixpath.splitext(page_url)[0] or "index"
     return f"{SCRIPT_FOLDER}/{stem.replace('/', '--')}.js"
+
+
+def vectors_path(page_url: str) -> str:
+    """Where a module page's passage vectors go: beside its script, .vectors.bin."""
+    return script_path(page_url).removesuffix(".js") + ".vectors.bin"
 
 
 def assets(node_modules, cache=None, digest=None) -> dict:

@@ -56,6 +56,8 @@ async function encoder() {
   let started = process.hrtime.bigint();
   const model = useModel ? await encoder() : null;
   const loadMs = Number(process.hrtime.bigint() - started) / 1e6;
+  // the passages' vectors, where the build wrote them beside the script (as the page fetches them with the model)
+  if (useModel && data.encoder.vectors) core.Vectors.attach(data, fs.readFileSync(path.resolve(site, data.encoder.vectors)));
   started = process.hrtime.bigint();
   const mentor = new core.Mentor(data, MiniSearch, useModel ? "model" : embeddings);
   const indexMs = Number(process.hrtime.bigint() - started) / 1e6;

@@ -169,7 +169,8 @@
     if (!this.embedder || passage.vector) return;
     var embedder = this.embedder;
     if (embedder.model) { // the build's: the passage's own, each sentence's, then a self-check's question
-      var rows = passage.vectors && typeof passage.vectors === "string" ? embedder.unpack(passage.vectors) : [];
+      var rows = passage.vectors && (typeof passage.vectors === "string" || passage.vectors instanceof Uint8Array) ?
+        embedder.unpack(passage.vectors) : [];
       passage.vector = rows[0] || null;
       passage.vectors = passage.plain.map(function (_, i) { return rows[i + 1] || null; });
       if (passage.parts && passage.parts.question && rows[passage.plain.length + 1]) passage.questionVector = rows[passage.plain.length + 1];

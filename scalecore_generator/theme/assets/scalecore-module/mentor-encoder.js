@@ -119,11 +119,16 @@
     var bytes = function (sitePath) {
       return get(sitePath, "arrayBuffer").then(function (buffer) { return /\.gz$/.test(sitePath) ? gunzip(buffer) : buffer; });
     };
-    return Promise.all([loadScript(url(info.runtime)), bytes(info.model), get(info.vocab, "text"), bytes(info.wasm)])
+    // the passages' vectors too, where the build wrote them beside the module's script (the encoder's alone use them)
+    return Promise.all([loadScript(url(info.runtime)), bytes(info.model), get(info.vocab, "text"), bytes(info.wasm),
+      info.vectors ? get(info.vectors, "arrayBuffer") : null])
       .then(function (got) {
         if (typeof ort === "undefined") throw new Error("onnxruntime-web did not load");
         return Encoder.create(ort, new Uint8Array(got[1]), got[2], { paths: { mjs: at(info.module) },
-          wasmBinary: new Uint8Array(got[3]), maxTokens: info.max_tokens });
+          wasmBinary: new Uint8Array(got[3]), maxTokens: info.max_tokens }).then(function (encoder) {
+          encoder.vectors = got[4];
+          return encoder;
+        });
       });
   };
 

@@ -120,9 +120,10 @@
 
   Vectors.prototype.embed = function (text) { return this.cache.get(String(text)) || null; };
 
-  /* A passage's packed rows: [Float32Array] (unit length). */
-  Vectors.prototype.unpack = function (base64) {
-    var raw = bytes(base64);
+  /* A passage's packed rows (base64 in the script, or its bytes from the vectors file): [Float32Array]
+     (unit length). */
+  Vectors.prototype.unpack = function (packed) {
+    var raw = typeof packed === "string" ? bytes(packed) : packed;
     var d = this.dims, n = raw.length / (4 + d);
     var view = new DataView(raw.buffer, raw.byteOffset, raw.byteLength);
     var out = [];
@@ -134,6 +135,19 @@
       out.push(v);
     }
     return out;
+  };
+
+  /* The passages' vectors from the binary file the build wrote beside the module's script
+     (data.encoder.vectors, fetched with the model): each passage's packed rows in turn, ``rows``
+     of them (scalecore_generator/mentor/encoder.py's packed_rows). */
+  Vectors.attach = function (data, buffer) {
+    var d = (data.encoder && data.encoder.dims) || 384, raw = new Uint8Array(buffer), at = 0;
+    data.passages.forEach(function (passage) {
+      if (!passage.rows) return;
+      passage.vectors = raw.subarray(at, at + passage.rows * (4 + d));
+      at += passage.rows * (4 + d);
+    });
+    if (at !== raw.length) throw new Error("the passages' vectors do not match this module's data");
   };
 
   /* SIF's common component, removed: averaged word vectors share one direction (every sentence

@@ -353,7 +353,11 @@
       if (!data) throw new Error("this module's mentor data is missing from the site");
       var encoder = data.encoder && window.scalecoreMentorEncoder ?
         window.scalecoreMentorEncoder.Encoder.load(data.encoder, self.url.bind(self), loadScript) : Promise.reject(null);
-      return encoder.then(function (model) { self.encoder = model; return "model"; }, table).then(function (meaning) {
+      return encoder.then(function (model) {
+        if (model.vectors) window.scalecoreMentorCore.Vectors.attach(data, model.vectors);
+        self.encoder = model;
+        return "model";
+      }, table).then(function (meaning) {
         s.setAttribute("data-scalecore-mentor-meaning", meaning === "model" ? "encoder" : meaning ? "table" : "words");
         return [data, meaning];
       });
