@@ -161,6 +161,26 @@ def test_the_browser_embeds_a_question_as_the_build_embeds_it(tmp_path, built_si
     assert checked >= 12
 
 
+def test_a_published_gz_file_is_decoded_and_one_a_host_decoded_is_taken_as_it_is(tmp_path):
+    """mentor-encoder.js's gunzip, as the page runs it on model.onnx.gz: gzip's bytes are decoded
+    (DecompressionStream), and the raw bytes a host sends when it decoded the file itself
+    (Content-Encoding: gzip) are taken as they are."""
+    raw = bytes(range(256)) * 64
+    (tmp_path / "packed.gz").write_bytes(gzip.compress(raw))
+    (tmp_path / "raw.bin").write_bytes(raw)
+    script = f"""
+const fs = require("fs");
+const {{ gunzip }} = require({json.dumps(str(ENCODER_JS))});
+const read = (name) => {{ const b = fs.readFileSync(name); return b.buffer.slice(b.byteOffset, b.byteOffset + b.length); }};
+Promise.all([gunzip(read({json.dumps(str(tmp_path / "packed.gz"))})), gunzip(read({json.dumps(str(tmp_path / "raw.bin"))}))])
+  .then((got) => process.stdout.write(JSON.stringify(got.map((b) => Buffer.from(b).toString("base64")))));
+"""
+    done = subprocess.run([_node(), "-e", script], capture_output=True, text=True, check=True)
+    import base64
+
+    assert [base64.b64decode(b) for b in json.loads(done.stdout)] == [raw, raw]
+
+
 def test_the_benchmarks_answers_run_on_the_encoder(built_site, tmp_path):
     _node()
     asked = tmp_path / "q.json"
