@@ -100,6 +100,10 @@ def test_a_page_becomes_passages_under_their_sections():
     (r"\operatorname{Var}(q_j) = d_{\text{model}}\,\mathbb{E}[x^2]\,s^2", "Var(q_j) = d_model E[x^2] s^2"),
     (r"\frac{QK^\top}{\sqrt{d_k}}", "(QKᵀ)/(√d_k)"),
     (r"J = \operatorname{diag}(p) - p\,p^\top", "J = diag(p) - p pᵀ"),
+    # what a search snippet and a quote showed raw before (issue 47 follow-up)
+    (r"\cos\theta = 45^\circ", "cos theta = 45°"),
+    (r"\max_j x_j < \infty", "max_j x_j < ∞"),
+    (r"\exp(x)", "exp(x)"),
 ])
 def test_formulas_are_quoted_as_readable_text(tex, text):
     assert mentor.tex_to_text(tex) == text

@@ -22,6 +22,8 @@ SYMBOLS = (
     (r"\\sum", "Σ"), (r"\\mathbb\{E\}", "E"), (r"\\sigma", "σ"), (r"\\mu", "μ"), (r"\\varepsilon", "ε"),
     (r"\\delta", "δ"), (r"\\div", "÷"), (r"\\to", "→"), (r"\\ldots|\\dots", "…"), (r"\\odot", "⊙"),
     (r"\\lVert|\\rVert", "‖"), (r"\\partial", "∂"), (r"\\in\b", "∈"), (r"\\le\b", "≤"), (r"\\ge\b", "≥"),
+    (r"\^\\circ", "°"), (r"\\circ\b", "∘"), (r"\\infty", "∞"),
+    (r"\\(cos|sin|tan|tanh|log|ln|exp|max|min|arg)\b\s*(?=[A-Za-z\\])", r"\1 "),  # cos theta, not costheta
     (r"[{}]", ""), (r"\\", ""), (r"\s+", " "),
 )
 
