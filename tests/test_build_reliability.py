@@ -168,6 +168,25 @@ def test_a_warm_build_carries_unchanged_folders_whole_and_never_a_stray_file(col
     assert not list(site.glob(".site.carried-*")) and not list(site.glob(".site.partial*"))
 
 
+def test_a_file_another_plugin_gives_mkdocs_late_wins_over_the_builds_own(cold, site):
+    """The build writes its own files from on_files (the copies go on while MkDocs reads the
+    pages); a file another plugin hands MkDocs later, at one of those paths, is MkDocs' to write:
+    the site serves that file, and the offline listing gives its digest, not the build's."""
+    chosen = "assets/scalecore/views.js"
+    late = b"/* the late plugin's file */\n"
+    (site / "late_plugin.py").write_text(
+        "from mkdocs.structure.files import File\n\n\n"
+        "def on_nav(nav, config, files):\n"
+        f"    files.append(File.generated(config, {chosen!r}, content={late!r}))\n"
+        "    return nav\n", encoding="utf-8")
+    with (site / "mkdocs.yml").open("a", encoding="utf-8") as config:
+        config.write("\nhooks:\n  - late_plugin.py\n")
+    succeeded(build(site))
+    assert (site / "site" / chosen).read_bytes() == late
+    listed = json.loads((site / "site" / "offline.json").read_text(encoding="utf-8"))["files"][chosen]
+    assert listed["sha256"] == hashlib.sha256(late).hexdigest() and listed["bytes"] == len(late)
+
+
 # --------------------------------------------------------------------------------------------
 # A cache that cannot lie
 # --------------------------------------------------------------------------------------------

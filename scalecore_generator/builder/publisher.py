@@ -75,6 +75,19 @@ class Publisher:
             for _, target, digest in copying.copies:
                 self.digests.wrote(target, digest)
 
+    def leave_to_engine(self, site_paths: set[str], site_dir: str) -> None:
+        """Files the engine turned out to write itself after write_all started (another plugin
+        added them late): their copies are waited for, then left to the engine, whose file wins at
+        the same path, and neither the ledger nor the listing gets their digest."""
+        targets = {os.path.join(site_dir, site_path) for site_path in site_paths}
+        copying = self._copying
+        if not targets or copying is None or not any(target in targets for _, target, _ in copying.copies):
+            return
+        self.settle()
+        for target in targets:
+            self.published.pop(self._published_place(target), None)
+            self.digests.forget(target)
+
     def cancel(self) -> None:
         """A build that stopped: the copies not started are dropped, those under way finished,
         so that nothing writes into the staging folder once it is removed."""

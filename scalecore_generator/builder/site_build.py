@@ -84,6 +84,7 @@ class SiteBuild:
         self.mentor_model = None
         self.files: dict[str, Path] = {}
         self.contents: dict[str, str] = {}
+        self._engine_files: frozenset[str] = frozenset()  # what the engine writes, as write_files knew it
         self.template_caches = None  # configure(): compiled templates and rendered views, this build's
         self.views = None
 
@@ -352,6 +353,17 @@ class SiteBuild:
         (publisher.py); finish() waits for them."""
         self.steps.take("write_files")
         self.publisher.write_all(self.files, self.contents, os.fspath(site_dir), engine_files)
+        self._engine_files = engine_files
+
+    def engine_writes(self, site_dir: Path, engine_files: frozenset[str]) -> None:
+        """The site paths the engine writes, as it is about to write them (an adapter that called
+        write_files before its engine knew every file: MkDocs' adapter, from on_files, so that
+        the copies start while the pages' Markdown is read). One that became the engine's since
+        (another plugin added it) is left to the engine: its file wins at the same path."""
+        late = engine_files - self._engine_files
+        ours = late & ({*self.files, *self.contents})
+        if ours:
+            self.publisher.leave_to_engine(ours, os.fspath(site_dir))
 
     def left_out(self) -> frozenset[str]:
         """The theme's files this site does not ship (site paths): the mentor's scripts when no

@@ -116,6 +116,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         site.check_nav(files, config)
         self.build.check_author_files(site.author_files(files, config, self.command))
         self._serve_theme_files(files, config)
+        # The build's own files, written from here (MkDocs cleaned the site folder before this
+        # event): the copies into a new folder (a hundred MB: the runtime, the full stack) go on
+        # while MkDocs reads every page's Markdown, not only while it renders the templates.
+        self.build.write_files(Path(config.site_dir), frozenset(file.dest_uri for file in files))
         files = self.site_files = site.SiteFiles(files, config, {*self.build.files, *self.build.contents})
         return files
 
@@ -143,12 +147,13 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @_edge
     def on_env(self, env, config, files):
         """Keep the theme's compiled templates in the cache: a warm rebuild skips compiling
-        Material's templates again (a third of a plain build's time here). And the build's own
-        files written (SiteBuild.write_files: not MkDocs' files, which it walks a dozen times a
-        build): MkDocs cleans the site folder before this event and copies its own files right
-        after it, so that at the same path its file wins, as it did when ours were its files."""
+        Material's templates again (a third of a plain build's time here). MkDocs copies its own
+        files right after this event: a file another plugin gave it since on_files, at a path
+        the build writes too, is left to MkDocs, so that its file wins, as it did when ours were
+        its files (the build's own are SiteBuild.write_files', not MkDocs' files, which it walks
+        a dozen times a build)."""
         env.bytecode_cache = self.build.template_caches.get(self.build.cache / "templates")
-        self.build.write_files(Path(config.site_dir), frozenset(file.dest_uri for file in files))
+        self.build.engine_writes(Path(config.site_dir), frozenset(file.dest_uri for file in files))
         return env
 
     @event_priority(50)  # before other plugins see the markdown: they get plain HTML blocks

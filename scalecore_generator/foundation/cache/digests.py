@@ -181,6 +181,13 @@ class Digests:
         key = os.path.abspath(path)
         self._known[key] = _identity(os.stat(key)) + [digest]
 
+    def forget(self, path: Path) -> None:
+        """What this build knew of ``path`` is dropped: another writer replaced it (the engine's own
+        file at the same path), so its digest is read again when asked."""
+        key = os.path.abspath(path)
+        self._known.pop(key, None)
+        self._settled.discard(key)
+
     def published(self, files: dict[Path, str], carried: set[str] = frozenset()) -> None:
         """The files this build published (path -> sha256), in their final place: kept in the
         ledger, so the next build can tell an unchanged one without reading it (SiteBuild.publish
