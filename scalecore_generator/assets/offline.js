@@ -58,6 +58,7 @@
     navigator.serviceWorker.startMessages();
     navigator.serviceWorker.register(WORKER, { updateViaCache: "none" }).then(function (found) {
       registration = found;
+      nudgeWaiting(found);
       watchUpdates();
       return navigator.serviceWorker.ready;
     }).then(function (ready) {
@@ -73,8 +74,29 @@
     }).catch(function () { /* refused (private mode, a setting): the site works as before, online */ });
   }
 
+  /* A newer worker that has installed calls skipWaiting() and should take over at once; Chrome
+     defers that while the older worker is busy (a page's request that just brought the newer
+     build), and with two tabs open it then stayed waiting, and the next navigation in the other
+     tab hung on it. Every open page asks a waiting worker again: it takes over at once. */
+  function nudgeWaiting(found) {
+    function nudge(worker) { if (worker && worker.state === "installed") worker.postMessage({ type: "skip-waiting" }); }
+    nudge(found.waiting);
+    found.addEventListener("updatefound", function () {
+      var installing = found.installing;
+      if (installing) installing.addEventListener("statechange", function () { nudge(installing); });
+    });
+  }
+
+  // The files of a newer build the worker served (site path -> when each was asked for, ms since
+  // the epoch): those this page loaded then are of the newer build already.
+  var newerFiles = {};
+  var SAME_LOAD_MS = 1000; // the worker's clock and the page's, for one request
+
   function heard(event) {
     var data = event.data || {};
+    if (data.type === "newer-file" && typeof data.path === "string") {
+      (newerFiles[data.path] = newerFiles[data.path] || []).push(Number(data.started) || 0);
+    }
     if (data.type === "status") { compareBuild(data); if (document.getElementById("scalecore-offline")) showStatus(data); }
     else if (data.type === "progress") showProgress(data);
     else if (data.type === "saved") finished(data);
@@ -103,18 +125,23 @@
     document.addEventListener("visibilitychange", function () { if (document.visibilityState === "visible") update(); });
     setInterval(function () { if (document.visibilityState === "visible") update(); }, 30 * 60 * 1000);
     var held = !!navigator.serviceWorker.controller;
+    if (held && pageBuild === null) adoptBuild(); // the first visit's page, claimed before this ran
     navigator.serviceWorker.addEventListener("controllerchange", function () {
       if (held && pageBuild !== "newer") {
         askedForBuild = "compare";
         ask({ type: "status", since: pageBuild }); // the answer (heard) says the new worker's build and what it changed
       } else if (!held && pageBuild === null) {
-        // The first visit: the page came from the network, of the build whose worker it just
-        // registered; it learns which, to be compared with a later one.
-        askedForBuild = "adopt";
-        ask({ type: "status" });
+        adoptBuild();
       }
       held = true;
     });
+  }
+
+  /* The first visit: the page came from the network, of the build whose worker it registered; it
+     learns which, to be compared with a later one. */
+  function adoptBuild() {
+    askedForBuild = "adopt";
+    ask({ type: "status" });
   }
 
   var askedForBuild = null;
@@ -128,17 +155,25 @@
     offerUpdate();
   }
 
-  /* Whether this page, or a file it loaded, is one of these site paths. Unsure (the browser's list of
-     loaded files full) counts as yes. */
+  /* Whether this page, or a file it loaded in its older version, is one of these site paths (a
+     file it got from the newer build already does not count, nor the search index: a search finds
+     the pages either way). Unsure (the browser's list of loaded files full) counts as yes. */
   function usedAny(paths) {
     var loaded = performance.getEntriesByType("resource");
     if (loaded.length >= 250) return true; // the browser's default buffer: it may have dropped some
     var changed = {};
-    paths.forEach(function (path) { changed[path] = true; });
-    return [location.href].concat(loaded.map(function (entry) { return entry.name; })).some(function (url) {
-      var path = sitePath(url);
-      return path !== null && changed[path];
+    paths.forEach(function (path) { if (path.indexOf("search/") !== 0) changed[path] = true; });
+    if (changed[sitePath(location.href)]) return true;
+    return loaded.some(function (entry) {
+      var path = sitePath(entry.name);
+      return path !== null && changed[path] && !fromNewer(path, performance.timeOrigin + entry.startTime);
     });
+  }
+
+  /* Whether the worker said it served the newer build's file at ``path`` for a request made at
+     ``asked`` (ms since the epoch): this page's load of it. */
+  function fromNewer(path, asked) {
+    return (newerFiles[path] || []).some(function (started) { return Math.abs(started - asked) < SAME_LOAD_MS; });
   }
 
   /* A URL's path in the site (a folder is its index.html), as the worker's listing names it; null elsewhere. */

@@ -206,11 +206,24 @@ async function filesOrNull() {
 }
 
 /* A copy of what the network gave, kept if it is this build's file and not kept already. Runs
-   after the page has its answer: nothing here can delay or fail the request. */
-async function keepCopy(response, path, entry) {
-  if (await caches.match(keyOf(path), { cacheName: CACHE })) return; // kept already (checked when kept, and when served)
+   after the page has its answer: nothing here can delay or fail the request. A file of a newer
+   build is said to the pages, with when it was asked for (``started``, ms since the epoch): the
+   page that asked then has the newer file, and is not asked to reload for it once the newer
+   worker takes over (assets/offline.js; the page that asked is not known here: a page still
+   loading is not yet among the clients). A large file kept already is not read again (those are
+   the live runtime's, which a page's own worker asks for, not the page). */
+const CHECKED_WHEN_KEPT = 4 * 1024 * 1024;
+
+async function keepCopy(response, path, entry, started = 0) {
+  const kept = await caches.match(keyOf(path), { cacheName: CACHE });
+  if (kept && entry.bytes > CHECKED_WHEN_KEPT) return; // checked when kept, and when served
   const body = await response.arrayBuffer();
-  if ((await sha256(body)) !== entry.sha256) { newerBuild(); return; }
+  if ((await sha256(body)) !== entry.sha256) {
+    tellPages({ type: "newer-file", path, started }).catch(() => {});
+    newerBuild();
+    return;
+  }
+  if (kept) return;
   const type = response.headers.get("Content-Type") || "";
   await (await caches.open(CACHE)).put(keyOf(path), new Response(body, { headers: { "Content-Type": type } }));
 }
@@ -235,6 +248,7 @@ async function offlineAnswer(request, path, files) {
 
 async function answer(event, path) {
   const request = event.request;
+  const started = Date.now();
   const files = await filesOrNull();
   let response;
   try {
@@ -245,7 +259,7 @@ async function answer(event, path) {
   const entry = files && files[path];
   if (!entry || response.status !== 200 || response.type !== "basic") return isolated(response, entry);
   if (request.mode === "navigate") return stampedPage(event, response, path, entry);
-  event.waitUntil(keepCopy(response.clone(), path, entry).catch(() => {}));
+  event.waitUntil(keepCopy(response.clone(), path, entry, started).catch(() => {}));
   return isolated(response, entry);
 }
 
