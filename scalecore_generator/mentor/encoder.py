@@ -8,6 +8,8 @@ import json
 import re
 from pathlib import Path
 
+from scalecore_generator.foundation.cache import user
+
 ENCODER_FOLDER = Path(__file__).resolve().parents[1] / "vendor" / "mentor-model"
 ENCODER_PIN = Path(__file__).resolve().parents[1] / "vendor" / "mentor-model.json"
 ENCODER_SITE = "assets/scalecore/models/mentor-encoder"  # the model, its vocabulary and onnxruntime-web
@@ -170,7 +172,9 @@ def encoder_assets(node_modules: Path, cache: Path | None = None, digest=None) -
     """Site path -> file of the sentence encoder and of onnxruntime-web's wasm backend, served
     under assets/scalecore/models/ (fetched by the mentor only when the reader reaches the
     question box; offline copies only when asked, like the other models). The PACKED files are
-    their gzip copies, made once in ``cache`` (the build's cache folder) under their sha256;
+    their gzip copies, made once per machine in the user cache (foundation/cache/user.py: the same
+    for every site, and never a change to a site's cache by a build that then fails) under their
+    sha256; ``cache``: the build's cache folder (None: no build, no encoder);
     ``digest(path)``: a file's sha256 (the build's ledger, which knows it without reading it)."""
     ort = node_modules / "onnxruntime-web" / "dist"
     files = {f"{ENCODER_SITE}/model.onnx": ENCODER_FOLDER / "model.onnx", f"{ENCODER_SITE}/vocab.txt": ENCODER_FOLDER / "vocab.txt",
@@ -183,7 +187,7 @@ def encoder_assets(node_modules: Path, cache: Path | None = None, digest=None) -
         return {}
     for name in PACKED:
         site_path = f"{ENCODER_SITE}/{name}"
-        files[site_path + ".gz"] = packed(files.pop(site_path), cache / "mentor-encoder", digest)
+        files[site_path + ".gz"] = packed(files.pop(site_path), user.folder() / "mentor-encoder", digest)
     return files
 
 
@@ -203,11 +207,7 @@ def packed(source: Path, folder: Path, digest=None) -> Path:
         sha = digest(source)
     target = folder / f"{sha[:16]}-{source.name}.gz"
     if not target.is_file():
-        data = source.read_bytes() if data is None else data
-        folder.mkdir(parents=True, exist_ok=True)
-        partial = target.with_name(f".{target.name}.partial")
-        partial.write_bytes(_gzip(data))
-        partial.replace(target)
+        user.write_atomically(target, _gzip(source.read_bytes() if data is None else data))
     return target
 
 
