@@ -90,7 +90,7 @@
   // The files of a newer build the worker served (site path -> when each was asked for, ms since
   // the epoch): those this page loaded then are of the newer build already.
   var newerFiles = {};
-  var SAME_LOAD_MS = 1000; // the worker's clock and the page's, for one request
+  var SAME_LOAD_MS = 300; // the worker's clock and the page's, for one request (a few ms apart)
 
   function heard(event) {
     var data = event.data || {};
