@@ -577,7 +577,7 @@
 
   /* One choice among a few, every option visible: a fieldset of radio buttons drawn as a segmented
      control. spec: {legend, className, state (its data-scalecore-state, for addresses), choices:
-     [{value, label, aria (optional), checked}], pick(value)}. Returns {node}. */
+     [{value, label, aria (optional), checked}], pick(value)}. Returns the fieldset. */
   function segmented(spec) {
     var name = nextId(spec.className);
     var group = el("div", { class: "scalecore-segmented" });
@@ -588,7 +588,7 @@
       input.addEventListener("change", function () { if (input.checked) spec.pick(choice.value); });
       group.appendChild(el("label", null, [input, el("span", null, choice.label)]));
     });
-    return { node: el("fieldset", { class: spec.className, "data-scalecore-state": spec.state }, [el("legend", null, spec.legend), group]) };
+    return el("fieldset", { class: spec.className, "data-scalecore-state": spec.state }, [el("legend", null, spec.legend), group]);
   }
 
   /* The fields most live forms ask for: a sentence (the site's, to start with) and a seed. Its

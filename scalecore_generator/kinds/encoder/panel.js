@@ -112,7 +112,7 @@
       choices: NORMS.map(function (norm) {
         return { value: norm.value, label: norm.label, aria: norm.what, checked: norm.value === self.norm };
       }),
-      pick: function (value) { self.norm = value; self.render(performance.now()); } }).node;
+      pick: function (value) { self.norm = value; self.render(performance.now()); } });
   };
 
   Panel.prototype.choose = function (corpus, seed) {

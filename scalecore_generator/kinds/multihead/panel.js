@@ -111,7 +111,7 @@
       choices: this.bakedHeads.map(function (heads) {
         return { value: heads, label: heads + " \u00d7 d_k " + (self.dModel() / heads), checked: heads === self.heads };
       }),
-      pick: function (heads) { self.choose(self.corpus, self.seed, heads); } }).node;
+      pick: function (heads) { self.choose(self.corpus, self.seed, heads); } });
   };
 
   Panel.prototype.dModel = function () {
