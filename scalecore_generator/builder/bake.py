@@ -18,12 +18,12 @@ import hashlib
 import json
 import os
 import shutil
-import time
 from concurrent.futures import Future, as_completed
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from scalecore_generator.builder.points import BakeError, Cluster, bake_group, code_version, data_key, dumps
+from scalecore_generator.builder.progress import BakeProgress, count_in_worker, points_counter
 from scalecore_generator.foundation import cache
 from scalecore_generator.foundation.processes import die_with_parent
 from scalecore_generator.kinds.kind import EmptyAxis, Grid, Kind, Site
@@ -67,7 +67,6 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
     a file's sha256 (the build's digest ledger: foundation/cache/digests.py), read now by default;
     ``use``: the build's use of the cache, which notes every entry it takes or bakes.
     """
-    started = time.monotonic()
     root = Path(cache_dir) / "bake"
     root.mkdir(parents=True, exist_ok=True)
     cache.remove_abandoned(root)
@@ -91,7 +90,7 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
     kinds = f"{len(baked)} kind" + ("s" if len(baked) != 1 else "")
     log.info(f"bake: {total} groups of {sum(b.grid.size for b in baked.values())} points in {kinds}; "
              f"{total - len(jobs)} from the cache, {len(jobs)} to compute")
-    _run(jobs, baked, workers, budget, used_at, started, log, cluster, kinds_by_name)
+    _run(jobs, baked, workers, budget, used_at, log, cluster, kinds_by_name)
     for name, bake in baked.items():
         for folder, target in bake.entries.items():  # an entry found intact listed its files when checked
             recorded = bake.listed.pop(folder, None)
@@ -162,10 +161,10 @@ class LocalProcesses:
     """The default executor of the bake: one process per worker on this machine, which die with
     the build. A group's worker writes its cache entry itself (it shares the disk)."""
 
-    def __init__(self, workers: int):
+    def __init__(self, workers: int, counter=None):
         from concurrent.futures import ProcessPoolExecutor  # a cold bake's: its import is multiprocessing's
 
-        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=die_with_parent, initargs=(os.getpid(),))
+        self.pool = ProcessPoolExecutor(max_workers=workers, initializer=_bake_worker, initargs=(os.getpid(), counter))
 
     def submit(self, job: dict) -> Future:
         return self.pool.submit(bake_group, job)
@@ -177,7 +176,7 @@ class LocalProcesses:
         self.pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _executor(jobs: list, workers: int, cluster, kinds: dict, log):
+def _executor(jobs: list, workers: int, cluster, kinds: dict, log, counter=None):
     """Where the groups run: a Dask cluster when the site names one, else local processes (none
     at all, the groups baked in this process, for one worker or one group)."""
     if cluster is not None:
@@ -186,10 +185,10 @@ def _executor(jobs: list, workers: int, cluster, kinds: dict, log):
         return DaskCluster(cluster, {name: kinds[name] for name in dict.fromkeys(name for name, _ in jobs)}, log)
     if workers == 1 or len(jobs) == 1:
         return None
-    return LocalProcesses(workers)
+    return LocalProcesses(workers, counter)
 
 
-def _run(jobs, baked, workers, budget, used_at, started, log, cluster=None, kinds=None):
+def _run(jobs, baked, workers, budget, used_at, log, cluster=None, kinds=None):
     """Bake every job, in parallel: each kind's first group is sent first, and the bytes budget is
     checked as soon as it is done (a kind over budget stops the build and leaves nothing in the
     cache), while the other groups go on meanwhile on the other workers. The groups go through a
@@ -198,25 +197,25 @@ def _run(jobs, baked, workers, budget, used_at, started, log, cluster=None, kind
         return
     firsts = {name: job for name, job in reversed(jobs)}
     ordered = list(firsts.items()) + [(name, job) for name, job in jobs if job is not firsts[name]]
-    executor = _executor(ordered, workers, cluster, kinds or {}, log)
+    counter = points_counter()
+    executor = _executor(ordered, workers, cluster, kinds or {}, log, counter)
     if executor is None:
+        count_in_worker(counter)  # the groups are baked in this process
         outcomes = ((name, job, _done_now(job)) for name, job in ordered)
     else:
         futures = {executor.submit(job): (name, job) for name, job in ordered}
         outcomes = ((*futures[future], future) for future in as_completed(futures))
-    done = 0
     pending = [name for name, _ in ordered]
-    heartbeat = _Heartbeat(lambda: f"bake: {done}/{len(jobs)} groups, {time.monotonic() - started:.0f} s; still "
-                                   f"computing {_counted(pending)}", log)
+    progress = BakeProgress(sum(len(job["points"]) for _, job in jobs), len(jobs), log, counter)
+    progress.computing(_counted(pending))
     try:
         for name, job, future in outcomes:
             if executor is None:
                 future.result()  # a BakeError goes on from here
             else:
                 executor.collect(job, future)
-            done += 1
             pending.remove(name)
-            heartbeat.beat()
+            progress.group_landed(len(job["points"]), _counted(pending))
             if job is firsts[name]:
                 try:
                     _check_bytes(name, baked[name], Path(job["target"]), len(job["points"]), budget, used_at)
@@ -227,9 +226,9 @@ def _run(jobs, baked, workers, budget, used_at, started, log, cluster=None, kind
                         if other == name:
                             shutil.rmtree(written["target"], ignore_errors=True)
                     raise
-            log.info(f"bake: {done}/{len(jobs)} groups, {time.monotonic() - started:.1f} s")
     finally:
-        heartbeat.stop()
+        progress.stop()
+        count_in_worker(None)
         if executor is not None:
             executor.shutdown()
 
@@ -237,35 +236,6 @@ def _run(jobs, baked, workers, budget, used_at, started, log, cluster=None, kind
 def _counted(names: list[str]) -> str:
     counts = {name: names.count(name) for name in dict.fromkeys(names)}
     return ", ".join(f"{count} group{'s' * (count != 1)} of {name!r}" for name, count in counts.items())
-
-
-class _Heartbeat:
-    """A line every ``EVERY_S`` seconds while no group finishes: a slow compute function (seconds a
-    point) would otherwise leave the author looking at a silent build, not knowing which kind is
-    working. ``say()`` gives the line."""
-
-    EVERY_S = 10.0
-
-    def __init__(self, say, log):
-        import threading
-
-        self.say, self.log = say, log
-        self.last = time.monotonic()
-        self.stopped = threading.Event()
-        self.thread = threading.Thread(target=self._run, name="scalecore-bake-heartbeat", daemon=True)
-        self.thread.start()
-
-    def beat(self) -> None:
-        self.last = time.monotonic()
-
-    def _run(self) -> None:
-        while not self.stopped.wait(min(1.0, self.EVERY_S / 3)):
-            if time.monotonic() - self.last >= self.EVERY_S:
-                self.log.info(self.say())
-                self.last = time.monotonic()
-
-    def stop(self) -> None:
-        self.stopped.set()
 
 
 def learn_tables(jobs: list[tuple], workers: int) -> None:
@@ -285,6 +255,12 @@ def learn_tables(jobs: list[tuple], workers: int) -> None:
                              initargs=(os.getpid(),)) as pool:
         for done in as_completed([pool.submit(cached_embeddings, *job) for job in jobs]):
             done.result()
+
+
+def _bake_worker(parent: int, counter) -> None:
+    """A local worker: it dies with the build, and adds each point it computes to ``counter``."""
+    die_with_parent(parent)
+    count_in_worker(counter)
 
 
 def _table_worker(parent: int) -> None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from scalecore_generator.blocks import views
+from scalecore_generator.builder import progress
 from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.foundation import cache
 from scalecore_generator.kinds.kind import Kind
@@ -148,6 +149,7 @@ def bake_points(folder: Path, kind_folder: Path, job: dict, read) -> None:
         if validator is not None:
             _check_schema(kind, validator, point, result)
         together[inner] = text
+        progress.point_done()
         (folder / f"{inner}.json").parent.mkdir(parents=True, exist_ok=True)
         (folder / f"{inner}.json").write_text(text, encoding="utf-8")
         beside = Path(inner).parent
