@@ -559,6 +559,11 @@ def test_the_documented_import_works_and_a_very_long_line_keeps_its_end(visit, i
     run(page, editor, "from scalecore import load_table\ntable = load_table('demo')\n"
                       "print(table.corpus, table.d_model, len(table.vocabulary))")
     assert last_run(output) == "demo 32 70\n"
+    status = panel.get_by_role("status")
+    assert status.text_content().startswith("Done in"), status.text_content()
+    page.wait_for_timeout(500)  # the panel's live region speaks 200 ms after it is asked
+    said = panel.locator(".scalecore-live-region").text_content() or ""
+    assert status.text_content() not in said, f"the outcome is said twice: by the status and by {said!r}"
     run(page, editor, "print('x' * 5_000_000 + 'END')")
     shown = output.text_content()
     assert shown.rstrip("\n").endswith("x" * 1000 + "END"), shown[-100:]

@@ -573,7 +573,9 @@ class Console {
     }
     // While Python starts, the progress indicator speaks for itself.
     this.status.textContent = live.progress.stage === "ready" ? "Running\u2026" : "";
-    this.announce(live.progress.stage === "ready" ? "Running." : "Starting Python, then running.");
+    // The status is role="status": what it shows is said once by it, never again by the panel's
+    // live region (a screen reader heard "Python could not run the code." twice).
+    if (live.progress.stage !== "ready") this.announce("Starting Python, then running.");
     live.ready().then(() => {
       if (this.running && !this.status.textContent) this.status.textContent = "Running\u2026";
     }, () => {});
@@ -604,7 +606,6 @@ class Console {
       await this.drained(); // output first, then "done"
       this.setRunning(false);
       this.stopping = false;
-      this.announce(this.status.textContent);
     }
     return finished;
   }
