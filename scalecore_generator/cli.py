@@ -89,9 +89,10 @@ def cmd_new(args) -> int:
         return 0
     print(f"scalecore: wrote a new {args.template} site in {args.dir} ({len(written)} files). Next:")
     print(f"  cd {args.dir}")
-    print("  scalecore serve   # write, with the browser reloading on every change (mkdocs serve)")
-    print("  scalecore build   # the site, in site/: open site/index.html, or serve the folder (mkdocs build)")
+    print("  mkdocs serve      # write: the browser reloads on every change")
+    print("  mkdocs build      # the site, in site/ (strict: true, so any warning stops it)")
     print("  scalecore guide   # the guides, offline: scalecore guide kinds explains the site's own kind")
+    print("  (scalecore serve and scalecore build run the same without Material's end-of-life notice)")
     return 0
 
 

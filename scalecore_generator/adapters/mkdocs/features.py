@@ -103,7 +103,8 @@ def _fonts(config, where) -> list[str]:
         return []
     if dict(font) == MATERIAL_DEFAULT_FONT:
         config.theme["font"] = False
-        return ["font: false (Material's default fonts come from Google Fonts)"]
+        return ["the reader's own fonts (theme font: false; Material's default, Roboto, would be fetched "
+                "from Google Fonts, which an offline site never asks)"]
     raise FeatureError(f"{where('theme')}: theme.font names {dict(font)}, which Material fetches from Google "
                        "Fonts: the site's Content-Security-Policy blocks it and offline readers cannot reach it. "
                        "Fix: set font: false (the reader's system fonts), and serve your own font with extra_css.")
