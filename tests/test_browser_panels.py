@@ -654,3 +654,54 @@ def test_console_interrupts_in_place_when_cross_origin_isolated(open_page, serve
     assert page.evaluate("scalecoreTimings.lastStopMode") == "interrupted"
     _run(page, editor, "print(kept)")
     assert "still here" in output.text_content()
+
+
+def _numbers(value):
+    """Every number in a JSON value, in order (to compare a live point with its baked file)."""
+    if isinstance(value, dict):
+        for key in sorted(value):
+            yield from _numbers(value[key])
+    elif isinstance(value, list):
+        for item in value:
+            yield from _numbers(item)
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
+
+
+def test_the_encoders_live_mode_shows_the_placement_on_screen_first_then_the_other_two(open_page, base, built_site):
+    """The encoder computes three placements of six layers; the reader looks at one: it is shown as
+    soon as it is computed, the other two follow, and each equals its baked file within 1e-9."""
+    [encoder_page] = [page for page in _pages(built_site)
+                      if "scalecore-panel--encoder" in (built_site / page).read_text(encoding="utf-8")][:1]
+    page, _ = open_page(base + encoder_page)
+    panel = page.locator(".scalecore-panel--encoder").first
+    panel.scroll_into_view_if_needed()
+    page.wait_for_function("el => el.scalecorePanel", arg=panel.element_handle(), timeout=20_000)
+    panel.evaluate("""root => {
+      const p = root.scalecorePanel, render = p.render.bind(p);
+      root.renders = [];
+      p.render = (clicked) => { root.renders.push(p.live ? Object.keys(p.live.results).sort().join(",") : "baked"); return render(clicked); };
+    }""")
+    norm = panel.evaluate("root => root.scalecorePanel.norm")
+    corpus = panel.evaluate("root => root.scalecorePanel.corpus")
+    panel.get_by_role("button", name="Compute live").click()
+    page.evaluate("delete scalecoreTimings.lastRecomputeAllMs")
+    panel.evaluate("root => { root.renders = []; }")
+    panel.locator(".scalecore-live__form").get_by_role("button", name="Compute live").click()
+    page.wait_for_function("() => scalecoreTimings.lastRecomputeAllMs !== undefined", timeout=PYODIDE_TIMEOUT_MS)
+    renders = panel.evaluate("root => root.renders")
+    assert renders == [norm], f"the shown placement ({norm}) alone is drawn first, and only once: {renders}"
+    message = panel.locator(".scalecore-live__message").text_content()
+    assert re.search(r"computed in your browser in \d+ ms \(all of it in \d+ ms\)", message), message
+    live = panel.evaluate("root => root.scalecorePanel.live.results")
+    assert sorted(live) == ["none", "post", "pre"]
+    for placement, result in live.items():
+        baked = _point(built_site, "encoder", f"{corpus}/0/{placement}")
+        got, want = list(_numbers(result)), list(_numbers(baked))
+        assert len(got) == len(want) and all(_close(a, b) for a, b in zip(got, want)), placement
+    other = next(n for n in ("none", "post", "pre") if n != norm)
+    panel.locator(f"input[value='{other}']").check(force=True)
+    page.wait_for_function("([el, norm]) => el.getAttribute('data-encoder-norm') === norm", arg=[panel.element_handle(), other])
+    assert panel.get_attribute("data-scalecore-source") == "live"
+    timings = page.evaluate("scalecoreTimings")
+    print(f"\nencoder live: shown in {timings['lastRecomputeMs']:.0f} ms, all three in {timings['lastRecomputeAllMs']:.0f} ms")

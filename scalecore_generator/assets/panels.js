@@ -365,9 +365,12 @@
      (lastRecomputeMs, click to shown; lastRecomputePythonMs, the request alone).
      Optional: spec.open and spec.run (the two buttons' labels), spec.feature (what a page opened
      from disk says cannot run), spec.computeOnOpen (compute once when first opened),
-     spec.busy() and spec.said(ms) (the messages while and after computing), spec.explain(error)
-     (a kind's own words for an error, or null). Returns the box, with .say(text, error) and
-     .showBack(shown) for the panel's later changes (another corpus chosen: baked data again). */
+     spec.busy() and spec.said(ms, allMs) (the messages while and after computing), spec.explain(error)
+     (a kind's own words for an error, or null), spec.first(point) (true for the points the panel
+     shows now: they are computed and passed to spec.done(results, started, true) first, then
+     the request's others, and spec.done is called again with every result; lastRecomputeMs is
+     then click to the first shown, lastRecomputeAllMs click to all). Returns the box, with
+     .say(text, error) and .showBack(shown) for the panel's later changes (another corpus chosen: baked data again). */
   function liveForm(root, spec) {
     var message = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
     var progress = progressView();
@@ -401,6 +404,7 @@
       // recompute then costs the page one frame (the answer), not two, and nothing flickers.
       var busy = null;
       var python = 0;
+      var shownMs = 0; // click to the first points shown, when spec.first splits the request
       Promise.resolve().then(function () {
         var points = spec.points();
         busy = setTimeout(function () {
@@ -413,16 +417,33 @@
           })
           .then(function (client) {
             python = performance.now();
-            return client.compute(spec.kind, points);
+            var now = spec.first ? points.filter(spec.first) : [];
+            if (!now.length || now.length === points.length) return client.compute(spec.kind, points);
+            // The points on screen first, the others once those are shown: the reader waits for
+            // what they look at (an encoder's one placement of three), not for the whole request.
+            return client.compute(spec.kind, now).then(function (shown) {
+              timings.lastRecomputePythonMs = performance.now() - python;
+              spec.done(shown, started, true);
+              shownMs = performance.now() - started;
+              return client.compute(spec.kind, points.filter(function (point) { return now.indexOf(point) < 0; }))
+                .then(function (others) {
+                  return points.map(function (point) {
+                    var at = now.indexOf(point);
+                    return at >= 0 ? shown[at] : others.shift();
+                  });
+                });
+            });
           });
       }).then(function (results) {
-        timings.lastRecomputePythonMs = performance.now() - python;
+        if (!shownMs) timings.lastRecomputePythonMs = performance.now() - python;
         spec.done(results, started);
         if (back) back.hidden = false;
-        timings.lastRecomputeMs = performance.now() - started;
+        timings.lastRecomputeMs = shownMs || performance.now() - started;
+        timings.lastRecomputeAllMs = performance.now() - started;
         var ms = Math.round(timings.lastRecomputeMs);
-        say(spec.said ? spec.said(ms) : "Live: " + spec.what + " computed in your browser in " + ms +
-          " ms. The switches now show these results.");
+        var all = Math.round(timings.lastRecomputeAllMs);
+        say(spec.said ? spec.said(ms, all) : "Live: " + spec.what + " computed in your browser in " +
+          (shownMs ? ms + " ms (all of it in " + all + " ms)" : ms + " ms") + ". The switches now show these results.");
       }).catch(function (error) {
         var own = spec.explain ? spec.explain(error) : null;
         error = unreachable(spec.feature || "Live mode", error);

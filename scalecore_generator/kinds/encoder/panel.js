@@ -5,7 +5,7 @@
  * one corpus and seed, each with every baked layer (a shallower stack is the first layers of a
  * deeper one), so moving LayerNorm, stacking layers or picking a layer repaints from memory.
  * "Compute live" recomputes the three placements in Python with scalecore.encoder.block, the
- * function that baked them, for any sentence and seed.
+ * function that baked them, for any sentence and seed: the one shown first, then the other two.
  */
 (function () {
   "use strict";
@@ -236,8 +236,13 @@
             sentence: chosen.sentence };
         });
       },
-      done: function (results) {
+      // The placement on screen first (a third of the work); the other two follow, and a switch
+      // to one of them before they land waits for them (render shows nothing it lacks).
+      first: function (point) { return point.norm === self.norm; },
+      done: function (results, started, partial) {
+        var shown = self.live && self.live.results[self.norm];
         self.live = { results: u.byKey(results, "norm") };
+        if (!partial && shown && shown === self.live.results[self.norm]) return; // already on screen
         self.render(performance.now());
       },
     });
