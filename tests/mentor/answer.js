@@ -59,7 +59,7 @@ async function encoder() {
   // the passages' vectors, where the build wrote them beside the script (as the page fetches them with the model)
   if (useModel && data.encoder.vectors) core.Vectors.attach(data, fs.readFileSync(path.resolve(site, data.encoder.vectors)));
   started = process.hrtime.bigint();
-  const mentor = new core.Mentor(data, MiniSearch, useModel ? "model" : embeddings);
+  const mentor = new core.Mentor(data, MiniSearch, useModel ? "model" : embeddings, model ? model.ids : null);
   const indexMs = Number(process.hrtime.bigint() - started) / 1e6;
   const questions = JSON.parse(fs.readFileSync(questionsFile, "utf8"));
   const out = [];

@@ -38,9 +38,12 @@
   var POINTERS = { navigation: true, goals: true, reference: true };
   var EXPLAINING = { concept: true, why: true, check: true };
 
-  function Mentor(data, MiniSearch, embeddings) {
+  function Mentor(data, MiniSearch, embeddings, common) {
     var math = data.math || [];
     this.data = data;
+    // The encoder's word pieces (vocab.txt, a Map of piece to id): a whole word among them is common
+    // English; a word that is not, and that the module never uses, names a thing (Mentor.prototype.rare).
+    this.common = common || null;
     // The encoder's vectors when the build made them and the page could load the model
     // (embeddings === "model"), else the static table's, else words alone.
     this.embedder = embeddings === "model" && data.encoder ? new Vectors(data) : embeddings && embeddings !== "model" ? new Embedder(embeddings) : null;
@@ -57,6 +60,7 @@
       Object.keys(passage.allTerms).forEach(function (t) { frequency[t] = (frequency[t] || 0) + 1; });
       self.byId[passage.id] = passage;
     });
+    if (!this.common && this.embedder && this.embedder.ids) this.common = this.embedder.ids; // the table's, the same pieces
     if (this.embedder && S.SIF && this.embedder.weigh) this.embedder.weigh(data.passages.map(function (p) { return p.plain.join(" "); }), S.SIF);
     data.passages.forEach(function (passage) { self.meaning(passage); });
     this.frequency = frequency;
@@ -256,6 +260,11 @@
   var CAUSE = /\b(because|since|so that|so|therefore|thus|hence|that is why|which is why|grows? with|cancels?|unless|only if|as soon as|vanish\w*)\b|:/i;
   var PRONOUN = /^(it|its|this|these|that|those|they|their|them|both|neither|here|there)\b/i; // a lead needs the sentence it refers to
   S.LEAD_THRESHOLD = 0.5;
+  // Round 6 (session 39), measured on the development sets and their halves:
+  S.COMPOSE = 0.7; // a second sentence joins the lead when it scores this share of the first's (0: one sentence)
+  S.RARE = "names"; // refuse a question that names a thing the module never speaks of (Mentor.prototype.rare):
+  // "names" (a capital or a digit in the word), true (any such word), false (none)
+  S.COMPOSE_GAP = 0; // ... and is this many sentences or more away from it in the same passage
   // Meaning (the embeddings), tuned on the development question set only:
   // Retrieval: keywords and meaning fused by their ranks (Mentor.prototype.fuse).
   S.RRF_K = 10; // reciprocal rank fusion's k: the usual 60 is for lists of thousands; a module has ~250 passages
@@ -349,6 +358,40 @@
     return out;
   };
 
+  /* The words of a question that name something this module never speaks of: a word the module does
+     not use (nor one it begins, nor a typo of one of its words or of a stop word, nor a corpus's
+     alias) that is not a common English word either: not a whole word among the encoder's 30,522
+     word pieces (BERT's vocabulary, cut from Wikipedia and books), in any of its plain forms. "GELU",
+     "RMSNorm", "word2vec", "clipping" are such words; "bible", "enormous", "cutting" are not. A
+     question that names such a thing asks about it, and the module cannot answer it. */
+  Mentor.prototype.rare = function (question, asked, aliases) {
+    var common = this.common, frequency = this.frequency, related = this.related || {};
+    if (!common) return [];
+    var known = function (w) {
+      var forms = [w, w.replace(/'s$/, ""), w.replace(/s$/, ""), w.replace(/es$/, ""), w.replace(/ed$/, ""),
+        w.replace(/ed$/, "e"), w.replace(/ing$/, ""), w.replace(/ing$/, "e"), w.replace(/(.)\1ing$/, "$1"), w.replace(/ly$/, "")];
+      return forms.some(function (f) { return f.length > 1 && common.has(f); });
+    };
+    var out = [];
+    (String(question).match(/[\p{L}\p{N}_]+(?:[+'][\p{L}\p{N}_]+)*/gu) || []).forEach(function (written, i) {
+      // a name: a capital past its first letter or anywhere but the question's first word ("GELU", "RMSNorm",
+      // "LoRA"), or letters and digits together ("word2vec"); a rare word in lower case ("spiky", "argmax",
+      // "hyperparameter") may be a reader's word for something the module does speak of
+      var name = /\p{Lu}/u.test(written.slice(i ? 0 : 1)) || (/\p{N}/u.test(written) && /\p{L}/u.test(written));
+      if (S.RARE === "names" && !name) return;
+      var w = words(written)[0].replace(/'s$/, "");
+      if (/_/.test(w) || (w.match(/\p{L}/gu) || []).length < 3 || STOPWORDS[w] || known(w)) return; // not d_k, 2014, 4x
+      var parts = w.split(/[+']/);
+      if (parts.some(function (part) { return STOPWORDS[part] || frequency[stem(part)] || (related[stem(part)] || []).length ||
+        aliases[stem(part)]; })) return;
+      var typo = Object.keys(STOPWORDS).some(function (v) {
+        return v[0] === w[0] && Math.abs(v.length - w.length) <= 1 && edits(w, v, 1) <= 1;
+      });
+      if (!typo) out.push(w);
+    });
+    return out;
+  };
+
   /* Optimal string alignment distance (Damerau-Levenshtein: a swap of two letters is one edit),
      stopped once every way is over ``most``. */
   function edits(a, b, most) {
@@ -375,7 +418,7 @@
      coverage of its passage (the context it stands in), and for an explaining question, its
      role (a concept, a "why it matters" line, a self-check's answer) and whether it gives a
      reason. A difference question needs both sides named. */
-  Mentor.prototype.lead = function (asked, candidates, how, pair, vector, loose) {
+  Mentor.prototype.lead = function (asked, candidates, how, pair, vector, loose, skip) {
     var self = this;
     var reason = how !== "what" && how !== "difference";
     var cover = function (set) {
@@ -388,6 +431,7 @@
         var text = passage.plain.slice(window[0], window[1] + 1).join(" ");
         var role = passage.role === "check" && inPart(passage, window[0], "question") ? "question" : passage.role;
         if (role === "question" || text.length < 25) return; // a question or a fragment does not answer
+        if (skip && skip(passage, window)) return;
         var own = cover(window[0] === window[1] ? passage.termSets[window[0]] :
           merge(passage.termSets[window[0]], passage.termSets[window[1]]));
         // The sentence is about what the question names when it opens with it ("norm makes ...").
@@ -425,6 +469,19 @@
       best.other = other;
     }
     return best;
+  };
+
+  /* A lead of two sentences: the one that answers best, and the next best of the candidates that says
+     something else (not the same sentence, nor one beside it in the same passage, whose text it
+     repeats), when it scores nearly as well: the question's answer often spans two places of a page
+     (a claim and its reason, a condition and its consequence). In page order when from one passage. */
+  Mentor.prototype.second = function (best, asked, candidates, how, vector, loose) {
+    var skip = function (passage, window) {
+      return passage === best.passage && window[0] <= best.to + S.COMPOSE_GAP && window[1] >= best.from - S.COMPOSE_GAP;
+    };
+    var next = this.lead(asked, candidates, how, null, vector, loose, skip);
+    if (!next || next.score < S.COMPOSE * best.score) return null;
+    return next;
   };
 
   /* The sentences of a passage a lead can be: each on its own, and with the next when the next
@@ -616,7 +673,9 @@
     var covered = S.REFUSE === "one" ? pointed <= words && S.WORDS_SHARE * words + (1 - S.WORDS_SHARE) * meaning >= S.REFUSE_AT :
       pointed <= words && (words >= S.COVER_MIN || (vector && meaning >= S.MEANING_MIN) ||
       (words >= S.COVER_SOME && (!vector || words + meaning >= S.COVER_SUM)));
-    var close = foreign ? null : this.closestCheck(question, vector);
+    var named = foreign || !S.RARE ? [] : this.rare(question, asked, aliases);
+    if (named.length) covered = false;
+    var close = foreign || named.length ? null : this.closestCheck(question, vector);
     var numbers = foreign || how !== "what" ? [] : this.numbers(question); // a reason is not a number
     var candidates = top.map(function (e) { return e.passage; });
     var best = foreign || numbers.length || close || !covered ? null : this.lead(asked, candidates, how, pair, vector, false);
@@ -626,6 +685,7 @@
       uncertain = Boolean(best);
     }
     if (best && pair && !uncertain) best = this.bothSides(best, pair, candidates, how, vector);
+    if (best && !best.other && S.COMPOSE) best.other = this.second(best, asked, candidates, how, vector, uncertain);
     var lead = null;
     var evidence = [];
     if (close) {

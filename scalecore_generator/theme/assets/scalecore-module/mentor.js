@@ -363,7 +363,8 @@
       });
     }).then(function (ready) {
       var data = ready[0];
-      var mentor = new window.scalecoreMentorCore.Mentor(data, window.MiniSearch, ready[1]);
+      var mentor = new window.scalecoreMentorCore.Mentor(data, window.MiniSearch, ready[1],
+        self.encoder && self.encoder.ids);
       self.math = data.math || [];
       self.pageTitles = data.pages || {};
       s.setAttribute("data-scalecore-mentor-load-ms", String(Math.round(performance.now() - started)));
