@@ -28,10 +28,33 @@
 
   function named(segment, asked) {
     var whole = String(segment).toLowerCase();
+    // a guard set the question names is that set only ("init and scale" is init+scale, not init)
+    if (asked.guards && (whole === "none" || whole.split("+").every(function (g) { return GUARDS.indexOf(g) >= 0; }))) {
+      return whole === asked.guards;
+    }
     if (asked.whole[whole] || asked.whole[stem(whole)]) return true;
     if (whole.indexOf("+") > 0) return false; // a guard set is named whole ("norm+init+scale")
     var parts = segmentTerms(segment); // our own names: "mean" in mean_row_max is not a stop word
     return parts.length > 0 && parts.every(function (t) { return asked.terms[t]; });
+  }
+
+  /* A guard set as a reader names it: "with init and scale", "norm, init and scale on", "scale only",
+     "all three guards", "no guards" (the names of Scalecore's guard sets: the active guards in the order
+     norm, init, scale joined by "+", or "none"). A guard after "no", "not" or "without" is off. */
+  var GUARDS = ["norm", "init", "scale"];
+  function guardSet(text) {
+    if (/\b(?:all (?:three |the |3 )?guards|every guard|each guard|all three)\b/.test(text)) return [GUARDS.join("+")];
+    if (/\b(?:no|without(?: any)?(?: the)?) guards?\b|\bguards? (?:all )?off\b/.test(text)) return ["none"];
+    var on = {};
+    var list = words(text);
+    list.forEach(function (w, i) {
+      if (GUARDS.indexOf(w) < 0) return;
+      var before = list.slice(Math.max(0, i - 2), i).join(" ");
+      if (/\b(no|not|without)\b/.test(before) || /^(off)$/.test(list[i + 1] || "")) return;
+      on[w] = true;
+    });
+    var set = GUARDS.filter(function (g) { return on[g]; });
+    return set.length ? [set.join("+")] : [];
   }
 
   /* The baked numbers a question names: its last segment (the measure) must be named in full,
@@ -44,13 +67,19 @@
       asked.whole[w] = true; // a guard set names itself only: "norm+init+scale" does not name "norm"
       if (w.indexOf("+") < 0) asked.terms[stem(w)] = true;
     });
+    asked.guards = guardSet(text)[0] || null;
+    if (asked.guards) asked.whole[asked.guards] = true;
+    var corpora = this.expand ? this.expand(question) : {}; // "the bible", "the big corpus": the corpus's name
+    Object.keys(corpora).forEach(function (t) { if (typeof corpora[t] === "string") asked.whole[corpora[t]] = true; });
     if (!this.facts) this.facts = leaves(this.data.facts || {}, [], []);
     var best = [];
     var top = 0;
     this.facts.forEach(function (fact, order) {
       var last = fact.path[fact.path.length - 1];
       if (/^\d+$/.test(last) || !named(last, asked)) return;
-      if (fact.path.indexOf(String(fact.value)) >= 0) return; // an axis repeated as a value (d = 100)
+      // an axis repeated as a value (variance/100/d = 100); not a value that happens to equal a setting
+      // (a mean row-max of exactly 1 at seed 1)
+      if (fact.path[fact.path.length - 2] === String(fact.value)) return;
       var score = 0;
       for (var i = 0; i < fact.path.length - 1; i++) if (named(fact.path[i], asked)) score += 1;
       if (score === 0) return;
