@@ -29,7 +29,7 @@
   function named(segment, asked) {
     var whole = String(segment).toLowerCase();
     // a guard set the question names is that set only ("init and scale" is init+scale, not init)
-    if (asked.guards && (whole === "none" || whole.split("+").every(function (g) { return GUARDS.indexOf(g) >= 0; }))) {
+    if (asked.guards && (whole === "none" || isGuardSet(whole))) {
       return whole === asked.guards;
     }
     if (asked.whole[whole] || asked.whole[stem(whole)]) return true;
@@ -42,6 +42,7 @@
      "all three guards", "no guards" (the names of Scalecore's guard sets: the active guards in the order
      norm, init, scale joined by "+", or "none"). A guard after "no", "not" or "without" is off. */
   var GUARDS = ["norm", "init", "scale"];
+  function isGuardSet(name) { return name.split("+").every(function (g) { return GUARDS.indexOf(g) >= 0; }); }
   function guardSet(text) {
     if (/\b(?:all (?:three |the |3 )?guards|every guard|each guard|all three)\b/.test(text)) return [GUARDS.join("+")];
     if (/\b(?:no|without(?: any)?(?: the)?) guards?\b|\bguards? (?:all )?off\b/.test(text)) return ["none"];
@@ -67,19 +68,26 @@
       asked.whole[w] = true; // a guard set names itself only: "norm+init+scale" does not name "norm"
       if (w.indexOf("+") < 0) asked.terms[stem(w)] = true;
     });
-    asked.guards = guardSet(text)[0] || null;
+    // a guard set written as the site writes it ("init+scale", "none") is the one asked for; else the guards named
+    var written = Object.keys(asked.whole).some(function (w) { return w === "none" || isGuardSet(w) && w.indexOf("+") > 0; });
+    asked.guards = written ? null : guardSet(text)[0] || null;
     if (asked.guards) asked.whole[asked.guards] = true;
-    var corpora = this.expand ? this.expand(question) : {}; // "the bible", "the big corpus": the corpus's name
-    Object.keys(corpora).forEach(function (t) { if (typeof corpora[t] === "string") asked.whole[corpora[t]] = true; });
+    // a corpus by a reader's word for it ("the bible", "the big corpus"), when the question names none by its name
+    var names = (this.data.corpora || []).map(function (c) { return c.name; });
+    if (this.expand && !names.some(function (n) { return asked.whole[n]; })) {
+      var corpora = this.expand(question);
+      Object.keys(corpora).forEach(function (t) { if (typeof corpora[t] === "string") asked.whole[corpora[t]] = true; });
+    }
     if (!this.facts) this.facts = leaves(this.data.facts || {}, [], []);
+    var axes = this.data.axes || {};
     var best = [];
     var top = 0;
     this.facts.forEach(function (fact, order) {
       var last = fact.path[fact.path.length - 1];
       if (/^\d+$/.test(last) || !named(last, asked)) return;
-      // an axis repeated as a value (variance/100/d = 100); not a value that happens to equal a setting
-      // (a mean row-max of exactly 1 at seed 1)
-      if (fact.path[fact.path.length - 2] === String(fact.value)) return;
+      // an axis repeated as a value (variance/100/d = 100, multihead/demo/0/8/init/heads = 8, .../seed = 0); not a
+      // value that happens to equal a setting (a mean row-max of exactly 1 at seed 1)
+      if (fact.path[fact.path.length - 2] === String(fact.value) || (axes[fact.path[0]] || []).indexOf(last) >= 0) return;
       var score = 0;
       for (var i = 0; i < fact.path.length - 1; i++) if (named(fact.path[i], asked)) score += 1;
       if (score === 0) return;
@@ -91,7 +99,6 @@
     var own = best.filter(function (fact) { return fact.path.slice(1, -1).indexOf("mean") < 0; });
     if (!wantsMean && own.length) best = own;
     var panels = this.data.panels || {};
-    var axes = this.data.axes || {};
     var self = this;
     return best.map(function (fact) {
       return { path: fact.path.join("/"), value: fact.value, text: self.printed(fact.value),
