@@ -166,7 +166,7 @@
     if (/^(why|how come)\b|\bwhy\b|\bwhat(?:'s| is) the (point|purpose|use|benefit|reason)\b|\b(benefit|purpose) of\b/.test(q)) return "why";
     if (/\bwhat (happens|would happen|will happen|changes|goes wrong|would go wrong|breaks|would change)\b|^what if\b|^(if|suppose|imagine|say)\b/.test(q)) return "what-if";
     if (/^(does|do|will|would|can|could|is|are)\b.*\b(if|when|once|after|without)\b/.test(q)) return "what-if";
-    if (/^how (much|many|large|big|small|long|often)\b/.test(q)) return "what";
+    if (/^how (much|many|large|big|small|long|often|high|low|wide|far|close|strong|sharp|spread)\b/.test(q)) return "what";
     if (/^how\b/.test(q)) return "how";
     return "what";
   }
