@@ -127,3 +127,19 @@ def test_a_page_with_panels_and_its_scripts_or_without_panels_is_fine():
     assert missing_scripts(panel + scripts) == [] and missing_scripts("<p>no panel</p>") == []
     assert missing_scripts(panel + scripts.split("</script>")[0]) == [
         "assets/scalecore/panels.js", "assets/scalecore/addresses.js", "assets/scalecore/hydration.js"]
+
+
+def test_a_kinds_render_that_raises_names_its_line_in_kind_py_and_the_block(good, tmp_path):  # noqa: F811
+    """A fresh author's KeyError in render() gave a 40-frame traceback, and the browser's banner under
+    mkdocs serve said only 'year'."""
+    kind, YEAR = Path("kinds") / "temperature" / "kind.py", "point['year']"
+    folder, errors = broken(good, tmp_path, lambda f: edit(f / kind, "        return panel.render_template(",
+                                                           "        point['year']\n        return panel.render_template("),
+                            cache_may_grow=True)  # a changed kind.py is a new code version: baked again
+    page = folder / "docs" / "lessons" / "temperature.md"
+    assert errors[-1] == (
+        f"scalecore: docs/lessons/temperature.md:{line_of(page, '/// temperature')}: /// temperature: "
+        f"{folder / kind}:{line_of(folder / kind, YEAR)}: the kind's render() raised KeyError: 'year'. Fix: "
+        "correct the kind's code at that line (its render() receives the block's options and the panel: scalecore "
+        "guide kinds)."), errors[-1]
+    assert not any("Traceback" in error for error in errors)

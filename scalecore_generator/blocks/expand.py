@@ -5,11 +5,14 @@ options (the kind's ``Options``, an OptionGroup: ``validate()``), the baked grid
 ``check``) and its template (the kind's ``render``). The first mistake stops the build.
 """
 
+import traceback
+from pathlib import Path
 from typing import Callable
 
 import yaml
 
 from scalecore_generator.blocks.base import BlockError, OptionError, PageContext, Panel
+from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.kinds.options import describe, in_words, listing, suggestion
 from scalecore_generator.blocks.scanner import Located, RawBlock, scan
 
@@ -97,6 +100,24 @@ class _Page:
             if error.key is None:
                 raise Located(raw.line, f"{prefix}{error.message}") from None
             raise Located(lines.get(error.key, raw.line), f"{prefix}option {error.key!r}: {error.message}") from None
+        except (ScalecoreError, Located):
+            raise
+        except Exception as error:  # the kind's own check() or render() raised: its line, no traceback
+            raise Located(raw.line, f"{prefix}{_kind_code_failed(kind, error)}") from None
+
+
+def _kind_code_failed(kind, error: Exception) -> str:
+    """What a kind's check() or render() raising means for its author: the line of the kind's own
+    folder where it was raised (else the innermost line outside the generator), and the fix."""
+    frames = traceback.extract_tb(error.__traceback__)
+    folder = Path(kind.folder).resolve()
+    generator = Path(__file__).resolve().parents[1]
+    own = ([frame for frame in frames if Path(frame.filename).resolve().is_relative_to(folder)]
+           or [frame for frame in frames if not Path(frame.filename).resolve().is_relative_to(generator)] or frames)
+    where = own[-1]
+    return (f"{where.filename}:{where.lineno}: the kind's {where.name}() raised {type(error).__name__}: {error}. "
+            f"Fix: correct the kind's code at that line (its render() receives the block's options and the "
+            "panel: scalecore guide kinds).")
 
 
 def _read_body(raw: RawBlock, prefix: str) -> tuple[dict, dict[str, int]]:
