@@ -338,6 +338,30 @@ def test_a_reader_who_only_reads_gets_no_reload_and_the_console_is_isolated_when
     watch.check()
 
 
+def test_what_the_reader_types_while_the_isolation_reload_is_under_way_is_kept(visit, plain, lesson):
+    """A fresh author clicked into the editor, typed print(6*7) and pressed Run at once: the reload
+    for isolation, already asked for, took the page and the code away (the editor came back with
+    its default code). What was typed is put back in the editor of the reloaded page."""
+    page, watch = visit(plain.url + lesson, service_workers="allow")
+    page.wait_for_function("() => globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.active === true")
+    _, editor, _ = console(page)
+    assert watch.settle(page), watch.still_in_flight()
+    editor.evaluate("""box => {  // reached, then typed into in the same moment: the reload is asked for
+      box.focus();
+      box.value = "print(6 * 7)";
+      box.dispatchEvent(new Event("input", { bubbles: true }));
+    }""")
+    wait_isolated(page)
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches("
+                           "'.scalecore-panel--console textarea')")
+    _, editor, output = console(page)
+    assert editor.input_value() == "print(6 * 7)"
+    editor.press("Control+Enter")
+    page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)
+    assert last_run(output) == "42\n"
+    watch.check()
+
+
 def test_a_plain_host_is_isolated_when_the_console_is_reached_and_stop_interrupts_in_place(visit, plain, lesson):
     page, watch = visit(plain.url + lesson, service_workers="allow")
     reach_for_the_console(page, watch)

@@ -12,8 +12,9 @@
  * reader who is only reading: it is reloaded once, the first time the reader reaches for a panel
  * that needs isolation (focus or press inside it; its kind sets Kind.isolated, as the console
  * does), before anything is typed into it, and the control they reached for gets the focus back
- * after the reload. Once the reader has typed into such a panel, it is never reloaded (nothing
- * they wrote is lost): the panel keeps its fallback. One reload per page and visit at most; where
+ * after the reload, with whatever they typed into its fields while the reload was under way. Once
+ * the reader has typed into such a panel, it is never reloaded (nothing they wrote is lost): the
+ * panel keeps its fallback. One reload per page and visit at most; where
  * isolation still fails (a browser that ignores it), the fallback stays
  * (Stop restarts Python; input() says it cannot read here).
  *
@@ -30,6 +31,7 @@
   var REACHED = "scalecore:isolation-reached"; // where the reader was: {path, y, panel, index, tag}
   var PANEL = ".scalecore-panel[data-scalecore-isolated]";
   var FOCUSABLE = "textarea, input, select, button, [contenteditable], [tabindex]";
+  var TEXT = "textarea, input:not([type]), input[type=text]"; // what a reader types into
   if (!script || !/^https?:$/.test(location.protocol)) return;
   if (document.querySelector('meta[name="scalecore-serve"]')) return;
 
@@ -52,9 +54,30 @@
     (function attempt() {
       var panel = document.getElementById(reached.panel);
       var control = panel && panel.querySelectorAll(FOCUSABLE)[reached.index];
-      if (control && control.tagName === reached.tag) control.focus();
-      else if (Date.now() < deadline) setTimeout(attempt, 100);
+      if (control && control.tagName === reached.tag) {
+        putBackTyped(panel, reached.typed || []);
+        control.focus();
+      } else if (Date.now() < deadline) setTimeout(attempt, 100);
     })();
+  }
+
+  // What the reader typed between reaching for the panel and the reload taking the page away (a
+  // fast reader, or a script, clicks into the console's editor and types at once): back in the
+  // same fields of the hydrated panel, announced to it as typing (an input event).
+  function typedIn(panel) {
+    return Array.prototype.map.call(panel.querySelectorAll(TEXT), function (field, index) {
+      return { index: index, value: field.value };
+    }).filter(function (field) { return field.value !== ""; });
+  }
+
+  function putBackTyped(panel, typed) {
+    var fields = panel.querySelectorAll(TEXT);
+    typed.forEach(function (field) {
+      var into = fields[field.index];
+      if (!into || into.value === field.value) return;
+      into.value = field.value;
+      into.dispatchEvent(new Event("input", { bubbles: true }));
+    });
   }
 
   if (window.crossOriginIsolated) {
@@ -84,6 +107,13 @@
     });
     if (!allowed) return; // no storage: no guard against a reload loop, so no reload
     state.reloading = true;
+    window.addEventListener("pagehide", function () {
+      var panel = document.getElementById(reached.panel);
+      if (!panel) return;
+      storage(function (store) {
+        store.setItem(REACHED, JSON.stringify(Object.assign({}, reached, { typed: typedIn(panel) })));
+      });
+    });
     location.reload();
   }
 
