@@ -585,6 +585,36 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
             server.wait()
 
 
+def test_mkdocs_serve_bakes_an_edited_compute_function_with_its_new_code(tmp_path):
+    """The bake imports a kind's compute function by name in the serve process: Python handed back
+    the module first imported, so an edited function was baked with its old code (a fresh
+    author's raise in it built green and changed nothing), and cached under the new code's key."""
+    from scalecore_generator.cli import new_site
+
+    site = tmp_path / "site"
+    new_site(site)
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+                              cwd=site, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True)
+    url = f"http://127.0.0.1:{port}/lessons/temperature.html"
+    try:
+        page = _wait_for(url, "Softmax of the scores at temperature")
+        shown = re.search(r"Softmax of the scores at temperature ([0-9.]+):", page)[1]
+        edit(site / "mylessons" / "temperature.py", '"temperature": temperature,', '"temperature": temperature * 10,')
+        _wait_for(url, f"Softmax of the scores at temperature {float(shown) * 10}:")
+        edit(site / "mylessons" / "temperature.py", "    total = sum(exps)\n",
+             "    raise RuntimeError('an edit that breaks the compute function')\n")
+        _wait_for(url, "an edit that breaks the compute function")  # the serve banner says it
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
 def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
     from scalecore_generator.blocks.base import SHARED_TEMPLATES
     from scalecore_generator.adapters.mkdocs.plugin import ScalecorePlugin

@@ -200,6 +200,34 @@ def schema_problem(path: Path, schema: dict) -> str | None:
 
 
 _stamps: dict[str, tuple] = {}  # module name -> (mtime, size) of the kind.py it was run from
+_package_stamps: dict[Path, tuple] = {}  # a site package's folder -> its .py files' (path, mtime, size)
+
+
+def forget_edited_packages(packages: list[Path]) -> list[str]:
+    """Drop from ``sys.modules`` every module of a site package whose files changed since the last
+    build in this process (``mkdocs serve`` rebuilds in the same process): the bake imports the
+    compute function by name, and Python would hand back the module as first imported, so an
+    edited function was baked with its old code under its new cache key. A package edited drops
+    all its modules (one module holds the others' old functions), and the kinds are imported again
+    (a kind.py may import from it). Returns the packages dropped."""
+    dropped = []
+    for folder in packages:
+        stamp = tuple((str(path), stat.st_mtime_ns, stat.st_size) for path, stat in
+                      ((path, path.stat()) for path in sorted(folder.rglob("*.py")) if "__pycache__" not in path.parts))
+        before = _package_stamps.get(folder)
+        _package_stamps[folder] = stamp
+        if before is None or before == stamp:
+            continue
+        for name, module in list(sys.modules.items()):
+            file = getattr(module, "__file__", None)
+            if name == folder.name or name.startswith(folder.name + ".") or (
+                    file and Path(file).resolve().is_relative_to(folder)):
+                del sys.modules[name]
+        dropped.append(folder.name)
+    if dropped:
+        _stamps.clear()
+        importlib.invalidate_caches()
+    return dropped
 
 
 def _import(folder: Path):
