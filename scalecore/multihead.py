@@ -5,7 +5,7 @@ attention gives the same width to h smaller heads instead, each with its own row
 
     X_seen = LayerNorm(X) if the ``norm`` guard is on, else X          (T, d_model)
     Q = X_seen W_Q,  K = X_seen W_K,  V = X_seen W_V                   (T, d_model) each
-    head i owns the columns i*d_k ... (i+1)*d_k - 1, with d_k = d_model / h:
+    head i (i = 1, ..., h) owns the columns (i-1)*d_k ... i*d_k - 1 (counted from 0), with d_k = d_model / h:
         S_i = Q_i K_i^T, divided by sqrt(d_k) if ``scale``            (T, T)
         A_i = softmax(S_i), row by row                                 (T, T)
         O_i = A_i V_i                                                  (T, d_k)
