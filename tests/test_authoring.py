@@ -606,6 +606,17 @@ def test_mkdocs_serve_bakes_an_edited_compute_function_with_its_new_code(tmp_pat
         edit(site / "mylessons" / "temperature.py", "    total = sum(exps)\n",
              "    raise RuntimeError('an edit that breaks the compute function')\n")
         _wait_for(url, "an edit that breaks the compute function")  # the serve banner says it
+        # mkdocs.yml that MkDocs cannot read fails before any plugin's hook: said all the same
+        edit(site / "mylessons" / "temperature.py", "    raise RuntimeError('an edit that breaks the compute function')\n",
+             "    total = sum(exps)\n")
+        edit(site / "mkdocs.yml", "strict: true", "strict: maybe")
+        page = _wait_for(url, "Config value &#x27;strict&#x27;")
+        assert "The last build failed" in page
+        edit(site / "mkdocs.yml", "strict: maybe", "strict: true")
+        deadline = time.monotonic() + 90
+        while "The last build failed" in _get(url):
+            assert time.monotonic() < deadline, "the banner stayed after the build worked again"
+            time.sleep(0.5)
     finally:
         os.killpg(server.pid, signal.SIGINT)
         try:

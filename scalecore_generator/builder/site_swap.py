@@ -50,9 +50,12 @@ class WarningCounter(logging.Handler):
     def __init__(self):
         super().__init__(level=logging.WARNING)
         self.count = 0
+        self.errors: list[str] = []  # the last errors' messages (a failed rebuild under serve says them)
 
     def emit(self, record):
         self.count += 1
+        if record.levelno >= logging.ERROR:
+            self.errors = (self.errors + [record.getMessage()])[-5:]
 
 
 class StagedSite:

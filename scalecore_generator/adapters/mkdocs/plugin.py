@@ -65,6 +65,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.serve_nonce = None
         self.server = None  # mkdocs serve's server (on_serve)
         self.serve_failure = None  # under mkdocs serve: the last rebuild's error, shown on every page served
+        self.failure_seen = False  # on_build_error saw this rebuild fail (else it failed before the hooks)
         self.build = None
         self.warnings = WarningCounter()
 
@@ -222,6 +223,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.build.finish(Path(config.site_dir))
 
     def on_build_error(self, error):
+        self.failure_seen = True
         self.warnings.count = 0
         staging = self.build.abandon() if self.build is not None else None
         if isinstance(error, OSError):  # MkDocs' own writes (pages, theme files) into the staging folder
@@ -259,7 +261,31 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                 server.watch(str(path))
             site.mark_reload_script(server, self.serve_nonce, lambda: self.serve_failure)
             self.server = server
+            self._see_config_failures(server)
         return server
+
+    def _see_config_failures(self, server) -> None:
+        """A rebuild whose mkdocs.yml MkDocs cannot read fails before any plugin runs, so no hook
+        sees it: the open pages kept the last build without a word, and a reload waited for a
+        build that never came. The server's builder is wrapped (MkDocs calls ``server.builder``
+        for each rebuild), and a failure no hook saw is said like any other."""
+        original = getattr(server, "builder", None)
+        if original is None or getattr(original, "scalecore_wrapped", False):
+            return
+
+        def builder(*args, **kwargs):
+            self.failure_seen = False
+            self.warnings.errors = []
+            try:
+                return original(*args, **kwargs)
+            except Exception as error:
+                if not self.failure_seen:
+                    said = "\n".join(self.warnings.errors + [str(error) or type(error).__name__])
+                    self.serve_failed(said)
+                raise
+
+        builder.scalecore_wrapped = True
+        server.builder = builder
 
     def on_shutdown(self):
         if self.build is not None:
