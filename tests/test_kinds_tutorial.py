@@ -102,6 +102,17 @@ def test_it_hydrates_switches_from_baked_data_and_recomputes_live(visit, server)
     assert [p for p in server.paths[asked:] if "/api/" in p] == [], "a baked switch asked the server"
     weights = panel.locator(".temperature-bars .scalecore-bar__value").all_text_contents()
     assert weights == [f"{w:.3f}" for w in reference(2.0)["weights"]]
+    # the choices read as the temperatures written in mkdocs.yml (was 0.500 | 1 | 2), and the
+    # reader's choice is in the page's address, so a reload keeps it (a fresh author's finding)
+    options = panel.get_by_label("Temperature", exact=True).locator("option").all_text_contents()
+    assert options == ["0.5", "1", "2"], options
+    page.wait_for_function("() => /[?&]p\\d+\\.temperature=2/.test(location.search)")
+    page.reload()
+    wait_hydrated(page)
+    panel = page.locator(".scalecore-panel--temperature")
+    page.wait_for_function("el => el.querySelector('.temperature-bars') && "
+                           "el.querySelector('.temperature-bars').getAttribute('data-temperature') === '2'",
+                           arg=panel.element_handle())
 
     panel.get_by_role("button", name="Compute live").click()  # opens the live form (u.liveForm)
     panel.get_by_label("Any temperature").fill("3")

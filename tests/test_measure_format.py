@@ -65,3 +65,21 @@ def test_the_step_1_read_outs_keep_one_format_on_every_corpus_and_seed(visit, si
     for key, texts in readings.items():
         bare = [t for t in texts if not THREE_DIGITS.match(t)]
         assert not bare, f"{key}: {sorted(texts)}"
+
+
+@pytest.mark.parametrize("value, spec", [(4468.29, ",.2f"), (4468, ","), (-1234567.891, ",.1f"), (0.5, ".3f"),
+                                         (789633, ","), (12.0, ",.0f"), (999.996, ",.2f")])
+def test_the_number_formats_a_template_may_ask_for_are_written_as_python_writes_them(value, spec):
+    """num(',.2f') and num(',') fell back to the site's format without a word (4468): the formats a
+    page's quotes use most are written as Python's format() writes them, in every view."""
+    assert views.view("number", [value, spec]) == format(value, spec)
+
+
+def test_a_number_format_the_views_do_not_write_is_refused_with_the_ones_they_do():
+    from scalecore_generator.blocks.base import PanelTemplates as Templates
+
+    templates = Templates.__new__(Templates)
+    templates.views = views.unbuilt()
+    with pytest.raises(ValueError, match=r"num\('xyz'\): the num filter writes '' \(the site's format\), '\.Nf'"):
+        templates.number(1.5, "xyz")
+    assert templates.number(4468.29, ",.2f") == "4,468.29"

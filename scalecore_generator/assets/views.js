@@ -429,9 +429,22 @@
       "aria-label": spec.label }, parts);
   }
 
+  /* A number with a format: "" (the site's format), ".Nf" (N decimals), "," (thousands
+     separators) or ",.Nf" (both): the Python format specifications a page's quotes use most,
+     written the same here, in the baked figures and in a template's num filter (FORMATS). */
   function number(value, spec) {
-    var fixed = /^\.(\d)f$/.exec(spec || "");
-    return fixed ? value.toFixed(Number(fixed[1])) : format(value);
+    var parts = FORMATS.exec(spec || "");
+    if (!spec || !parts) return format(value);
+    var text = parts[2] !== undefined ? value.toFixed(Number(parts[2]))
+      : Number.isInteger(value) ? String(value) : format(value);
+    return parts[1] ? grouped(text) : text;
+  }
+  var FORMATS = /^(,?)(?:\.(\d{1,2})f)?$/;
+
+  function grouped(text) {
+    var point = text.indexOf(".");
+    var whole = point < 0 ? text : text.slice(0, point);
+    return whole.replace(/\B(?=(\d{3})+(?!\d))/g, ",") + (point < 0 ? "" : text.slice(point));
   }
 
   function table(spec) {

@@ -85,6 +85,9 @@ def _what_it_has(owner, name, given: dict) -> tuple[str, str] | None:
             f"use an index from 0 to {len(owner) - 1}, or loop over it: {{% for item in {path} %}}")
 
 
+NUMBER_FORMATS = re.compile(r",?(?:\.\d{1,2}f)?")  # as views.js's number() reads them
+
+
 class BlockError(ScalecoreError):
     """A mistake in an author block, located on its page: ``str()`` is ``page:line: message``."""
 
@@ -172,7 +175,11 @@ class PanelTemplates:
 
     def number(self, value, spec="") -> str:
         """A number as the shared views write it (views.js): the same in the fallback, the baked
-        figure and the live view."""
+        figure and the live view. A format views.js does not write is refused (it fell back to
+        the site's format without a word: num(',.2f') wrote 4468)."""
+        if spec and not NUMBER_FORMATS.fullmatch(spec):
+            raise ValueError(f"num({spec!r}): the num filter writes '' (the site's format), '.Nf' (N decimals), "
+                             "',' (thousands separators) or ',.Nf' (both), as the panel's script does")
         return self.views.view("number", [_defined(value), spec])
 
     def view(self, name: str, spec) -> markupsafe.Markup:

@@ -38,7 +38,7 @@
           say("Factor " + u.fmt(row.factor) + ": the largest weight is " + u.fmt(Math.max.apply(null, row.weights)) + ".");
         }
         var picker = u.labelledSelect("Factor", keys.map(function (key) {
-          return { value: key, label: u.fmt(points[key].sweep[0].factor) };
+          return { value: key, label: String(points[key].sweep[0].factor) };
         }), first, function (key) { show(points[key].sweep[0]); }, "factor");
 
         var input = el("input", { type: "number", step: "any", value: "3", class: "scalecore-input" });

@@ -13,12 +13,12 @@
   /* The weights as the shared bars view (views.js): the same chart any kind can draw. */
   function view(point) {
     var box = el("div", { class: "temperature-bars", "data-temperature": String(point.temperature) }, [
-      el("p", null, "Temperature " + u.fmt(point.temperature) + ": entropy " + u.fmt(point.entropy) + " nats."),
+      el("p", null, "Temperature " + point.temperature + ": entropy " + u.fmt(point.entropy) + " nats."),
       el("div"),
     ]);
     box.lastChild.innerHTML = globalThis.scalecoreViews.bars({
       labels: point.scores.map(function (score) { return "score " + u.fmt(score); }), values: point.weights,
-      label: "Softmax weights at temperature " + u.fmt(point.temperature),
+      label: "Softmax weights at temperature " + point.temperature,
     });
     return box;
   }
@@ -30,14 +30,16 @@
         var say = u.announcer(root);
         function show(point) {
           shown.replaceChildren(view(point));
-          say("Temperature " + u.fmt(point.temperature) + ": the largest weight is " +
+          say("Temperature " + point.temperature + ": the largest weight is " +
             Math.max.apply(null, point.weights).toFixed(3) + ".");
         }
         var keys = Object.keys(points);
         var first = keys.filter(function (key) { return points[key].temperature === context.options.temperature; })[0] || keys[0];
+        // "temperature" names the picker in the page's address (?p2.temperature=2.0): a reload,
+        // Back, Forward and "Copy a link to this view" keep the reader's choice.
         var picker = u.labelledSelect("Temperature", keys.map(function (key) {
-          return { value: key, label: u.fmt(points[key].temperature) };
-        }), first, function (key) { show(points[key]); });
+          return { value: key, label: String(points[key].temperature) };
+        }), first, function (key) { show(points[key]); }, "temperature");
 
         // The "Compute live" disclosure (u.liveForm): its form, the runtime's progress, its messages,
         // and what a page opened from disk says. points() gives the compute function's parameters.
