@@ -659,8 +659,11 @@ def _lands(page, href: str, opened=None) -> None:
         assert target.locator(f'[id="{fragment}"]').count() == 1, f"{href}: no element with id {fragment!r}"
         if opened is None:  # a link into this page: the click took the reader there
             assert target.evaluate("decodeURIComponent(location.hash.slice(1))") == fragment, href
+            # in view, and below the fixed header (a fresh reader found headings scrolled under it)
             target.wait_for_function("id => { const el = document.getElementById(id), r = el.getBoundingClientRect();"
-                                     " return r.bottom > 0 && r.top < innerHeight || !el.offsetParent; }", arg=fragment)
+                                     " const h = document.querySelector('.md-header'), top = h ? h.getBoundingClientRect().bottom : 0;"
+                                     " return r.top >= top - 1 && r.top < innerHeight || !el.offsetParent; }",
+                                     arg=fragment, timeout=5_000)
 
 
 def _click_every_link(page, module: str, root: str) -> int:

@@ -540,7 +540,11 @@
         event.preventDefault();
         event.stopPropagation();
         if (location.hash !== "#" + anchor) history.pushState(null, "", "#" + anchor);
-        target.scrollIntoView();
+        // pushState does not make the section the :target, whose scroll margin (Material's) keeps
+        // a heading below the fixed header: the same margin, from the header's own bottom.
+        var header = document.querySelector(".md-header");
+        var below = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
+        window.scrollTo(0, window.scrollY + target.getBoundingClientRect().top - below - 0.8 * 16);
       });
     }
     return link;
