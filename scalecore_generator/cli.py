@@ -148,12 +148,10 @@ def cmd_build(args) -> int:
     if not args.config_file.is_file():
         raise CommandError(f"no {args.config_file} here. Fix: run this in the site's folder, or pass -f path/to/mkdocs.yml")
     if args.engine == "mkdocs":
-        import subprocess
-
         command = [sys.executable, "-m", "mkdocs", "build", "-f", str(args.config_file)]
         command += ["--strict"] if args.strict else []
         command += ["-d", str(args.site_dir)] if args.site_dir else []
-        return subprocess.run(command, env={**os.environ, **QUIET_MATERIAL}).returncode
+        return _become(command)
     import logging
 
     from scalecore_generator.adapters.zensical.build import build
@@ -170,14 +168,26 @@ def cmd_build(args) -> int:
 
 def cmd_serve(args) -> int:
     """MkDocs' dev server, as ``mkdocs serve`` (without Material's end-of-life notice)."""
-    import subprocess
-
     if not args.config_file.is_file():
         raise CommandError(f"no {args.config_file} here. Fix: run this in the site's folder, or pass -f path/to/mkdocs.yml")
     command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(args.config_file)]
     command += ["-a", args.dev_addr] if args.dev_addr else []
+    return _become(command)
+
+
+def _become(command: list[str]) -> int:
+    """Run MkDocs' own command with Material's notice turned off. On POSIX this process becomes
+    MkDocs (exec): a SIGTERM sent to `scalecore serve` reaches the server itself (as a child it
+    kept running, holding the port); elsewhere, a child process."""
+    env = {**os.environ, **QUIET_MATERIAL}
+    if os.name == "posix":
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os.execve(command[0], command, env)
+    import subprocess
+
     try:
-        return subprocess.run(command, env={**os.environ, **QUIET_MATERIAL}).returncode
+        return subprocess.run(command, env=env).returncode
     except KeyboardInterrupt:
         return 0
 

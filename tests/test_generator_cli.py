@@ -5,6 +5,7 @@ The templates are built here and the kind's folder works in Chromium: baked swit
 live form (``u.liveForm``). The lesson template is tests/test_new_site.py's and
 tests/test_kinds_tutorial.py's."""
 
+import os
 import subprocess
 import sys
 import zipfile
@@ -86,12 +87,50 @@ def test_the_commands_that_run_mkdocs_turn_materials_notice_off(command, tmp_pat
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("NO_MKDOCS_2_WARNING", raising=False)
     ran = []
-    monkeypatch.setattr(subprocess, "run", lambda args, env=None, **kw: ran.append((args, env)) or
-                        subprocess.CompletedProcess(args, 0))
-    assert cli.main(command) == 0
+
+    def become(path, args, env):  # the process becomes MkDocs (exec): recorded, not done
+        ran.append((args, env))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(os, "execve", become)
+    with pytest.raises(SystemExit):
+        cli.main(command)
     [(args, env)] = ran
     assert args[1:4] == ["-m", "mkdocs", command[0]]
     assert env["NO_MKDOCS_2_WARNING"] == "1"
+
+
+def test_a_sigterm_to_scalecore_serve_stops_the_server_and_frees_its_port(tmp_path):
+    """A fresh author stopped scalecore serve with SIGTERM: its mkdocs serve child kept running and
+    holding the port, and the next serve said the port was in use."""
+    import signal
+    import socket
+    import time
+    import urllib.request
+
+    cli.new_site(tmp_path / "site", "bare")
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "scalecore_generator", "serve", "-a", f"127.0.0.1:{port}"],
+                              cwd=tmp_path / "site", stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=5).read()
+                break
+            except OSError:
+                assert time.monotonic() < deadline and server.poll() is None, "the server never answered"
+                time.sleep(0.5)
+        server.send_signal(signal.SIGTERM)  # to the process the author started, not its group
+        server.wait(timeout=30)
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            probe.bind(("127.0.0.1", port))  # free: nothing of the server is left listening
+    finally:
+        if server.poll() is None:
+            server.kill()
 
 
 @pytest.fixture(scope="module")
