@@ -116,19 +116,20 @@ def test_a_grid_over_the_bytes_budget_names_the_block(good, tmp_path):
 def test_settings_for_a_kind_that_does_not_exist_or_a_setting_it_lacks(good, tmp_path):
     folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "temperature: {temperatures",
                                                            "temprature: {temperatures"))
-    where = f"{folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}"
+    # each message names the line of the key it is about (a fresh author was sent to the kinds: line)
+    where = f"{folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'temprature:')}"
     assert errors[0].startswith(f"scalecore: {where}: option 'kinds': there is no kind named 'temprature'. Fix: did "
                                 "you mean 'temperature'? the kinds are: "), errors
     other = tmp_path / "other"
     other.mkdir()
     folder, errors = broken(good, other, lambda f: edit(f / "mkdocs.yml", "{temperatures:", "{temperatres:"))
-    assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option "
+    assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'temperatres:')}: option "
                       "'kinds': temperature has no setting 'temperatres'. Fix: did you mean 'temperatures'? its "
                       "settings are: temperatures."]
     third = tmp_path / "third"
     third.mkdir()
     folder, errors = broken(good, third, lambda f: edit(f / "mkdocs.yml", "{temperatures:", "{colour:"))
-    assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option "
+    assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'colour:')}: option "
                       "'kinds': temperature has no setting 'colour'. Fix: its settings are: temperatures."]
 
 
@@ -189,7 +190,7 @@ def test_a_view_registered_under_another_name(good, tmp_path):
 
 def test_an_option_or_setting_of_the_wrong_type_is_said_in_words(good, tmp_path):
     folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "[0.5, 1.0, 2.0]", '[0.5, "hot"]'))
-    assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option "
+    assert errors == [f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'temperatures:')}: option "
                       "'kinds': temperature: setting 'temperatures': expected a number in the list, got 'hot' (text). "
                       "Fix: write temperatures: as its type says (scalecore guide options lists each kind's settings)."]
     other = tmp_path / "other"
@@ -289,7 +290,7 @@ def test_a_kind_of_mkdocs_config_options_keeps_its_messages(good, tmp_path):
 
     folder = copy_site(tmp_path / "settings", source=good)
     assert failed(folder, "mkdocs.yml", "[0.5, 1.0, 2.0]", '[0.5, "hot"]') == [
-        f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'kinds:')}: option 'kinds': temperature: "
+        f"scalecore: {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'temperatures:')}: option 'kinds': temperature: "
         "setting 'temperatures': expected a number in the list, got 'hot' (text). Fix: write temperatures: as its type "
         "says (scalecore guide options lists each kind's settings)."]
     folder = copy_site(tmp_path / "page", source=good)
@@ -310,3 +311,17 @@ def test_a_compute_package_left_out_of_packages_stops_the_build(good, tmp_path):
         "mylessons.temperature:weights, but 'mylessons' is not one of the site's packages, so live mode cannot import "
         "it in the reader's browser (the build imports it from the site's folder). Fix: list it in "
         f"{config}:{line_of(config, 'packages: []')}: packages: [mylessons]"], errors
+
+
+def test_a_setting_written_on_its_own_line_is_named_by_that_line(tmp_path):
+    """A fresh author's typo three lines below 'kinds:' was reported at 'kinds:'."""
+    from scalecore_generator.adapters.mkdocs.config import _option_line
+
+    yml = tmp_path / "mkdocs.yml"
+    yml.write_text("site_name: x\nplugins:\n  - search\n  - scalecore:\n      packages: [mine]\n      kinds:\n"
+                   "        compound:\n          years: [1, 2]\n          rate: 0.05\n", encoding="utf-8")
+    assert _option_line(str(yml), "kinds") == 6
+    assert _option_line(str(yml), "kinds", "compound") == 7
+    assert _option_line(str(yml), "kinds", "compound", "rate") == 9
+    assert _option_line(str(yml), "kinds", "compound", "absent") == 7  # the deepest key found
+    assert _option_line(str(yml), "kinds", "nothing", "rate") == 6

@@ -44,19 +44,19 @@ def usage(docs: Path, kinds: dict[str, type[Kind]]) -> tuple[dict[str, str], set
 
 
 def settings(kinds: dict[str, type[Kind]], given: dict, where) -> dict[str, dict]:
-    """Each kind's settings, validated; ``where(key)`` is mkdocs.yml:line of a plugin option.
-    Raises ValueError with the message."""
+    """Each kind's settings, validated; ``where(key, *inner)`` is mkdocs.yml:line of a plugin
+    option, or of the deepest key within it found. Raises ValueError with the message."""
     for name in given:
         if name not in kinds:
             close = difflib.get_close_matches(str(name), kinds, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(f"{where('kinds')}: option 'kinds': there is no kind named {name!r}. Fix: {hint}"
+            raise ValueError(f"{where('kinds', name)}: option 'kinds': there is no kind named {name!r}. Fix: {hint}"
                              f"the kinds are: {listing(kinds)}.")
     values = {}
     for name, kind in kinds.items():
         section = given.get(name) or {}
         if not isinstance(section, dict):
-            raise ValueError(f"{where('kinds')}: option 'kinds': the settings of {name!r} must be a mapping. Fix: "
+            raise ValueError(f"{where('kinds', name)}: option 'kinds': the settings of {name!r} must be a mapping. Fix: "
                              f"write e.g. kinds: {{{name}: {{option: value}}}}.")
         config = kind.Settings(config_file_path=str(where("kinds")))
         config.load_dict(section)
@@ -67,11 +67,11 @@ def settings(kinds: dict[str, type[Kind]], given: dict, where) -> dict[str, dict
             accepted = listing(known) if known else "none"
             close = difflib.get_close_matches(str(unknown[0]), known, n=1)
             hint = f"did you mean {close[0]!r}? " if close else ""
-            raise ValueError(f"{where('kinds')}: option 'kinds': {name} has no setting {unknown[0]!r}. Fix: {hint}its "
+            raise ValueError(f"{where('kinds', name, unknown[0])}: option 'kinds': {name} has no setting {unknown[0]!r}. Fix: {hint}its "
                              f"settings are: {accepted}.")
         if failed:
             key, error = failed[0]
-            raise ValueError(f"{where('kinds')}: option 'kinds': {name}: setting {key!r}: "
+            raise ValueError(f"{where('kinds', name, key)}: option 'kinds': {name}: setting {key!r}: "
                              f"{in_words(error, section.get(key))}. Fix: write {key}: as its type says "
                              "(scalecore guide options lists each kind's settings).")
         values[name] = {key: config[key] for key in known}

@@ -234,10 +234,11 @@ class ScalecoreConfig(base.Config):
             yield ("corpora", f"the corpus {shown / 'all'} has a reserved name: a block's 'corpus: all' means every "
                               "baked corpus.", f"rename the folder, e.g. to {shown / 'all-texts'}, and list it so.")
 
-    def where(self, key: str) -> str:
-        """``mkdocs.yml:line`` of an option, for messages (the file alone if no line is found)."""
+    def where(self, key: str, *inner: str) -> str:
+        """``mkdocs.yml:line`` of an option, for messages (the file alone if no line is found); with
+        ``inner``, of the key within it that is most precisely found (kinds, temperature, rates)."""
         source = self.config_file_path or "mkdocs.yml"
-        line = _option_line(source, key)
+        line = _option_line(source, key, *inner)
         return f"{source}:{line}" if line else source
 
     def _error(self, key: str, problem: str, fix: str) -> c.ValidationError:
@@ -422,9 +423,10 @@ def missing_nav_pages(nav, pages: list[str]) -> list[str]:
     return missing
 
 
-def _option_line(config_file: str, key: str) -> int | None:
+def _option_line(config_file: str, key: str, *inner: str) -> int | None:
     """The line of ``key`` under the scalecore plugin in mkdocs.yml (or of the plugin's entry when
-    the option is not written there), for messages; None when it cannot be found."""
+    the option is not written there), or of the deepest of ``inner``'s keys found within it, for
+    messages; None when it cannot be found."""
     root = _compose(config_file)
     if root is None:
         return None
@@ -441,6 +443,11 @@ def _option_line(config_file: str, key: str) -> int | None:
     for entry in entries:
         plugin, options = get(entry, "scalecore")
         if plugin is not None:
-            found, _ = get(options, key)
+            found, value = get(options, key)
+            for name in inner if found is not None else ():
+                deeper, value = get(value, name)
+                if deeper is None:
+                    break
+                found = deeper
             return (found or plugin).start_mark.line + 1
     return None
