@@ -154,6 +154,11 @@ def _operate(page, stop: dict, log: list[str]) -> None:
     """Operate the focused panel control with the keyboard and check that the panel changed."""
     panel, tag, kind = stop["panel"], stop["tag"], stop["kind"]
     what = f"{kind} panel {panel}: {tag} {stop['text']!r}"
+    # The Tab that focused the control may have just scrolled the panel into view: what the page
+    # measures once a box nears the viewport (module.js marks a figure wider than the screen, an
+    # observer's callback and two frames later) is part of where the panel is before the keys.
+    page.evaluate("() => new Promise(done => { let frames = 4;"
+                  " const next = () => --frames ? requestAnimationFrame(next) : done(); requestAnimationFrame(next); })")
     before = _signature(page, panel)
     if stop["role"] == "switch":
         checked = page.evaluate("() => document.activeElement.getAttribute('aria-checked')")
