@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -547,6 +548,25 @@ def _wait_for(url: str, text: str, seconds: float = 90) -> str:
     raise AssertionError(f"{text!r} never appeared at {url}; last page:\n{seen[-2000:]}")
 
 
+@contextlib.contextmanager
+def _serving(site: Path):
+    """``mkdocs serve`` of ``site`` on a free port: yields its address; stopped as a reader's
+    Ctrl+C stops it (SIGINT to its group), killed if it does not stop."""
+    port = _free_port()
+    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
+                              cwd=site, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True)
+    try:
+        yield f"http://127.0.0.1:{port}/"
+    finally:
+        os.killpg(server.pid, signal.SIGINT)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+
+
 def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
     site = copy_site(tmp_path / "site")
     kind = site / "kinds" / "note"
@@ -557,12 +577,8 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
                                         encoding="utf-8")
     edit(site / "docs" / "lesson.md", "Without the guards:",
          "Tokens: {{ baked: corpus/tiny/tokens }}.\n\n/// note\n///\n\nWithout the guards:")
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
-                              cwd=site, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True, start_new_session=True)
-    url = f"http://127.0.0.1:{port}/lesson/"
-    try:
+    with _serving(site) as root:
+        url = root + "lesson/"
         page = _wait_for(url, "note one")
         tokens = int(re.search(r"Tokens: (\d+)\.", page)[1])
         (kind / "template.html").write_text('{% extends "panel.html" %}{% block body %}<p>note two</p>{% endblock %}\n',
@@ -576,13 +592,6 @@ def test_mkdocs_serve_rebuilds_when_a_corpus_or_a_site_kind_changes(tmp_path):
         with (corpus / "text.txt").open("a", encoding="utf-8") as text:
             text.write("The old man looked at the light of the sun.\n")
         _wait_for(url, f"Tokens: {tokens + 10}.")
-    finally:
-        os.killpg(server.pid, signal.SIGINT)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
 
 
 def test_mkdocs_serve_bakes_an_edited_compute_function_with_its_new_code(tmp_path):
@@ -593,12 +602,8 @@ def test_mkdocs_serve_bakes_an_edited_compute_function_with_its_new_code(tmp_pat
 
     site = tmp_path / "site"
     new_site(site)
-    port = _free_port()
-    server = subprocess.Popen([sys.executable, "-m", "mkdocs", "serve", "--dev-addr", f"127.0.0.1:{port}"],
-                              cwd=site, env=environment(), stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                              text=True, start_new_session=True)
-    url = f"http://127.0.0.1:{port}/lessons/temperature.html"
-    try:
+    with _serving(site) as root:
+        url = root + "lessons/temperature.html"
         page = _wait_for(url, "Softmax of the scores at temperature")
         shown = re.search(r"Softmax of the scores at temperature ([0-9.]+):", page)[1]
         edit(site / "mylessons" / "temperature.py", '"temperature": temperature,', '"temperature": temperature * 10,')
@@ -617,13 +622,6 @@ def test_mkdocs_serve_bakes_an_edited_compute_function_with_its_new_code(tmp_pat
         while "The last build failed" in _get(url):
             assert time.monotonic() < deadline, "the banner stayed after the build worked again"
             time.sleep(0.5)
-    finally:
-        os.killpg(server.pid, signal.SIGINT)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-            server.wait()
 
 
 def test_serve_watches_the_plugins_own_templates_and_kinds(tmp_path):
