@@ -442,8 +442,9 @@
         timings.lastRecomputeAllMs = performance.now() - started;
         var ms = Math.round(timings.lastRecomputeMs);
         var all = Math.round(timings.lastRecomputeAllMs);
-        say(spec.said ? spec.said(ms, all) : "Live: " + spec.what + " computed in your browser in " +
-          (shownMs ? ms + " ms (all of it in " + all + " ms)" : ms + " ms") + ". The switches now show these results.");
+        say(spec.said ? spec.said(ms, all) : "Live: " + spec.what + " computed in your browser" +
+          (shownMs ? ", what is shown in " + ms + " ms and the rest by " + all + " ms" : " in " + ms + " ms") +
+          ". The switches now show these results.");
       }).catch(function (error) {
         var own = spec.explain ? spec.explain(error) : null;
         error = unreachable(spec.feature || "Live mode", error);
