@@ -236,7 +236,7 @@ class ScalecoreConfig(base.Config):
 
     def where(self, key: str, *inner: str) -> str:
         """``mkdocs.yml:line`` of an option, for messages (the file alone if no line is found); with
-        ``inner``, of the key within it that is most precisely found (kinds, temperature, rates)."""
+        ``inner``, of the key within it that is most precisely found (kinds, a kind, its setting)."""
         source = self.config_file_path or "mkdocs.yml"
         line = _option_line(source, key, *inner)
         return f"{source}:{line}" if line else source
