@@ -53,16 +53,18 @@ class Server:
     """A folder on a free 127.0.0.1 port; ``headers`` go with every response; ``paths`` records
     every path asked for (workers' and the service worker's requests too)."""
 
-    def __init__(self, directory: Path, headers: dict[str, str] | None = None):
+    def __init__(self, directory: Path, headers: dict[str, str] | None = None, slow: dict[str, float] | None = None):
         self.paths: list[str] = []
-        record, extra = self.paths.append, dict(headers or {})
+        record, extra, delays = self.paths.append, dict(headers or {}), dict(slow or {})
 
         class Handler(SimpleHTTPRequestHandler):
             def log_message(self, *args):
                 pass
 
             def send_head(self):
-                record(unquote(urlsplit(self.path).path))
+                path = unquote(urlsplit(self.path).path)
+                record(path)
+                time.sleep(next((seconds for suffix, seconds in delays.items() if path.endswith(suffix)), 0))
                 return super().send_head()
 
             def end_headers(self):
@@ -360,6 +362,45 @@ def test_what_the_reader_types_while_the_isolation_reload_is_under_way_is_kept(v
     page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)
     assert last_run(output) == "42\n"
     watch.check()
+
+
+def test_typing_waits_for_the_isolation_reload_while_the_worker_starts(visit, built_site, lesson):
+    """A fresh author clicked into the editor at once and typed: the worker became active a second
+    later, the reload came mid-typing, and the run got half the code. Until the reload, the panel
+    takes no typing and no Run, and says why; after it, the reader's typing and Run work."""
+    server = Server(built_site, slow={"coi-serviceworker.js": 4.0})  # a worker slow to start
+    try:
+        page, watch = visit(server.url + lesson, service_workers="allow")
+        _, editor, _ = console(page)
+        before = editor.input_value()
+        quiet = 0  # what the page loads has arrived, but the worker's script (still on its way)
+        for _ in range(150):
+            page.wait_for_timeout(100)
+            busy = [r for r in watch.in_flight if not r.url.endswith("coi-serviceworker.js")]
+            quiet = 0 if busy else quiet + 1
+            if quiet >= 3:
+                break
+        assert page.evaluate("() => !globalThis.scalecoreIsolation.active"), "the worker started before the test"
+        editor.click()
+        page.keyboard.type("print('typed while the worker starts')")
+        page.keyboard.press("Control+Enter")
+        note = page.locator(".scalecore-panel--console .scalecore-isolating")
+        assert "the page reloads once" in note.text_content()
+        assert editor.input_value() == before, "typing went into the editor the reload takes away"
+        assert page.evaluate("() => crossOriginIsolated") is False
+        wait_isolated(page)
+        page.wait_for_function("() => document.activeElement && document.activeElement.matches("
+                               "'.scalecore-panel--console textarea')")  # the focus is given back
+        _, editor, output = console(page)
+        assert editor.input_value() == before
+        editor.fill("print(6 * 7)")
+        editor.press("Control+Enter")
+        page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)
+        assert last_run(output) == "42\n"
+        watch.check()
+    finally:
+        visit.close_all()
+        server.close()
 
 
 def test_a_plain_host_is_isolated_when_the_console_is_reached_and_stop_interrupts_in_place(visit, plain, lesson):

@@ -51,13 +51,21 @@
     if (!reached || reached.path !== location.pathname) return;
     window.scrollTo(0, reached.y);
     var deadline = Date.now() + 20000;
+    var typed = reached.typed || [];
     (function attempt() {
       var panel = document.getElementById(reached.panel);
+      if (panel && typed.length && panel.querySelectorAll(TEXT).length > typed[typed.length - 1].index) {
+        putBackTyped(panel, typed); // the hydrated panel's fields, whatever control was reached
+        typed = [];
+      }
       var control = panel && panel.querySelectorAll(FOCUSABLE)[reached.index];
-      if (control && control.tagName === reached.tag) {
-        putBackTyped(panel, reached.typed || []);
-        control.focus();
-      } else if (Date.now() < deadline) setTimeout(attempt, 100);
+      var focused = control && control.tagName === reached.tag;
+      if (focused) control.focus();
+      else if (panel && panel.querySelector(TEXT) && reached.tag !== "TEXTAREA" && reached.tag !== "INPUT") {
+        panel.querySelector(TEXT).focus(); // reached before it hydrated (its fallback): its first field
+        focused = true;
+      }
+      if ((!focused || typed.length) && Date.now() < deadline) setTimeout(attempt, 100);
     })();
   }
 
@@ -105,7 +113,7 @@
       store.setItem(REACHED, JSON.stringify(reached));
       return true;
     });
-    if (!allowed) return; // no storage: no guard against a reload loop, so no reload
+    if (!allowed) return letGo(); // no storage: no guard against a reload loop, so no reload
     state.reloading = true;
     window.addEventListener("pagehide", function () {
       var panel = document.getElementById(reached.panel);
@@ -123,26 +131,71 @@
     var control = event.target.closest(FOCUSABLE);
     reached = { path: location.pathname, y: window.scrollY, panel: panel.id, tag: control ? control.tagName : "",
       index: Array.prototype.indexOf.call(panel.querySelectorAll(FOCUSABLE), control) };
+    if (reloadComing()) hold(panel);
     reloadOnce();
   }
 
+  // Between the reader reaching for the panel and the reload (the worker may still be starting:
+  // up to a second or two), what they type would be cut in two by it (a fresh author typed code
+  // and ran half of it). The panel takes no typing meanwhile and says why; if the reload does not
+  // come (the worker refused), typing is let through again.
+  var holding = null; // the panel held, and its note
+  var refused = false; // the worker was refused: no reload will come
+  function reloadComing() {
+    return !refused && !typed && !storage(function (store) { return store.getItem(RELOADED) === location.pathname; });
+  }
+
+  function hold(panel) {
+    var note = document.createElement("p");
+    note.className = "scalecore-isolating";
+    note.setAttribute("role", "status");
+    note.textContent = "One moment: the page reloads once so that Python can be stopped and read input here, " +
+      "then you can type.";
+    panel.insertBefore(note, panel.firstChild);
+    holding = { panel: panel, note: note };
+    setTimeout(letGo, HOLD_MS);
+  }
+  var HOLD_MS = 5000; // a worker that neither starts nor fails within this lets typing through
+
+  function letGo() {
+    if (!holding || state.reloading) return;
+    holding.note.remove();
+    holding = null;
+  }
+
+  function held(event) {
+    if (holding && panelOf(event.target) === holding.panel) event.preventDefault();
+  }
+  document.addEventListener("beforeinput", held, true);
+  document.addEventListener("click", held, true); // Run would start a Python the reload stops
+  document.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey || event.shiftKey)) held(event);
+  }, true);
   document.addEventListener("focusin", reach, true);
   document.addEventListener("pointerdown", reach, true);
   document.addEventListener("input", function (event) { if (panelOf(event.target)) typed = true; }, true);
   // Material's instant navigation swaps pages without loading them: what was reached on the page
   // before does not count on the next one.
   if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe({ next: function () { reached = null; typed = false; } });
+    window.document$.subscribe({ next: function () { letGo(); reached = null; typed = false; } });
   }
 
-  navigator.serviceWorker.register(worker.href, { updateViaCache: "none" }).then(function () { // as offline.js does
+  function noReload() {
+    refused = true; // no worker will take the page: no reload comes, and typing goes on
+    letGo();
+  }
+
+  navigator.serviceWorker.register(worker.href, { updateViaCache: "none" }).then(function (registration) { // as offline.js does
     state.registered = true;
+    var starting = registration && (registration.installing || registration.waiting || registration.active);
+    if (!starting) noReload(); // a browser that takes registrations and runs no worker
+    else if (starting.state !== "activated") {
+      starting.addEventListener("statechange", function () { if (starting.state === "redundant") noReload(); });
+    }
     return navigator.serviceWorker.ready;
   }).then(function () {
     active = true;
     state.active = true;
     reloadOnce(); // the reader reached for the panel while the worker was still starting
-  }, function () {
-    /* refused (for example a browser setting): the panels keep their fallbacks */
-  });
+  }, noReload); // refused (for example a browser setting): the panels keep their fallbacks
 })();
