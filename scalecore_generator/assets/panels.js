@@ -444,7 +444,7 @@
         var all = Math.round(timings.lastRecomputeAllMs);
         say(spec.said ? spec.said(ms, all) : "Live: " + spec.what + " computed in your browser" +
           (shownMs ? ", what is shown in " + ms + " ms and the rest by " + all + " ms" : " in " + ms + " ms") +
-          ". The switches now show these results.");
+          ". The panel now shows these results.");
       }).catch(function (error) {
         var own = spec.explain ? spec.explain(error) : null;
         error = unreachable(spec.feature || "Live mode", error);

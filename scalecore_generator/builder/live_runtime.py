@@ -56,11 +56,21 @@ def start_snapshot(build):
     pool.shutdown(wait=False)
     return job
 
+_said_under_serve = False  # mkdocs serve's rebuilds run in one process: its snapshot line once
+
+
 def add_snapshot(build, live: runtime.Runtime, job) -> None:
     """The snapshot's entry in the runtime; without it the worker loads Python normally."""
     try:
         made = job.result()
     except snapshot.SnapshotError as error:
+        if build.command == "serve":  # by design: said once a serve, with nothing to change
+            global _said_under_serve
+            if not _said_under_serve:
+                _said_under_serve = True
+                build.log.info("live: mkdocs serve makes no memory snapshot (mkdocs build does), so live mode "
+                               "starts Python the normal way here")
+            return
         say = build.log.info if isinstance(error, snapshot.SnapshotUnavailable) else build.log.warning
         say(f"live: no memory snapshot ({error}); live mode will start Python the normal way. "
             "To build without trying, set 'live_snapshot: false' for the scalecore plugin.")
