@@ -331,6 +331,11 @@ def test_a_reader_who_only_reads_gets_no_reload_and_the_console_is_isolated_when
     assert page.evaluate("window.__stillThisPage") is True and page.evaluate("crossOriginIsolated") is False
     reach_for_the_console(page, watch)
     wait_isolated(page)
+    # nothing was typed before the reload: nothing is put back over what the reader types after it
+    # (the panel's own code was, a moment later, in a fresh-clone run: the run got the default code)
+    page.locator(".scalecore-panel--console textarea").first.fill("print('mine')")
+    page.wait_for_timeout(800)
+    assert page.locator(".scalecore-panel--console textarea").first.input_value() == "print('mine')"
     # the one reload, when the reader reached for the console
     assert page.evaluate("[window.__stillThisPage, performance.getEntriesByType('navigation')[0].type]") == [None, "reload"]
     page.wait_for_function("() => document.activeElement && document.activeElement.matches("

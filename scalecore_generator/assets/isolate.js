@@ -100,6 +100,7 @@
   var active = false; // the worker controls this origin's next loads
   var reached = null; // the first control reached for in a panel that needs isolation
   var typed = false; // something was typed into such a panel: never reload it away
+  var changed = false; // typed into, even after the reload was asked for: kept across it
 
   function panelOf(target) {
     return target && target.closest ? target.closest(PANEL) : null;
@@ -117,7 +118,7 @@
     state.reloading = true;
     window.addEventListener("pagehide", function () {
       var panel = document.getElementById(reached.panel);
-      if (!panel) return;
+      if (!panel || !changed) return; // nothing typed: the reloaded panel's own code stays
       storage(function (store) {
         store.setItem(REACHED, JSON.stringify(Object.assign({}, reached, { typed: typedIn(panel) })));
       });
@@ -173,11 +174,13 @@
   }, true);
   document.addEventListener("focusin", reach, true);
   document.addEventListener("pointerdown", reach, true);
-  document.addEventListener("input", function (event) { if (panelOf(event.target)) typed = true; }, true);
+  document.addEventListener("input", function (event) {
+    if (panelOf(event.target)) typed = changed = true;
+  }, true);
   // Material's instant navigation swaps pages without loading them: what was reached on the page
   // before does not count on the next one.
   if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe({ next: function () { letGo(); reached = null; typed = false; } });
+    window.document$.subscribe({ next: function () { letGo(); reached = null; typed = changed = false; } });
   }
 
   function noReload() {
