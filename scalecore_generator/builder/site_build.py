@@ -113,7 +113,8 @@ class SiteBuild:
                                  "__init__.py). Fix: list the folder of the package your kinds compute with.")
             if str(package.parent) not in sys.path:
                 sys.path.insert(0, str(package.parent))
-        registry.forget_edited_packages(self.packages)
+        if self.command == "serve":  # rebuilds in one process; a build is a process of its own
+            registry.forget_edited_packages(self.packages)
         self.memos = build_memos(self.cache / "memo", self.log, self.digests.of)
         sound = set(self.memos["kinds"].get("sound", list))  # the kinds' files checked by earlier builds
         self.kinds = registry.discover(self.root / settings.kinds_dir, sound)
