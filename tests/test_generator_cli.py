@@ -172,3 +172,29 @@ def test_the_kind_template_switches_and_computes_live(visit, bare_with_kind):
                                arg=panel.element_handle(), timeout=PYODIDE_TIMEOUT_MS)
     finally:
         server.close()
+
+
+def test_a_site_built_with_folder_pages_is_told_so_at_its_line_and_not_bundled(tmp_path):
+    """use_directory_urls: true (MkDocs' default) builds pages as folders, which read served but
+    not from disk: the build says so at the setting's line (said, not refused: a served-only site
+    may want the addresses), and scalecore bundle refuses such a site with the fix (a fresh
+    author's finding: it built and bundled silently, and the unzipped links showed folders)."""
+    folder = tmp_path / "bare"
+    assert cli.main(["new", "--template", "bare", str(folder)]) == 0
+    config = folder / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("use_directory_urls: false", "use_directory_urls: true")
+                      .replace("  - Home: index.md\n", "  - Home: index.md\n  - Second: second.md\n"), encoding="utf-8")
+    (folder / "docs" / "second.md").write_text("# Second\n\nA second page.\n", encoding="utf-8")
+    line = config.read_text(encoding="utf-8").splitlines().index(next(
+        text for text in config.read_text(encoding="utf-8").splitlines() if text.startswith("use_directory_urls"))) + 1
+    result = build(folder, "--strict")
+    assert result.returncode == 0, result.describe()
+    assert f"mkdocs.yml:{line}: use_directory_urls is true: pages are built as folders" in result.stderr, result.describe()
+    assert (folder / "site" / "second" / "index.html").is_file()
+    done = scalecore("bundle", cwd=folder)
+    assert done.returncode == 2
+    assert done.stderr == ("scalecore: error: site was built with use_directory_urls: true: its links name folders "
+                           "(e.g. second/), which a browser does not open as pages from disk. Fix: set "
+                           "use_directory_urls: false in mkdocs.yml and build again (or serve the site as it is, "
+                           "e.g. python3 -m http.server -d site 8000)\n")
+    assert not (folder / "scalecore-site.zip").exists()

@@ -13,6 +13,7 @@ searches in the page; the bundle adds it to a site built without it.
 """
 
 import os
+import re
 import sys
 import time
 import zipfile
@@ -27,10 +28,30 @@ def _stamp() -> tuple[int, int, int, int, int, int]:
     return max(time.gmtime(epoch)[:6], (1980, 1, 1, 0, 0, 0))
 
 
+RELATIVE_FOLDER_LINK = re.compile(r'href="(?![a-z][a-z0-9+.-]*:|/)([^"#?]*/)"')
+
+
+def folder_page_link(site: Path) -> str | None:
+    """A link of the home page to a page built as a folder (``use_directory_urls: true``), which
+    a browser opening the unzipped bundle from disk shows as a folder listing, not the page."""
+    home = (Path(site) / "index.html").read_text(encoding="utf-8", errors="replace")
+    return next((href for href in RELATIVE_FOLDER_LINK.findall(home)
+                 if href not in ("./", "../") and (Path(site) / href / "index.html").is_file()), None)
+
+
+def folder_pages_problem(site: Path) -> str | None:
+    link = folder_page_link(site)
+    return link and (f"{site} was built with use_directory_urls: true: its links name folders (e.g. {link}), which "
+                     "a browser does not open as pages from disk. Fix: set use_directory_urls: false in mkdocs.yml and "
+                     "build again (or serve the site as it is, e.g. python3 -m http.server -d site 8000)")
+
+
 def make_bundle(site: Path, target: Path) -> Path:
     site, target = Path(site), Path(target)
     if not (site / "index.html").is_file():
         raise SystemExit(f"bundle: {site} has no index.html. Fix: build the site first (scalecore build, or mkdocs build)")
+    if problem := folder_pages_problem(site):
+        raise SystemExit(f"bundle: {problem}")
     temporary = target.with_name(f".{target.name}.tmp")
     stamp = _stamp()
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:

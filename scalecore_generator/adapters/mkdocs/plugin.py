@@ -102,6 +102,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.build.configure()
         if self.command == "build":
             config.site_dir = str(self.build.stage())
+            if note := site.directory_urls_note(config):
+                log.info(note)
         return config
 
     on_config = CombinedEvent(_count_from_here, _configure)

@@ -134,6 +134,20 @@ def key_line(config_file: str | None, key: str) -> str:
     return f"{source}:{found}" if found else source
 
 
+def directory_urls_note(config) -> str | None:
+    """What a site built with ``use_directory_urls: true`` (MkDocs' default) cannot do, said at
+    its line: served, its pages read as any other site's; opened from disk or from the bundle's
+    zip, a link to ``page/`` shows a folder, not the page. Said, not refused: a site that is only
+    ever served may want the shorter addresses."""
+    if not config.use_directory_urls:
+        return None
+    where = key_line(config.config_file_path, "use_directory_urls")
+    told = "" if ":" in where.rpartition("/")[2] else " (MkDocs' default when it is not written)"
+    return (f"{where}: use_directory_urls is true{told}: pages are built as folders (page/index.html), which "
+            "read served, but not opened from disk or from scalecore bundle's zip. To read the site from disk too: "
+            "use_directory_urls: false")
+
+
 def mark_reload_script(server, nonce: str | None, failure=lambda: None) -> None:
     """The development server's live-reload script, added to each page it serves, carries the
     serve build's nonce, which the pages' policy allows: an author sees every edit without the
