@@ -142,13 +142,17 @@ def _check_cache(root: Path, found: list[Path]) -> int:
     return 1 if damaged else 0
 
 
+# MkDocs' command line with its settings' messages given their mkdocs.yml line (adapters/mkdocs/command.py).
+MKDOCS_COMMAND = "scalecore_generator.adapters.mkdocs.command"
+
+
 def cmd_build(args) -> int:
     """The site built by the chosen engine. MkDocs runs as its own command (its plugin is the
     adapter); Zensical runs inside this process, around the build (adapters/zensical)."""
     if not args.config_file.is_file():
         raise CommandError(f"no {args.config_file} here. Fix: run this in the site's folder, or pass -f path/to/mkdocs.yml")
     if args.engine == "mkdocs":
-        command = [sys.executable, "-m", "mkdocs", "build", "-f", str(args.config_file)]
+        command = [sys.executable, "-m", MKDOCS_COMMAND, "build", "-f", str(args.config_file)]
         command += ["--strict"] if args.strict else []
         command += ["-d", str(args.site_dir)] if args.site_dir else []
         return _become(command)
@@ -170,7 +174,7 @@ def cmd_serve(args) -> int:
     """MkDocs' dev server, as ``mkdocs serve`` (without Material's end-of-life notice)."""
     if not args.config_file.is_file():
         raise CommandError(f"no {args.config_file} here. Fix: run this in the site's folder, or pass -f path/to/mkdocs.yml")
-    command = [sys.executable, "-m", "mkdocs", "serve", "-f", str(args.config_file)]
+    command = [sys.executable, "-m", MKDOCS_COMMAND, "serve", "-f", str(args.config_file)]
     command += ["-a", args.dev_addr] if args.dev_addr else []
     return _become(command)
 

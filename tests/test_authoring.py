@@ -617,6 +617,7 @@ def test_mkdocs_serve_bakes_an_edited_compute_function_with_its_new_code(tmp_pat
         edit(site / "mkdocs.yml", "strict: true", "strict: maybe")
         page = _wait_for(url, "Config value &#x27;strict&#x27;")
         assert "The last build failed" in page
+        assert re.search(r"mkdocs\.yml:\d+: Config value &#x27;strict&#x27;", page), page  # at its line
         edit(site / "mkdocs.yml", "strict: maybe", "strict: true")
         deadline = time.monotonic() + 90
         while "The last build failed" in _get(url):

@@ -20,7 +20,6 @@ from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig
 from sites import CACHE, build, copy_site, edit, line_of, stamps, tree
 
 OPTIONS = ", ".join(key for key, _ in ScalecoreConfig._schema)
-BLOCK_PAGE = "Error reading page 'lesson.md':"  # MkDocs' own line before a page's error
 
 
 def plugin_option(folder: Path, key: str, message: str) -> list[str]:
@@ -222,14 +221,14 @@ def bad_corpus_folder_name(folder):
 
 def block_unknown_corpus(folder):
     lesson(folder, "corpus: [tiny, small]", "corpus: [tiny, kjv]")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:6: /// scale-guards: option 'corpus': 'kjv' is not a baked "
+    return ["scalecore: docs/lesson.md:6: /// scale-guards: option 'corpus': 'kjv' is not a baked "
                         f"corpus; the baked corpora are: tiny, small (the plugin option 'corpora', "
                         f"{yml(folder, 'corpora:')})"]
 
 
 def block_all_corpora_with_others(folder):
     lesson(folder, "corpus: [tiny, small]", "corpus: [all, tiny]")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:6: /// scale-guards: option 'corpus': 'all' stands for every "
+    return ["scalecore: docs/lesson.md:6: /// scale-guards: option 'corpus': 'all' stands for every "
                         "baked corpus, so it cannot be listed with others; write corpus: all, or list the corpora "
                         "you want"]
 
@@ -246,7 +245,7 @@ def self_check_question_twice(folder):
     check = "/// self-check\nquestion: Why divide by the root?\nanswer: A.\nexplanation: E.\n///\n"
     with open(folder / "docs" / "lesson.md", "a", encoding="utf-8") as page:
         page.write("\n" + check + "\nMore text.\n\n" + check.replace("Why divide", "why  divide"))
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:28: /// self-check: option 'question': the same question as the "
+    return ["scalecore: docs/lesson.md:28: /// self-check: option 'question': the same question as the "
                         "self-check at docs/lesson.md:20; a reader's progress is kept per question. Fix: ask each "
                         "question once on a page (reword one of the two, or remove one)"]
 
@@ -254,7 +253,7 @@ def self_check_question_twice(folder):
 def self_check_link_to_no_page(folder):
     with open(folder / "docs" / "lesson.md", "a", encoding="utf-8") as page:
         page.write("\n/// self-check\nquestion: Q?\nanswer: See [the start](indx.md).\nexplanation: E.\n///\n")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:21: /// self-check: option 'answer': the link to 'indx.md' names "
+    return ["scalecore: docs/lesson.md:21: /// self-check: option 'answer': the link to 'indx.md' names "
                         "no page of this site (did you mean 'index.md'?). Fix: link to a page by its .md file, "
                         "relative to this page, e.g. [Corpora](../corpora.md)"]
 
@@ -275,7 +274,7 @@ def nav_entry_far_from_any_page(folder):
 def audience_code_as_callout_type(folder):
     lesson(folder, "Without the guards:", '!!! language-pro "From a linguist\'s perspective"\n    A note.\n\n'
                                           "Without the guards:")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: '!!! language-pro' names the audience 'language-pro', not a "
+    return ["scalecore: docs/lesson.md:11: '!!! language-pro' names the audience 'language-pro', not a "
                         "callout type: the side notes for language-pro readers are '!!! linguist' admonitions. Fix: "
                         "write '!!! linguist \"From a linguist's perspective\"' (the audience codes guest, it-ml, "
                         "language-pro go in front matter; their callouts are guest, practitioner, linguist)"]
@@ -285,52 +284,52 @@ def callout_type_as_audience(folder):
     page = folder / "docs" / "lesson.md"
     page.write_text("---\ncode: T1.demo\ntitle: A lesson\ndescription: A lesson on guards.\n"
                     "audience: [guest, practitioner]\n---\n\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:5: key 'audience': 'practitioner' is not one of guest, it-ml, "
+    return ["scalecore: docs/lesson.md:5: key 'audience': 'practitioner' is not one of guest, it-ml, "
                         "language-pro ('practitioner' is the callout type of the 'it-ml' readers' side notes: write "
                         "'it-ml' here)"]
 
 
 def generated_table_unknown(folder):
     lesson(folder, "Without the guards:", "{{ scalecore: option }}\n\nWithout the guards:")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: {{ scalecore: option }}: no table named 'option' (did you "
+    return ["scalecore: docs/lesson.md:11: {{ scalecore: option }}: no table named 'option' (did you "
                         "mean 'options'?). Fix: write one of {{ scalecore: options }}, {{ scalecore: kind-settings }}, "
                         "{{ scalecore: corpora }}"]
 
 
 def block_bad_guard(folder):
     lesson(folder, "guards: init+scale", "guards: init+scal")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:8: /// scale-guards: option 'guards': unknown guard 'scal' in "
+    return ["scalecore: docs/lesson.md:8: /// scale-guards: option 'guards': unknown guard 'scal' in "
                         "'init+scal': valid guards are norm, init, scale (joined by '+'), or 'none'"]
 
 
 def block_seed_not_baked(folder):
     lesson(folder, "seed: 0", "seed: 7")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:7: /// scale-guards: option 'seed': 7 is not a baked seed; "
+    return ["scalecore: docs/lesson.md:7: /// scale-guards: option 'seed': 7 is not a baked seed; "
                         f"the baked seeds are: 0 (the plugin option 'seeds', {yml(folder, 'seeds:')})"]
 
 
 def block_bad_yaml(folder):
     lesson(folder, "show: [heatmap, measures]", "show: [heatmap, measures")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:16: /// scale-guards: the options are not valid YAML (expected "
+    return ["scalecore: docs/lesson.md:16: /// scale-guards: the options are not valid YAML (expected "
                         "',' or ']', but got '<stream end>', while parsing a flow sequence that starts on line 16); "
                         "write one 'option: value' per line, lists as [a, b]"]
 
 
 def block_unknown_kind(folder):
     lesson(folder, "/// scale-guards | The guards", "/// scale-gaurds | The guards")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:5: unknown block kind 'scale-gaurds' (did you mean "
+    return ["scalecore: docs/lesson.md:5: unknown block kind 'scale-gaurds' (did you mean "
                         "'scale-guards'?); the kinds are: console, encoder, multihead, scale-guards, self-check, softmax, variance"]
 
 
 def block_unclosed(folder):
     lesson(folder, "show: [heatmap, measures]\n///\n", "show: [heatmap, measures]\n")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:13: '/// scale-guards' opened here is never closed; add a "
+    return ["scalecore: docs/lesson.md:13: '/// scale-guards' opened here is never closed; add a "
                         "line '///' after its options"]
 
 
 def block_unknown_option(folder):
     lesson(folder, "show: [heatmap, measures]", "show: [heatmap, measures]\ncolour: red")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:17: /// scale-guards: unknown option 'colour'; the options of "
+    return ["scalecore: docs/lesson.md:17: /// scale-guards: unknown option 'colour'; the options of "
                         "/// scale-guards are: title, corpus, seed, guards, show, locked"]
 
 
@@ -339,7 +338,7 @@ def block_after_front_matter(folder):
     page = folder / "docs" / "lesson.md"
     page.write_text("---\ntitle: A lesson\n---\n\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
     lesson(folder, "guards: none", "guards: nrom")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:19: /// scale-guards: option 'guards': unknown guard 'nrom' in "
+    return ["scalecore: docs/lesson.md:19: /// scale-guards: option 'guards': unknown guard 'nrom' in "
                         "'nrom': valid guards are norm, init, scale (joined by '+'), or 'none'"]
 
 
@@ -364,7 +363,7 @@ def front_matter_bad_audience(folder):
     page = folder / "docs" / "lesson.md"
     page.write_text("---\ncode: T1.demo\ntitle: A lesson\ndescription: A lesson on guards.\n"
                     "audience: [guest, gueest]\n---\n\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:5: key 'audience': 'gueest' is not one of guest, it-ml, "
+    return ["scalecore: docs/lesson.md:5: key 'audience': 'gueest' is not one of guest, it-ml, "
                         "language-pro (did you mean 'guest'?)"]
 
 
@@ -372,22 +371,23 @@ def front_matter_next_names_no_page(folder):
     page = folder / "docs" / "lesson.md"
     page.write_text("---\ncode: T1.demo\ntitle: A lesson\ndescription: A lesson on guards.\n"
                     "audience: [guest]\nnext: Hom\n---\n\n" + page.read_text(encoding="utf-8"), encoding="utf-8")
-    return ["Error building page 'index.md':",  # MkDocs names the page it was rendering: the first
-            "scalecore: docs/lesson.md:6: key 'next': 'Hom' is not the title of another page of this site; "
+    # MkDocs' own "Error building page 'index.md':" (the page it was rendering, not the one at
+    # fault) no longer dangles above the message
+    return ["scalecore: docs/lesson.md:6: key 'next': 'Hom' is not the title of another page of this site; "
             "the closest titles are 'Home'. Fix: correct the title, or list it under 'external:' if that module "
             "lives elsewhere on purpose"]
 
 
 def quote_unknown_path(folder):
     lesson(folder, "Without the guards:", "Without the guards ({{ baked: scale-guards/tiny/9/none/mean_row_max }}):")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:11: {{ baked: scale-guards/tiny/9/none/mean_row_max }}: no value "
+    return ["scalecore: docs/lesson.md:11: {{ baked: scale-guards/tiny/9/none/mean_row_max }}: no value "
                         "'9' under scale-guards/tiny; accepted here: 0, mean, lowest, highest. Fix: quote a path that starts with one "
                         "of scale-guards, corpus, settings (scalecore guide authoring lists them)."]
 
 
 def block_stray_closing_line(folder):
     lesson(folder, "Without the guards:", "Without the guards:\n\n///")
-    return [BLOCK_PAGE, "scalecore: docs/lesson.md:13: stray '///': no block is open, so there is nothing to "
+    return ["scalecore: docs/lesson.md:13: stray '///': no block is open, so there is nothing to "
                         "close; a block opens with '/// <kind>' (the kinds are: console, encoder, multihead, scale-guards, self-check, "
                         "softmax, variance)"]
 

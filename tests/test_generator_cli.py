@@ -96,7 +96,7 @@ def test_the_commands_that_run_mkdocs_turn_materials_notice_off(command, tmp_pat
     with pytest.raises(SystemExit):
         cli.main(command)
     [(args, env)] = ran
-    assert args[1:4] == ["-m", "mkdocs", command[0]]
+    assert args[1:4] == ["-m", cli.MKDOCS_COMMAND, command[0]]
     assert env["NO_MKDOCS_2_WARNING"] == "1"
 
 
@@ -198,3 +198,20 @@ def test_a_site_built_with_folder_pages_is_told_so_at_its_line_and_not_bundled(t
                            "use_directory_urls: false in mkdocs.yml and build again (or serve the site as it is, "
                            "e.g. python3 -m http.server -d site 8000)\n")
     assert not (folder / "scalecore-site.zip").exists()
+
+
+def test_mkdocs_own_settings_errors_name_their_line_under_scalecore_build(tmp_path):
+    """MkDocs stops at the first setting it cannot read, before loading any plugin, and said
+    "Config value 'theme': ..." with no line (an issue 47 leftover): scalecore build runs MkDocs'
+    command with that line put in front."""
+    folder = tmp_path / "bare"
+    assert cli.main(["new", "--template", "bare", str(folder)]) == 0
+    config = folder / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace("name: material", "name: materal"), encoding="utf-8")
+    line = next(number for number, text in enumerate(config.read_text(encoding="utf-8").splitlines(), 1)
+                if text.startswith("theme:"))
+    done = scalecore("build", cwd=folder)
+    assert done.returncode == 1
+    assert (f"ERROR   -  mkdocs.yml:{line}: Config value 'theme': Unrecognised theme name: 'materal'. The available "
+            "installed themes are: ") in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

@@ -88,9 +88,24 @@ def test_a_failed_rebuild_is_said_on_the_open_page_until_a_build_works(visit, se
     assert text.startswith("The last build failed: this page reloads when a build succeeds.\n")
     assert "scalecore: docs/lessons/temperature.md:" in text and "3.0 is not a baked temperature" in text
     assert "Fix: write one of them, or bake 3.0 too" in text
+    box = banner.bounding_box()
+    assert box["y"] < 20, box  # a page of its own: the message at its top
+    banner.locator("summary").click()  # folded to its first line
+    assert banner.bounding_box()["height"] < box["height"] and banner.get_attribute("open") is None
     edit(lesson, "temperature: 3.0\n", "temperature: 1.0\n")
     banner.wait_for(state="detached", timeout=120_000)  # the fix built: the page reloaded without it
     page.get_by_role("heading", name="Softmax at a Temperature", level=1).wait_for()
+    # A mkdocs.yml MkDocs cannot read fails before the site folder is emptied: the last page that
+    # built stays, and the message sits at the window's foot, not over the header (it covered the
+    # header and its menu on a phone)
+    page.set_viewport_size({"width": 390, "height": 800})
+    edit(folder / "mkdocs.yml", "strict: true", "strict: maybe")
+    banner.wait_for(timeout=120_000)
+    assert "Config value 'strict'" in banner.inner_text()
+    header, box = page.locator(".md-header").bounding_box(), banner.bounding_box()
+    assert abs(box["y"] + box["height"] - 800) < 1 and box["y"] > header["y"] + header["height"], (header, box)
+    edit(folder / "mkdocs.yml", "strict: maybe", "strict: true")
+    banner.wait_for(state="detached", timeout=120_000)
     # While the build had failed, the site folder was empty (MkDocs cleans it before it reads the
     # pages): the page was the error's, as HTTP 404, and so was anything the old page still asked for.
     during = len(watch.errors)

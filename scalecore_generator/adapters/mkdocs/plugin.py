@@ -48,6 +48,8 @@ def _edge(hook):
         try:
             return hook(self, *args, **kwargs)
         except ScalecoreError as error:
+            if kwargs.get("page") is not None:  # our message names the page: MkDocs' own line would dangle
+                self.page_errors.pages.add(kwargs["page"].file.src_uri)
             raise PluginError(error.engine_message()) from None
         except OSError as error:
             if hook.__name__ != "_configure":
@@ -68,6 +70,13 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.failure_seen = False  # on_build_error saw this rebuild fail (else it failed before the hooks)
         self.build = None
         self.warnings = WarningCounter()
+        self.page_errors = site.put_on("mkdocs.commands.build", site.PageErrorEcho())
+
+    def load_config(self, options, config_file_path=None):
+        """MkDocs' own settings' messages get their mkdocs.yml line too (site.ConfigMessageLines):
+        this is where the plugin first learns which file the site's configuration is."""
+        site.put_on("mkdocs.config", site.ConfigMessageLines(config_file_path))
+        return super().load_config(options, config_file_path)
 
     def on_startup(self, *, command, dirty):
         self.command = command

@@ -5,6 +5,7 @@ assets every page loads, and the dev server's reload script allowed by the pages
 """
 
 import difflib
+import logging
 import posixpath
 import re
 from pathlib import Path, PurePath
@@ -148,6 +149,46 @@ def directory_urls_note(config) -> str | None:
             "use_directory_urls: false")
 
 
+class ConfigMessageLines(logging.Filter):
+    """MkDocs says "Config value 'theme': Unrecognised theme name" with no line: the line of the
+    setting in mkdocs.yml goes in front, as our own messages have it. (MkDocs has no hook for its
+    own settings' messages; a filter on its config logger is the one place they pass through.)"""
+
+    def __init__(self, config_file: str | None):
+        super().__init__()
+        self.config_file = config_file
+
+    def filter(self, record):
+        message = record.msg if isinstance(record.msg, str) and not record.args else None
+        named = message and re.match(r"Config value '([^'.]+)[^']*': ", message)
+        if named and PurePath(self.config_file or "mkdocs.yml").name not in message:  # ours name the file already
+            record.msg = f"{key_line(self.config_file, named.group(1))}: {message}"
+        return True
+
+
+class PageErrorEcho(logging.Filter):
+    """MkDocs logs "Error reading page 'x.md':" before the error it aborts with, which it prints
+    after; ours already names the page's file and line, so that first line would dangle above it."""
+
+    def __init__(self):
+        super().__init__()
+        self.pages: set[str] = set()
+
+    def filter(self, record):
+        message = record.msg if isinstance(record.msg, str) else ""
+        page = re.fullmatch(r"Error (?:reading|building) page '(.+)':", message)
+        return not (page and page.group(1) in self.pages)
+
+
+def put_on(logger_name: str, new: logging.Filter) -> logging.Filter:
+    """One filter of its kind on a logger (a plugin is loaded again on every serve rebuild)."""
+    logger = logging.getLogger(logger_name)
+    for old in [old for old in logger.filters if type(old) is type(new)]:
+        logger.removeFilter(old)
+    logger.addFilter(new)
+    return new
+
+
 def mark_reload_script(server, nonce: str | None, failure=lambda: None) -> None:
     """The development server's live-reload script, added to each page it serves, carries the
     serve build's nonce, which the pages' policy allows: an author sees every edit without the
@@ -197,14 +238,18 @@ def mark_reload_script(server, nonce: str | None, failure=lambda: None) -> None:
 def failure_banner(message: str, page_kept: bool = True) -> str:
     """What a page under ``mkdocs serve`` shows while the last rebuild failed: MkDocs keeps serving
     the last pages that built, and says so only in the terminal. Plain HTML (the pages' policy
-    allows inline styles, not scripts)."""
+    allows inline styles, not scripts). Over a page kept from the last build, at the foot of the
+    window, not its top: on a phone it covered the header and its menu; the message folds to one
+    line (a details element). On a page of its own, at the top."""
     import html
 
-    return ('<div id="scalecore-build-failed" role="alert" style="position:fixed;inset:0 0 auto 0;z-index:10000;'
-            'max-height:50vh;overflow:auto;padding:.8rem 1rem;background:#8b0000;color:#fff;font:14px/1.45 '
-            'system-ui,sans-serif;white-space:pre-wrap"><strong>The last build failed</strong>: '
+    place = ("position:fixed;inset:auto 0 0 0;z-index:10000;max-height:45vh;overflow:auto;"
+             "box-shadow:0 -2px 8px rgba(0,0,0,.4);" if page_kept else "")
+    return (f'<details open id="scalecore-build-failed" role="alert" style="{place}padding:.6rem 1rem;'
+            'background:#8b0000;color:#fff;font:14px/1.45 system-ui,sans-serif;white-space:pre-wrap">'
+            '<summary style="cursor:pointer"><strong>The last build failed</strong>: '
             + ("this page is from the last build that worked, and reloads" if page_kept else "this page reloads")
-            + " when a build succeeds.\n" + html.escape(message) + "</div>")
+            + " when a build succeeds.</summary>" + html.escape(message) + "</details>")
 
 
 def tell_pages(server) -> None:

@@ -1,0 +1,29 @@
+"""MkDocs' own command line, as ``scalecore build`` and ``scalecore serve`` run it:
+``python -m scalecore_generator.adapters.mkdocs.command build -f mkdocs.yml``.
+
+MkDocs stops at the first setting it cannot read, before it loads any plugin, and says
+"Config value 'theme': ..." with no line. Run from here, its settings' messages get their
+mkdocs.yml line (site.ConfigMessageLines) even then; under plain ``mkdocs``, from the plugin's
+first load on (every later rebuild of ``mkdocs serve``)."""
+
+import sys
+
+from mkdocs.__main__ import cli
+
+from scalecore_generator.adapters.mkdocs import site
+
+
+def config_file(argv: list[str]) -> str:
+    for flag in ("-f", "--config-file"):
+        if flag in argv[:-1]:
+            return argv[argv.index(flag) + 1]
+    return "mkdocs.yml"
+
+
+def main() -> None:
+    site.put_on("mkdocs.config", site.ConfigMessageLines(config_file(sys.argv[1:])))
+    cli(prog_name="mkdocs")
+
+
+if __name__ == "__main__":
+    main()
