@@ -121,4 +121,14 @@ def test_it_hydrates_switches_from_baked_data_and_recomputes_live(visit, server)
                            timeout=PYODIDE_TIMEOUT_MS)
     live = panel.locator(".temperature-bars .scalecore-bar__value").all_text_contents()
     assert live == [f"{w:.3f}" for w in reference(3.0)["weights"]]
+    # the picker, still on 2, says the weights shown are not its own (a fresh author's finding);
+    # a pick shows the baked weights again, and the note goes
+    picker = panel.get_by_label("Temperature", exact=True)
+    note = panel.locator(".temperature-live-note")
+    assert note.is_visible() and note.inner_text() == ("Shown: temperature 3, computed live. Pick one here to show "
+                                                       "its baked weights.")
+    assert picker.get_attribute("aria-describedby") == note.get_attribute("id")
+    picker.select_option(label="0.5")
+    assert panel.locator(".temperature-bars").get_attribute("data-temperature") == "0.5" and not note.is_visible()
+    assert panel.get_attribute("data-temperature-live") is None
     assert any(p.endswith("mylessons-0.1.0-py3-none-any.whl") for p in server.paths), "the site's wheel was not used"

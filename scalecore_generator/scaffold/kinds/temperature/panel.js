@@ -39,7 +39,16 @@
         // Back, Forward and "Copy a link to this view" keep the reader's choice.
         var picker = u.labelledSelect("Temperature", keys.map(function (key) {
           return { value: key, label: String(points[key].temperature) };
-        }), first, function (key) { show(points[key]); }, "temperature");
+        }), first, function (key) { showBaked(points[key]); }, "temperature");
+        // While a live result is shown, the picker says its value is not the one on screen.
+        var liveNote = el("p", { class: "temperature-live-note", id: u.nextId("temperature-live-note"), hidden: true });
+        picker.field.append(liveNote);
+        picker.select.setAttribute("aria-describedby", liveNote.id);
+        function showBaked(point) {
+          liveNote.hidden = true;
+          root.removeAttribute("data-temperature-live");
+          show(point);
+        }
 
         // The "Compute live" disclosure (u.liveForm): its form, the runtime's progress, its messages,
         // and what a page opened from disk says. points() gives the compute function's parameters.
@@ -56,8 +65,11 @@
           done: function (results) {
             show(results[0]);
             root.setAttribute("data-temperature-live", String(results[0].temperature));
+            liveNote.textContent = "Shown: temperature " + results[0].temperature + ", computed live. Pick one " +
+              "here to show its baked weights.";
+            liveNote.hidden = false;
           },
-          back: function () { show(points[picker.select.value]); },
+          back: function () { showBaked(points[picker.select.value]); },
         });
 
         u.controls(root).append(picker.field, shown, live);
