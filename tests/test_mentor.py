@@ -166,6 +166,14 @@ def test_facts_keep_the_numbers_and_leave_the_rows():
     assert mentor.facts(tree, {"k", "missing"}) == {"k": {"a": {"mean": 0.1234568, "pair": [1.5, 2.0]}}}
 
 
+def test_facts_keep_a_list_of_records_as_rows_of_their_own_numbers():
+    """A stack's layers ([{layer: 1, ...}]) are kept at the paths the page quotes (encoder/.../layers/2/stream_spread),
+    each row with its own numbers, not what it nests (a head's weights); rows with no number of their own are left."""
+    tree = {"k": {"a": {"layers": [{"layer": 1, "spread": 2.0, "per_head": [{"w": [1.0]}]}, {"layer": 2, "spread": 4.0}],
+                        "heads": [{"weights": [[0.5]]}, {"weights": [[1.0]]}]}}}
+    assert mentor.facts(tree, {"k"}) == {"k": {"a": {"layers": [{"layer": 1, "spread": 2.0}, {"layer": 2, "spread": 4.0}]}}}
+
+
 def test_every_module_page_has_its_mentor_data(built_site):
     for page in ("modules/softmax-range.html", "modules/multi-head-attention.html", "modules/encoder-block.html"):
         data = _data(built_site, page)
@@ -296,6 +304,24 @@ def test_a_numbers_question_gets_the_baked_value(built_site):
         assert first["path"] == path
         assert first["value"] == pytest.approx(baked.value(path), rel=1e-6)
         assert first["panel"].startswith(MODULE + "#scalecore-")
+
+
+def test_a_layer_is_named_by_its_number_and_a_placement_by_what_is_absent(built_site):
+    """The encoder page's per-layer rows, as a reader names them: "after layer 3" is the row layers/2 (its number
+    names no seed), "without LayerNorm" / "no layer norm" the placement none, "post-LN" post; the row's own number
+    (layer) is never the measure; over the seeds when the question asks for the lowest; a large spread printed whole."""
+    page = "modules/encoder-block.html"
+    baked = Baked(built_site)
+    asked = [("what's the stream spread after layer 3 on kjv without layernorm?", "encoder/kjv/0/none/layers/2/stream_spread"),
+             ("mean row-max of layer 2 on demo with no layer norm", "encoder/demo/0/none/layers/1/mean_row_max"),
+             ("stream spread after the first layer on kjv with post-LN, seed 3", "encoder/kjv/3/post/layers/0/stream_spread"),
+             ("lowest mean row-max at layer 3 on kjv with pre-LN over the seeds", "encoder/kjv/all/pre/3/mean_row_max/lowest")]
+    got = answers(built_site, [{"question": q} for q, _ in asked], page)["answers"]
+    for reply, (question, path) in zip(got, asked):
+        first = reply["answer"]["numbers"][0]
+        assert first["path"] == path, question
+        assert first["value"] == pytest.approx(baked.value(path), rel=1e-6)
+    assert got[0]["answer"]["numbers"][0]["text"] == f"{round(baked.value(asked[0][1]))}"
 
 
 def test_a_number_is_given_as_the_page_prints_it_with_a_state_the_panel_can_show(built_site):

@@ -9,7 +9,7 @@ import json
 from collections.abc import Callable
 
 from scalecore_generator.mentor.encoder import ENCODER_PIN, encoder_available
-from scalecore_generator.mentor.facts import corpora_words, facts
+from scalecore_generator.mentor.facts import FACTS_FORM, corpora_words, facts
 from scalecore_generator.mentor.passages import Page, read_page
 from scalecore_generator.mentor.script import data_script, script_path, vectors_path
 
@@ -109,7 +109,7 @@ class Collector:
         if kinds is None or any(source not in self.keys for source in sources):
             return None
         facts_key = {name: kinds(name) or tree[name] for name in sorted(tree)}
-        seen = [url, code, [self.keys[source] for source in sources], facts_key,
+        seen = [url, code, [self.keys[source] for source in sources], facts_key, FACTS_FORM,
                 corpora_words(tree["corpus"]) if "corpus" in tree else [],  # their shipped titles and descriptions
                 {kind: list(names) for kind, names in sorted((axes or {}).items())}, typesetter,
                 json.loads(ENCODER_PIN.read_text(encoding="utf-8"))["files"] if encoder_available() else None]

@@ -4,6 +4,10 @@ corpus those numbers name."""
 from __future__ import annotations
 
 
+# the memo's name for a kind's facts: a new form when what is kept changes (round 7: the rows of records)
+FACTS_FORM = "mentor-facts/2"
+
+
 def facts(tree: dict, kinds: set[str]) -> dict:
     """The quote trees of ``kinds``: the same paths an author quotes with {{ baked: }}, so the
     mentor and the pages name a number the same way. Kept as a tree (a path's prefix is written
@@ -17,7 +21,14 @@ def facts(tree: dict, kinds: set[str]) -> dict:
             return float(f"{node:.7g}")
         if isinstance(node, dict):
             return {key: shrink(value) for key, value in node.items()}
-        if isinstance(node, (list, tuple)):  # a row of weights, a token's favourites: not asked for
+        if isinstance(node, (list, tuple)):
+            if node and all(isinstance(value, dict) for value in node):
+                # rows of records (a stack's layers: encoder/kjv/0/none/layers/2/stream_spread, the paths the page
+                # quotes): each row's own numbers, not what it nests (a head's weights)
+                rows = [{key: shrink(value) for key, value in row.items() if not isinstance(value, (list, tuple, dict))}
+                        for row in node]
+                return rows if any(rows) else None
+            # a row of weights, a token's favourites: not asked for
             return None if any(isinstance(value, (list, dict)) for value in node) or len(node) > 4 else \
                 [shrink(value) for value in node]
         return node if isinstance(node, (int, str)) else None
@@ -29,7 +40,7 @@ def facts(tree: dict, kinds: set[str]) -> dict:
         return node
 
     derived = getattr(tree, "derived", None)  # a LazyNamespace: from the memo when known
-    return {kind: derived(kind, "mentor-facts", lambda: prune(shrink(tree[kind]))) if derived
+    return {kind: derived(kind, FACTS_FORM, lambda: prune(shrink(tree[kind]))) if derived
             else prune(shrink(tree[kind])) for kind in sorted(kinds) if kind in tree}
 
 

@@ -9,15 +9,45 @@
   "use strict";
   var words = W.words, terms = W.terms, stem = W.stem, STOPWORDS = W.STOPWORDS, S = W.settings;
 
-  function leaves(node, path, out) {
+  function leaves(node, path, out, rows) {
+    rows = rows || {};
     if (typeof node === "number") {
-      out.push({ path: path, value: node });
+      out.push({ path: path, value: node, rows: rows });
     } else if (Array.isArray(node)) {
-      node.forEach(function (value, i) { leaves(value, path.concat(String(i)), out); });
+      // rows of records that number themselves (layers: [{layer: 1, ...}, ...]): a reader names the row
+      // at index 2 "layer 3", as the page does ("After layer 3"), never by its index
+      var word = String(path[path.length - 1] || "").replace(/s$/, "");
+      node.forEach(function (value, i) {
+        var own = value && typeof value === "object" && !Array.isArray(value) && typeof value[word] === "number" ? value[word] : null;
+        var named = rows;
+        if (own !== null) {
+          named = {};
+          Object.keys(rows).forEach(function (k) { named[k] = rows[k]; });
+          named[path.length] = { word: word, number: own };
+        }
+        leaves(value, path.concat(String(i)), out, named);
+      });
     } else if (node && typeof node === "object") {
-      Object.keys(node).forEach(function (key) { leaves(node[key], path.concat(key), out); });
+      Object.keys(node).forEach(function (key) { leaves(node[key], path.concat(key), out, rows); });
     }
     return out;
+  }
+
+  var ORDINALS = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
+    "eleventh", "twelfth"];
+  /* The rows a question names by their word ("layer 3", "the third layer", "3rd layer", "layer #3"): {word: [numbers]},
+     and the question's text with those references taken out (their number names no other setting: "layer 2" is no
+     seed 2). */
+  function rowReferences(text, rowWords) {
+    var out = {};
+    Object.keys(rowWords).forEach(function (word) {
+      var w = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+      var add = function (n) { (out[word] = out[word] || []).push(n); return " " + word + " "; };
+      text = text.replace(new RegExp("\\b" + w + "s?(?:'s)?\\s*(?:#|no\\.?\\s*|number\\s+)?(\\d+)\\b", "g"), function (_, n) { return add(Number(n)); })
+        .replace(new RegExp("\\b(\\d+)(?:st|nd|rd|th)\\s+" + w + "\\b", "g"), function (_, n) { return add(Number(n)); })
+        .replace(new RegExp("\\b(" + ORDINALS.join("|") + ")\\s+" + w + "\\b", "g"), function (_, o) { return add(ORDINALS.indexOf(o)); });
+    });
+    return { rows: out, text: text };
   }
 
   /* How a path segment can be named in a question: its words ("mean_row_max" -> mean, row,
@@ -36,6 +66,20 @@
     if (whole.indexOf("+") > 0) return false; // a guard set is named whole ("norm+init+scale")
     var parts = segmentTerms(segment); // our own names: "mean" in mean_row_max is not a stop word
     return parts.length > 0 && parts.every(function (t) { return asked.terms[t]; });
+  }
+
+  /* A mean named as the page names it in its tables, without the word mean ("row-max" for mean_row_max): the rest of
+     its words, two or more. */
+  function meanOf(segment, asked) {
+    var parts = segmentTerms(segment);
+    return parts[0] === "mean" && parts.length > 2 && parts.slice(1).every(function (t) { return asked.terms[t]; });
+  }
+
+  /* An axis's setting "none" named by what the question says is absent: a word holding the axis's name ("without
+     LayerNorm", "no normalisation" for the axis norm). */
+  function absentAxis(axis, asked) {
+    if (!axis || axis.length < 4) return false;
+    return Object.keys(asked.absent).some(function (w) { return w.indexOf(axis) >= 0; });
   }
 
   /* A guard set as a reader names it: "with init and scale", "norm, init and scale on", "scale only",
@@ -63,7 +107,20 @@
      takes the tree's first value (seed 0, the first corpus), which the answer states. */
   function numbers(question) {
     var text = String(question).toLowerCase().replace(/\s*\+\s*/g, "+").replace(/\b([a-z_]+)\s*=\s*(\d)/g, "$1 $2");
-    var asked = { terms: {}, whole: {} };
+    if (!this.facts) this.facts = leaves(this.data.facts || {}, [], []);
+    if (!this.rowWords) {
+      var rowWords = this.rowWords = {};
+      this.facts.forEach(function (fact) { Object.keys(fact.rows).forEach(function (k) { rowWords[fact.rows[k].word] = true; }); });
+    }
+    var referred = rowReferences(text, this.rowWords);
+    text = referred.text;
+    // what the question says is absent: the words after "no", "without", "not" ("without LayerNorm": the axis norm's
+    // setting "none"; "no layer norm")
+    var absent = {};
+    words(text).forEach(function (w, i, list) {
+      if (/^(no|without|not)$/.test(w)) list.slice(i + 1, i + 3).forEach(function (v) { absent[v] = true; });
+    });
+    var asked = { terms: {}, whole: {}, rows: referred.rows, absent: absent };
     words(text).forEach(function (w) {
       asked.whole[w] = true; // a guard set names itself only: "norm+init+scale" does not name "norm"
       if (w.indexOf("+") < 0) asked.terms[stem(w)] = true;
@@ -78,19 +135,32 @@
       var corpora = this.expand(question);
       Object.keys(corpora).forEach(function (t) { if (typeof corpora[t] === "string") asked.whole[corpora[t]] = true; });
     }
-    if (!this.facts) this.facts = leaves(this.data.facts || {}, [], []);
     var axes = this.data.axes || {};
     var best = [];
     var top = 0;
     this.facts.forEach(function (fact, order) {
       var last = fact.path[fact.path.length - 1];
-      if (/^\d+$/.test(last) || !named(last, asked)) return;
+      if (/^\d+$/.test(last) || !(named(last, asked) || meanOf(last, asked))) return;
+      if (fact.rows[fact.path.length - 2] && fact.rows[fact.path.length - 2].word === last) return; // a row's own number
       // an axis repeated as a value (variance/100/d = 100, multihead/demo/0/8/init/heads = 8, .../seed = 0); not a
       // value that happens to equal a setting (a mean row-max of exactly 1 at seed 1)
       if (fact.path[fact.path.length - 2] === String(fact.value) || (axes[fact.path[0]] || []).indexOf(last) >= 0) return;
       var score = 0;
-      for (var i = 0; i < fact.path.length - 1; i++) if (named(fact.path[i], asked)) score += 1;
+      var names = axes[fact.path[0]] || [];
+      for (var i = 0; i < fact.path.length - 1; i++) {
+        var row = fact.rows[i];
+        if (fact.rows[i + 1]) continue; // the rows' list ("layers") is named by naming its row
+        if (row) { // a row by its own number; a number past the axes (a layer of encoder/kjv/all/none/3/...) as a row's
+          if ((asked.rows[row.word] || []).indexOf(row.number) >= 0) score += 1;
+        } else if (i > names.length && /^\d+$/.test(fact.path[i]) && Object.keys(asked.rows).some(function (w) {
+          return asked.rows[w].indexOf(Number(fact.path[i])) >= 0; })) {
+          score += 1;
+        } else if (named(fact.path[i], asked) || (fact.path[i] === "none" && absentAxis(names[i - 1], asked))) {
+          score += 1;
+        }
+      }
       if (score === 0) return;
+      if (!named(last, asked)) score -= 0.5; // a measure named in full goes first ("word row-max": word_row_max)
       if (score > top) { top = score; best = []; }
       if (score === top && best.length < 3) best.push({ path: fact.path, value: fact.value, order: order });
     });
@@ -124,11 +194,12 @@
     }
     var found = this.printedNumbers.find(function (s) {
       var decimals = (s.split(".")[1] || "").length;
-      if (!decimals) return Number.isInteger(value) && Number(s) === value && value >= 10;
+      // a whole number as printed (a spread of 27,533.8 printed 27,534: ",.0f")
+      if (!decimals) return (Number.isInteger(value) || Math.abs(value) >= 100) && Number(s) === Math.round(value) && value >= 10;
       return decimals >= 2 && Number(s) === Number(value.toFixed(decimals));
     });
     if (found) return found;
-    if (Number.isInteger(value)) return String(value);
+    if (Number.isInteger(value) || Math.abs(value) >= 1000) return String(Math.round(value)); // 27,533.8: 27534
     return String(Number(value.toPrecision(4)));
   };
 
