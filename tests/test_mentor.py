@@ -315,7 +315,8 @@ def test_a_layer_is_named_by_its_number_and_a_placement_by_what_is_absent(built_
     asked = [("what's the stream spread after layer 3 on kjv without layernorm?", "encoder/kjv/0/none/layers/2/stream_spread"),
              ("mean row-max of layer 2 on demo with no layer norm", "encoder/demo/0/none/layers/1/mean_row_max"),
              ("stream spread after the first layer on kjv with post-LN, seed 3", "encoder/kjv/3/post/layers/0/stream_spread"),
-             ("lowest mean row-max at layer 3 on kjv with pre-LN over the seeds", "encoder/kjv/all/pre/3/mean_row_max/lowest")]
+             ("lowest mean row-max at layer 3 on kjv with pre-LN over the seeds", "encoder/kjv/all/pre/3/mean_row_max/lowest"),
+             ("stream spread after six layers on demo with pre-LN", "encoder/demo/0/pre/layers/5/stream_spread")]
     got = answers(built_site, [{"question": q} for q, _ in asked], page)["answers"]
     for reply, (question, path) in zip(got, asked):
         first = reply["answer"]["numbers"][0]
@@ -385,6 +386,23 @@ def test_the_refusal_rules(built_site):
     assert per["language"] is None and per["found"] and per["kind"] == "difference"
     assert "repeat" in " ".join(p["text"] for p in per["passages"])
     assert skip["found"] and skip["lead"] is not None
+
+
+def test_a_question_about_a_thing_the_module_never_names_is_refused_in_common_words_too(built_site):
+    """What a question asks about (its first two content words after "what is", "what does", "how does", "which")
+    in words the module never uses, common English or not ("optimizer", "beam search"), is another topic: refused. A
+    typo of the module's word, a reader's word for a corpus, or a known thing asked about in new words is answered."""
+    asked = [{"question": q} for q in (
+        "Which optimizer works best for training this head?",
+        "How does beam search pick the next word?",
+        "What is the scale gaurd for?",
+        "what does the bible do to the scores?",
+        "What does a saturated softmax do to learning?")]
+    optimizer, beam, typo, bible, learning = [r["answer"] for r in answers(built_site, asked)["answers"]]
+    for refused in (optimizer, beam):
+        assert not refused["found"] and refused["lead"] is None and refused["passages"] == []
+    for answered in (typo, bible, learning):
+        assert answered["found"] and answered["passages"], answered["question"]
 
 
 def test_a_readers_words_for_a_corpus_and_the_modules_abbreviations_find_the_passages(built_site):

@@ -264,6 +264,8 @@
   S.COMPOSE = 0.7; // a second sentence joins the lead when it scores this share of the first's (0: one sentence)
   S.RARE = "names"; // refuse a question that names a thing the module never speaks of (Mentor.prototype.rare):
   // "names" (a capital or a digit in the word), true (any such word), false (none)
+  S.TOPIC = 2; // round 7: refuse a question whose topic (its first this many content words) the module never uses
+  S.TOPIC_BELOW = 0.45; // ... when the refusal's one score (words and meaning) is below this
   S.COMPOSE_GAP = 0; // ... and is this many sentences or more away from it in the same passage
   // Meaning (the embeddings), tuned on the development question set only:
   // Retrieval: keywords and meaning fused by their ranks (Mentor.prototype.fuse).
@@ -389,6 +391,34 @@
       });
       if (!typo) out.push(w);
     });
+    return out;
+  };
+
+  /* The words of the thing a question asks about ("What is byte-pair encoding ...", "What does gradient clipping do",
+     "How does beam search choose ...", "Which optimizer ..."): its first S.TOPIC content words after the question's
+     opening, up to the first stop word, that the module never uses in any form (nor one it begins, nor a typo of
+     one of its words, nor a corpus's alias). A question that asks what such a thing is, or how it works, asks about
+     something the module does not speak of, in however common words ("sampling", "optimizer", "batch"). */
+  var TOPIC_OPENING = /^\s*(?:what(?:'s| is| are| was| were| does| do| did)?|which|how (?:does|do|is|are|can|would|did))\s+(?:(?:the|a|an|my|your|our|this|that)\s+)?/i;
+  var FRAME = {};
+  ("difference differences point purpose use role reason reasons effect effects meaning idea benefit benefits advantage " +
+    "advantages kind kinds type types way ways job part").split(" ").forEach(function (w) { FRAME[w] = true; });
+  Mentor.prototype.topic = function (question, aliases) {
+    var opening = String(question).match(TOPIC_OPENING);
+    if (!opening) return [];
+    var frequency = this.frequency, related = this.relate(terms(String(question).slice(opening[0].length)));
+    var out = [];
+    var list = words(String(question).slice(opening[0].length));
+    for (var i = 0, taken = 0; i < list.length && taken < S.TOPIC; i++) {
+      var w = list[i].replace(/'s$/, "");
+      if (FRAME[w]) continue; // "the difference between", "the point of": the question's form, not its topic
+      if (STOPWORDS[w]) break;
+      if (w.length < 3 || /[_\d]/.test(w)) { taken += 1; continue; }
+      taken += 1;
+      var t = stem(w);
+      var typo = Object.keys(STOPWORDS).some(function (v) { return v[0] === w[0] && Math.abs(v.length - w.length) <= 1 && edits(w, v, 1) <= 1; });
+      if (!frequency[t] && !(related[t] || []).length && !aliases[t] && !typo) out.push(w);
+    }
     return out;
   };
 
@@ -674,6 +704,8 @@
       pointed <= words && (words >= S.COVER_MIN || (vector && meaning >= S.MEANING_MIN) ||
       (words >= S.COVER_SOME && (!vector || words + meaning >= S.COVER_SUM)));
     var named = foreign || !S.RARE ? [] : this.rare(question, asked, aliases);
+    var reach = S.WORDS_SHARE * words + (1 - S.WORDS_SHARE) * meaning; // the refusal's one score
+    if (!foreign && S.TOPIC && !named.length && reach < S.TOPIC_BELOW) named = this.topic(question, aliases);
     if (named.length) covered = false;
     var close = foreign || named.length ? null : this.closestCheck(question, vector);
     var numbers = foreign || how !== "what" ? [] : this.numbers(question); // a reason is not a number

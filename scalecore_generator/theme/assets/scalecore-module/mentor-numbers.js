@@ -35,6 +35,7 @@
 
   var ORDINALS = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
     "eleventh", "twelfth"];
+  var CARDINALS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
   /* The rows a question names by their word ("layer 3", "the third layer", "3rd layer", "layer #3"): {word: [numbers]},
      and the question's text with those references taken out (their number names no other setting: "layer 2" is no
      seed 2). */
@@ -45,7 +46,11 @@
       var add = function (n) { (out[word] = out[word] || []).push(n); return " " + word + " "; };
       text = text.replace(new RegExp("\\b" + w + "s?(?:'s)?\\s*(?:#|no\\.?\\s*|number\\s+)?(\\d+)\\b", "g"), function (_, n) { return add(Number(n)); })
         .replace(new RegExp("\\b(\\d+)(?:st|nd|rd|th)\\s+" + w + "\\b", "g"), function (_, n) { return add(Number(n)); })
-        .replace(new RegExp("\\b(" + ORDINALS.join("|") + ")\\s+" + w + "\\b", "g"), function (_, o) { return add(ORDINALS.indexOf(o)); });
+        .replace(new RegExp("\\b(" + ORDINALS.join("|") + ")\\s+" + w + "\\b", "g"), function (_, o) { return add(ORDINALS.indexOf(o)); })
+        // "after six layers", "after 6 layers": the last of them
+        .replace(new RegExp("\\b(after|through|past)\\s+(\\d+|" + CARDINALS.join("|") + ")\\s+" + w + "s\\b", "g"), function (_, a, n) {
+          return a + add(/^\d+$/.test(n) ? Number(n) : CARDINALS.indexOf(n));
+        });
     });
     return { rows: out, text: text };
   }
