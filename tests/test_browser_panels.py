@@ -33,6 +33,7 @@ from playwright.sync_api import expect
 
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
 from browser import OTHER_HOSTS, SCROLL_THROUGH  # noqa: E402
+from scalecore.corpus import SHARED_SENTENCE  # noqa: E402
 
 CHROMIUM = Path("/usr/bin/chromium")
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -516,6 +517,25 @@ def test_live_mode_reproduces_the_baked_numbers_and_names_unknown_words(open_pag
     timings = page.evaluate("scalecoreTimings")
     print(f"\nlive ready: {timings['liveReadyMs']:.0f} ms; recompute of 8 guard sets: "
           f"{timings['lastRecomputeMs']:.0f} ms")
+    assert not timings["lastCall"]["prepared"]  # typed and clicked at once: computed on the click
+
+    # Typed, then a reader's pause: the worker computed the request meanwhile (live.js, prepare),
+    # and the click gets that answer, equal to the baked numbers; a half-typed field prepares nothing
+    seed = panel.locator(".scalecore-live__form").get_by_label("Seed")
+    seed.fill("")
+    panel.get_by_label("Sentence").fill(SHARED_SENTENCE)
+    page.wait_for_timeout(400)
+    seed.fill("1")
+    page.wait_for_function("() => scalecoreTimings.lastPreparedAt !== undefined")
+    panel.get_by_role("button", name="Recompute live").click()
+    page.wait_for_function("el => el.scalecorePanel.live.seed === 1", arg=panel.element_handle())
+    assert page.evaluate("scalecoreTimings.lastCall.prepared")
+    for guards, result in panel.evaluate("root => root.scalecorePanel.live.results").items():
+        baked = _baked(built_site, corpus, 1, guards)
+        for got_row, want_row in zip(result["weights"], baked["weights"], strict=True):
+            assert all(_close(a, b) for a, b in zip(got_row, want_row, strict=True)), guards
+        for key, value in baked["measures"].items():
+            assert _close(result["measures"][key], value), (guards, key)
 
 
 def test_the_variance_panel_samples_any_d_live_with_the_function_that_baked_the_others(open_page, base, built_site,

@@ -142,14 +142,25 @@ class LiveClient extends WorkerClient {
     } catch (error) {
       return call.reject(new Error("the Python worker sent an answer the page cannot read: " + error.message));
     }
-    timings.lastCall = { type: call.type, ms: received - call.sent, workerMs: message.ms,
-      parseMs: performance.now() - received };
+    if (call.type !== "prepare") {
+      timings.lastCall = { type: call.type, ms: received - call.sent, workerMs: message.ms,
+        parseMs: performance.now() - received, prepared: Boolean(message.prepared) };
+    }
     call.resolve(result);
   }
 
   /* A kind's compute function on each parameter set, in Python: resolves with the results. */
   compute(kind, points) {
     return this.call("compute", { kind, points });
+  }
+
+  /* The compute a reader is about to ask for (a live form's fields as typed, panels.js): the
+     worker runs it when nothing else waits and keeps the answer, which a compute of the very
+     same points then gets at once. Only once Python is ready (typing never starts it); nothing
+     is shown, and a failure is left for the compute itself to report. */
+  prepare(kind, points) {
+    if (this.progress.stage !== "ready") return;
+    this.call("prepare", { kind, points }).then(() => { timings.lastPreparedAt = performance.now(); }, () => {});
   }
 
   /* Stop what is running. On a cross-origin-isolated page Python gets a KeyboardInterrupt

@@ -24,6 +24,7 @@
   var SERVE_URL = "http://127.0.0.1:8000/";
   var MAX_SEED = 4294967295; // random.Random takes any integer; the panels offer the 32-bit ones
   var BUSY_AFTER_MS = 100; // a live form shows that it computes only after this long (liveForm)
+  var PREPARE_AFTER_MS = 150; // a live form's fields unchanged this long: the worker computes them (liveForm)
   // Where a self-check keeps a revealed answer ("<prefix><check id>" = "1"); the module header's
   // progress (theme module.js) reads the same keys.
   var REVEALED_PREFIX = "scalecore:revealed:";
@@ -305,6 +306,7 @@
 
   /* The live client (live.js, a module, with the worker): imported on first use only. */
   var liveModule = null;
+  var liveClient = null; // the one live client of this visit, once a form or an intent started it (live.js)
   function live(what) {
     if (!isHttp()) return Promise.reject(new Error("live mode needs the site served over http"));
     return keptForOffline(what || "Live mode").then(function () {
@@ -332,7 +334,7 @@
     if (!root) return;
     warmed = true;
     manifestOf(root).then(function (manifest) {
-      return live().then(function (module) { module.prefetch(manifest); });
+      return live().then(function (module) { liveClient = module.prefetch(manifest) || liveClient; });
     }).catch(function () { warmed = false; /* the click says what is wrong */ });
   }
   ["pointerover", "pointerdown", "focusin"].forEach(function (type) {
@@ -395,6 +397,26 @@
       });
     }
     var running = false;
+    // While the reader edits the fields, the worker computes what a click would send (live.js,
+    // prepare; a new seed's draws cost a recompute more than its JSON): the click then shows
+    // it at once. Only while live mode runs already: typing starts nothing.
+    var preparing = null;
+    form.addEventListener("input", function () {
+      clearTimeout(preparing);
+      preparing = setTimeout(prepare, PREPARE_AFTER_MS);
+    });
+    function prepare() {
+      var client = liveClient;
+      if (running || !client) return;
+      var points;
+      try {
+        points = spec.points();
+      } catch (error) {
+        return; // not a request yet (a field half typed): the click will say why
+      }
+      var now = spec.first ? points.filter(spec.first) : [];
+      client.prepare(spec.kind, now.length && now.length < points.length ? now : points);
+    }
     form.addEventListener("submit", function (event) {
       event.preventDefault();
       if (running) return; // one request at a time
@@ -416,6 +438,7 @@
             return live(spec.feature).then(function (module) { return module.client(manifest, { onProgress: progress.update }); });
           })
           .then(function (client) {
+            liveClient = client;
             python = performance.now();
             var now = spec.first ? points.filter(spec.first) : [];
             if (!now.length || now.length === points.length) return client.compute(spec.kind, points);
