@@ -134,7 +134,9 @@ def test_a_link_to_a_heading_far_below_lands_on_it(visit, site_server, built_sit
         still = still + 1 if abs(now - top) < 0.5 else 0
         top = now
     header = page.evaluate("() => document.querySelector('.md-header').getBoundingClientRect().bottom")
-    assert header <= top < header + 100, f"#{target} is at {top}px from the top of the viewport (header ends at {header}px)"
+    # within a pixel: a fresh-clone run under load put the heading 0.2 px above the header's edge
+    # (sub-pixel rounding of the scroll position, as the mentor's link test allows too)
+    assert header - 1 <= top < header + 100, f"#{target} is at {top}px from the top of the viewport (header ends at {header}px)"
     watch.check()
 
 
@@ -154,7 +156,7 @@ def test_a_linked_heading_comes_back_to_the_top_when_the_page_grows_after_the_lo
     grow = "() => { const d = document.createElement('div'); d.style.height = '3000px'; document.body.append(d); }"
     page.evaluate(grow)
     page.wait_for_function("([id, h]) => { const t = document.getElementById(id).getBoundingClientRect().top;"
-                           " return t >= h && t < h + 100; }", arg=[last, header], timeout=5_000)
+                           " return t >= h - 1 && t < h + 100; }", arg=[last, header], timeout=5_000)  # within a pixel, as above
     page.mouse.wheel(0, -200)  # the reader moves: the page no longer puts the heading back
     page.wait_for_timeout(200)
     moved = top()
