@@ -316,7 +316,8 @@ def test_a_layer_is_named_by_its_number_and_a_placement_by_what_is_absent(built_
              ("mean row-max of layer 2 on demo with no layer norm", "encoder/demo/0/none/layers/1/mean_row_max"),
              ("stream spread after the first layer on kjv with post-LN, seed 3", "encoder/kjv/3/post/layers/0/stream_spread"),
              ("lowest mean row-max at layer 3 on kjv with pre-LN over the seeds", "encoder/kjv/all/pre/3/mean_row_max/lowest"),
-             ("stream spread after six layers on demo with pre-LN", "encoder/demo/0/pre/layers/5/stream_spread")]
+             ("stream spread after six layers on demo with pre-LN", "encoder/demo/0/pre/layers/5/stream_spread"),
+             ("how large is the stream after layer 2 on wordnet with post-LN?", "encoder/wordnet/0/post/layers/1/stream_spread")]
     got = answers(built_site, [{"question": q} for q, _ in asked], page)["answers"]
     for reply, (question, path) in zip(got, asked):
         first = reply["answer"]["numbers"][0]

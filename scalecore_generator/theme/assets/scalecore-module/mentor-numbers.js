@@ -80,6 +80,14 @@
     return parts[0] === "mean" && parts.length > 2 && parts.slice(1).every(function (t) { return asked.terms[t]; });
   }
 
+  /* A spread (the site's measure of a size: a standard deviation) named by the rest of its words when the question asks
+     how big something is in a row it names, a cell of a table ("how large is the stream after layer 3": stream_spread). */
+  function sizeOf(segment, asked) {
+    var parts = segmentTerms(segment);
+    return asked.size && parts.length > 1 && parts[parts.length - 1] === "spread" &&
+      parts.slice(0, -1).every(function (t) { return asked.terms[t]; });
+  }
+
   /* An axis's setting "none" named by what the question says is absent: a word holding the axis's name ("without
      LayerNorm", "no normalisation" for the axis norm). */
   function absentAxis(axis, asked) {
@@ -125,7 +133,8 @@
     words(text).forEach(function (w, i, list) {
       if (/^(no|without|not)$/.test(w)) list.slice(i + 1, i + 3).forEach(function (v) { absent[v] = true; });
     });
-    var asked = { terms: {}, whole: {}, rows: referred.rows, absent: absent };
+    var asked = { terms: {}, whole: {}, rows: referred.rows, absent: absent,
+      size: Object.keys(referred.rows).length > 0 && /\bhow (big|large|small|huge|wide)\b|\bsize\b/.test(text) };
     words(text).forEach(function (w) {
       asked.whole[w] = true; // a guard set names itself only: "norm+init+scale" does not name "norm"
       if (w.indexOf("+") < 0) asked.terms[stem(w)] = true;
@@ -145,7 +154,7 @@
     var top = 0;
     this.facts.forEach(function (fact, order) {
       var last = fact.path[fact.path.length - 1];
-      if (/^\d+$/.test(last) || !(named(last, asked) || meanOf(last, asked))) return;
+      if (/^\d+$/.test(last) || !(named(last, asked) || meanOf(last, asked) || sizeOf(last, asked))) return;
       if (fact.rows[fact.path.length - 2] && fact.rows[fact.path.length - 2].word === last) return; // a row's own number
       // an axis repeated as a value (variance/100/d = 100, multihead/demo/0/8/init/heads = 8, .../seed = 0); not a
       // value that happens to equal a setting (a mean row-max of exactly 1 at seed 1)
