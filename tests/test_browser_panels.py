@@ -517,7 +517,7 @@ def test_live_mode_reproduces_the_baked_numbers_and_names_unknown_words(open_pag
     timings = page.evaluate("scalecoreTimings")
     print(f"\nlive ready: {timings['liveReadyMs']:.0f} ms; recompute of 8 guard sets: "
           f"{timings['lastRecomputeMs']:.0f} ms")
-    assert not timings["lastCall"]["prepared"]  # typed and clicked at once: computed on the click
+    assert not timings["lastRecomputePrepared"]  # typed and clicked at once: computed on the click
 
     # Typed, then a reader's pause: the worker computed the request meanwhile (live.js, prepare),
     # and the click gets that answer, equal to the baked numbers; a half-typed field prepares nothing
@@ -529,7 +529,7 @@ def test_live_mode_reproduces_the_baked_numbers_and_names_unknown_words(open_pag
     page.wait_for_function("() => scalecoreTimings.lastPreparedAt !== undefined")
     panel.get_by_role("button", name="Recompute live").click()
     page.wait_for_function("el => el.scalecorePanel.live.seed === 1", arg=panel.element_handle())
-    assert page.evaluate("scalecoreTimings.lastCall.prepared")
+    assert page.evaluate("scalecoreTimings.lastRecomputePrepared")
     for guards, result in panel.evaluate("root => root.scalecorePanel.live.results").items():
         baked = _baked(built_site, corpus, 1, guards)
         for got_row, want_row in zip(result["weights"], baked["weights"], strict=True):
@@ -725,3 +725,18 @@ def test_the_encoders_live_mode_shows_the_placement_on_screen_first_then_the_oth
     assert panel.get_attribute("data-scalecore-source") == "live"
     timings = page.evaluate("scalecoreTimings")
     print(f"\nencoder live: shown in {timings['lastRecomputeMs']:.0f} ms, all three in {timings['lastRecomputeAllMs']:.0f} ms")
+
+    # Seed 1 typed, then a reader's pause: the placement on screen was computed meanwhile (prepare),
+    # the click shows it at once and computes the other two; all three equal seed 1's baked files
+    form = panel.locator(".scalecore-live__form")
+    form.get_by_label("Seed").fill("1")
+    page.wait_for_function("() => scalecoreTimings.lastPreparedAt !== undefined")
+    page.evaluate("delete scalecoreTimings.lastRecomputeAllMs")
+    panel.evaluate("root => { root.renders = []; }")
+    form.locator("button[type=submit]").click()
+    page.wait_for_function("() => scalecoreTimings.lastRecomputeAllMs !== undefined", timeout=PYODIDE_TIMEOUT_MS)
+    assert page.evaluate("scalecoreTimings.lastRecomputePrepared")
+    assert panel.evaluate("root => root.renders") == [other]
+    for placement, result in panel.evaluate("root => root.scalecorePanel.live.results").items():
+        got, want = list(_numbers(result)), list(_numbers(_point(built_site, "encoder", f"{corpus}/1/{placement}")))
+        assert len(got) == len(want) and all(_close(a, b) for a, b in zip(got, want)), placement

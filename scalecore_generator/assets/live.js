@@ -144,7 +144,7 @@ class LiveClient extends WorkerClient {
     }
     if (call.type !== "prepare") {
       timings.lastCall = { type: call.type, ms: received - call.sent, workerMs: message.ms,
-        parseMs: performance.now() - received, prepared: Boolean(message.prepared) };
+        parseMs: performance.now() - received };
     }
     call.resolve(result);
   }
@@ -154,13 +154,15 @@ class LiveClient extends WorkerClient {
     return this.call("compute", { kind, points });
   }
 
-  /* The compute a reader is about to ask for (a live form's fields as typed, panels.js): the
-     worker runs it when nothing else waits and keeps the answer, which a compute of the very
-     same points then gets at once. Only once Python is ready (typing never starts it); nothing
-     is shown, and a failure is left for the compute itself to report. */
+  /* The compute a reader is about to ask for (a live form's fields as typed, panels.js), run
+     when Python is ready (typing never starts it): resolves with its results, or null when a
+     newer prepare came before it ran or it failed (the compute itself will say why). */
   prepare(kind, points) {
-    if (this.progress.stage !== "ready") return;
-    this.call("prepare", { kind, points }).then(() => { timings.lastPreparedAt = performance.now(); }, () => {});
+    if (this.progress.stage !== "ready") return Promise.resolve(null);
+    return this.call("prepare", { kind, points }).then((results) => {
+      if (results) timings.lastPreparedAt = performance.now();
+      return results;
+    }, () => null);
   }
 
   /* Stop what is running. On a cross-origin-isolated page Python gets a KeyboardInterrupt

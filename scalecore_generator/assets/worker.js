@@ -45,7 +45,6 @@ let stopTarget = null; // the newest request id a stop is meant for
 let input = null; // {state: Int32Array(2), bytes: Uint8Array}: see readLine
 let queue = Promise.resolve();
 let waiting = 0; // requests received and not yet answered: a warm-up run waits for none
-let prepared = null; // {key, answer}: the last prepare's answer, for a compute of the same points
 let newestPrepare = 0; // the id of the newest prepare received: an older one still queued is skipped
 let streamId = null;
 const sessions = new Map(); // console session -> its globals (a PyProxy dict)
@@ -95,8 +94,7 @@ async function handle(id, type, payload) {
     const t = performance.now();
     const answer = await handler(payload, id);
     const ms = performance.now() - t; // its time here: the page measures the rest (live.js, lastCall)
-    post(answer instanceof JsonText ? { id, json: answer.text, floats: answer.floats, ms, prepared: answer.prepared }
-      : { id, result: answer, ms });
+    post(answer instanceof JsonText ? { id, json: answer.text, floats: answer.floats, ms } : { id, result: answer, ms });
   } catch (error) {
     post({ id, error: message(error) });
   }
@@ -565,12 +563,6 @@ const HANDLERS = {
     if (!name) throw new Error(`the kind ${JSON.stringify(kind)} computes nothing live on this site`);
     let answer;
     const text = JSON.stringify(points);
-    if (prepared && prepared.key === name + "\n" + text) { // computed while the reader typed (prepare)
-      answer = prepared.answer;
-      answer.prepared = true; // the page's timings say so (live.js, lastCall)
-      prepared = null;
-      return answer;
-    }
     const t = performance.now();
     try {
       answer = browser.compute_packed(name, text);
@@ -598,17 +590,11 @@ const HANDLERS = {
     }
   },
 
-  // A compute the page expects next (live.js, prepare): run now, its answer kept for that
-  // compute. One at a time: a prepare the reader has typed past is skipped, and its answer
-  // replaces the last. The warm-up above then repeats its points, as after a compute.
+  // A compute the page expects next (live.js, prepare): a compute, unless the reader has typed
+  // past it (a newer prepare is queued), then skipped. The warm-up above then repeats its
+  // points, as after a compute.
   async prepare({ kind, points }, id) {
-    if (id !== newestPrepare) return null;
-    const key = computes[kind] + "\n" + JSON.stringify(points);
-    if (prepared && prepared.key === key) return null;
-    prepared = null;
-    const answer = await HANDLERS.compute({ kind, points });
-    prepared = { key, answer };
-    return null;
+    return id === newestPrepare ? HANDLERS.compute({ kind, points }) : null;
   },
 
   async run({ code, session }, id) {
