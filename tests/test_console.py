@@ -369,6 +369,26 @@ def test_what_the_reader_types_while_the_isolation_reload_is_under_way_is_kept(v
     watch.check()
 
 
+def test_run_pressed_first_runs_after_the_isolation_reload(visit, plain, lesson):
+    """A fresh author's reader clicked Run first thing on a served site: the click reached for the
+    console, the page reloaded to become isolated, and the Run was lost (nothing printed until a
+    second click). The press is made again for the reader once the reloaded console is ready."""
+    page, watch = visit(plain.url + lesson, service_workers="allow")
+    page.wait_for_function("() => globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.active === true")
+    panel, editor, output = console(page)
+    code = editor.input_value()
+    assert watch.settle(page), watch.still_in_flight()
+    panel.get_by_role("button", name="Run").click()
+    wait_isolated(page)
+    panel, editor, output = console(page)
+    page.wait_for_function("() => document.querySelector('.scalecore-panel--console [data-stream=\"input\"]')",
+                           timeout=PYODIDE_TIMEOUT_MS)  # it ran: its code is echoed in the output
+    page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)
+    assert editor.input_value() == code
+    assert output.locator('[data-stream="input"]').count() == 1  # once
+    watch.check()
+
+
 def test_typing_waits_for_the_isolation_reload_while_the_worker_starts(visit, built_site, lesson):
     """A fresh author clicked into the editor at once and typed: the worker became active a second
     later, the reload came mid-typing, and the run got half the code. Until the reload, the panel

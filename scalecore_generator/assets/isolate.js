@@ -12,7 +12,8 @@
  * reader who is only reading: it is reloaded once, the first time the reader reaches for a panel
  * that needs isolation (focus or press inside it; its kind sets Kind.isolated, as the console
  * does), before anything is typed into it, and the control they reached for gets the focus back
- * after the reload, with whatever they typed into its fields while the reload was under way. Once
+ * after the reload, with whatever they typed into its fields while the reload was under way (a
+ * button they pressed, Run, is pressed again for them once the panel is ready). Once
  * the reader has typed into such a panel, it is never reloaded (nothing they wrote is lost): the
  * panel keeps its fallback. One reload per page and visit at most; where
  * isolation still fails (a browser that ignores it), the fallback stays
@@ -61,11 +62,16 @@
       var control = panel && panel.querySelectorAll(FOCUSABLE)[reached.index];
       var focused = control && control.tagName === reached.tag;
       if (focused) control.focus();
+      if (reached.press !== undefined && panel && panel.getAttribute("data-scalecore-hydrated") === "true" && !typed.length) {
+        var pressed = panel.querySelectorAll(FOCUSABLE)[reached.press];
+        delete reached.press; // once
+        if (pressed && pressed.tagName === "BUTTON" && !pressed.disabled) pressed.click();
+      }
       else if (panel && panel.querySelector(TEXT) && reached.tag !== "TEXTAREA" && reached.tag !== "INPUT") {
         panel.querySelector(TEXT).focus(); // reached before it hydrated (its fallback): its first field
         focused = true;
       }
-      if ((!focused || typed.length) && Date.now() < deadline) setTimeout(attempt, 100);
+      if ((!focused || typed.length || reached.press !== undefined) && Date.now() < deadline) setTimeout(attempt, 100);
     })();
   }
 
@@ -101,6 +107,11 @@
   var reached = null; // the first control reached for in a panel that needs isolation
   var typed = false; // something was typed into such a panel: never reload it away
   var changed = false; // typed into, even after the reload was asked for: kept across it
+  // A button the reader pressed in the panel (Run) that the reload took away: pressed again for
+  // them once the reloaded panel is ready, unless typing was held back meanwhile (what they meant
+  // to run never reached the editor).
+  var pressed = null;
+  var heldTyping = false;
 
   function panelOf(target) {
     return target && target.closest ? target.closest(PANEL) : null;
@@ -118,10 +129,12 @@
     state.reloading = true;
     window.addEventListener("pagehide", function () {
       var panel = document.getElementById(reached.panel);
-      if (!panel || !changed) return; // nothing typed: the reloaded panel's own code stays
-      storage(function (store) {
-        store.setItem(REACHED, JSON.stringify(Object.assign({}, reached, { typed: typedIn(panel) })));
-      });
+      if (!panel) return;
+      var kept = {};
+      if (changed) kept.typed = typedIn(panel); // nothing typed: the reloaded panel's own code stays
+      if (pressed !== null && !heldTyping) kept.press = pressed;
+      if (!kept.typed && kept.press === undefined) return;
+      storage(function (store) { store.setItem(REACHED, JSON.stringify(Object.assign({}, reached, kept))); });
     });
     location.reload();
   }
@@ -132,6 +145,7 @@
     var control = event.target.closest(FOCUSABLE);
     reached = { path: location.pathname, y: window.scrollY, panel: panel.id, tag: control ? control.tagName : "",
       index: Array.prototype.indexOf.call(panel.querySelectorAll(FOCUSABLE), control) };
+    if (event.type === "pointerdown" && control && control.tagName === "BUTTON") pressed = reached.index;
     if (reloadComing()) hold(panel);
     reloadOnce();
   }
@@ -165,7 +179,11 @@
   }
 
   function held(event) {
-    if (holding && panelOf(event.target) === holding.panel) event.preventDefault();
+    if (!holding || panelOf(event.target) !== holding.panel) return;
+    event.preventDefault();
+    if (event.type === "beforeinput") heldTyping = true;
+    var button = event.type === "click" && event.target.closest("button");
+    if (button) pressed = Array.prototype.indexOf.call(holding.panel.querySelectorAll(FOCUSABLE), button);
   }
   document.addEventListener("beforeinput", held, true);
   document.addEventListener("click", held, true); // Run would start a Python the reload stops
@@ -180,7 +198,7 @@
   // Material's instant navigation swaps pages without loading them: what was reached on the page
   // before does not count on the next one.
   if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe({ next: function () { letGo(); reached = null; typed = changed = false; } });
+    window.document$.subscribe({ next: function () { letGo(); reached = pressed = null; typed = changed = heldTyping = false; } });
   }
 
   function noReload() {
