@@ -54,7 +54,7 @@ def new_site(target: Path, template: str = "lesson") -> list[Path]:
     folder, named by ``target``'s name, to put in a site's kinds/)."""
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         example = ("scalecore new --template kind kinds/my-other-kind" if template == "kind"
-                   else f"scalecore new{'' if template == 'lesson' else ' --template ' + template} my-site")
+                   else f"scalecore new{'' if template == 'lesson' else ' --template ' + template} my-other-site")
         raise CommandError(f"{target} already exists and is not empty: nothing was written. "
                            f"Fix: name a new folder, e.g. {example}")
     if template == "kind":
@@ -91,7 +91,9 @@ def cmd_new(args) -> int:
     print(f"  cd {args.dir}")
     print("  mkdocs serve      # write: the browser reloads on every change")
     print("  mkdocs build      # the site, in site/ (strict: true, so any warning stops it)")
-    print("  scalecore guide   # the guides, offline: scalecore guide kinds explains the site's own kind")
+    print("  scalecore guide   # the guides, offline: " + ("scalecore guide kinds explains the site's own kind"
+                                                           if args.template == "lesson" else
+                                                           "scalecore guide kinds says how to add a kind of your own"))
     print("  (scalecore serve and scalecore build run the same without Material's end-of-life notice)")
     return 0
 

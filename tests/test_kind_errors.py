@@ -199,12 +199,20 @@ def test_an_option_or_setting_of_the_wrong_type_is_said_in_words(good, tmp_path)
     folder, errors = broken(good, other, lambda f: edit(f / page, "temperature: 1.0\n", "temperature: hot\n"))
     assert errors[-1] == (f"scalecore: {page.as_posix()}:{line_of(folder / page, 'temperature: hot')}: /// "
                           "temperature: option 'temperature': expected a number, got 'hot' (text)")
-    # a whole number where a number with a fraction is wanted: YAML read it as an integer
-    third = tmp_path / "third"
-    third.mkdir()
-    folder, errors = broken(good, third, lambda f: edit(f / page, "temperature: 1.0\n", "temperature: 2\n"))
-    assert errors[-1] == (f"scalecore: {page.as_posix()}:{line_of(folder / page, 'temperature: 2')}: /// "
-                          "temperature: option 'temperature': expected a number, got 2 (an integer); write 2.0")
+
+
+def test_a_whole_number_is_a_number_where_a_float_is_wanted():
+    """A fresh author wrote temperature: 3 (and temperatures: [0.5, 1, 2]): YAML reads a whole
+    number as an integer, and Type(float) refused it ('write 3.0'); it is that float now. A yes/no
+    value is still no number."""
+    from scalecore_generator.kinds.options import ListOf, Type, ValidationError
+
+    kept = Type(float).validate(3)
+    assert kept == 3.0 and type(kept) is float
+    assert ListOf(Type(float)).validate([0.5, 1, 2]) == [0.5, 1.0, 2.0]
+    with pytest.raises(ValidationError, match=r"expected a number, got true \(a yes/no value"):
+        Type(float).validate(True)
+    assert Type(int).validate(3) == 3 and type(Type(int).validate(3)) is int
 
 
 # A kind's template follows the pages' opt-in for inline scripts (pages/author_scripts.py; issue 46, item 3)

@@ -197,3 +197,25 @@ def test_a_production_build_allows_no_nonce(tmp_path):
         text = page.read_text(encoding="utf-8")
         assert "'nonce-" not in text, page
         assert 'name="scalecore-serve"' not in text, page
+
+
+def test_every_rebuild_says_its_error_even_when_an_earlier_one_said_the_same():
+    """MkDocs drops a message it logged before in the process (its DuplicateFilter): under mkdocs
+    serve a fresh author's second failed rebuild with the same mistake printed only "Aborted with
+    a BuildError!". Each build starts with nothing said; within a build, repeats stay dropped."""
+    import logging
+
+    from mkdocs.utils import DuplicateFilter
+
+    from scalecore_generator.adapters.mkdocs.plugin import ScalecorePlugin
+
+    logger = logging.getLogger("mkdocs.commands.build")
+    said = DuplicateFilter()  # as mkdocs' command line adds it
+    logger.addFilter(said)
+    try:
+        error = logging.LogRecord("mkdocs.commands.build", logging.ERROR, __file__, 1, "scalecore: x.md:3: ...", None, None)
+        assert said(error) and not said(error)
+        ScalecorePlugin()._count_from_here({})  # the next build starts
+        assert said(error) and not said(error)
+    finally:
+        logger.removeFilter(said)

@@ -241,7 +241,10 @@ async function start(config) {
 // The file system is not part of the heap: start() unpacks the wheel again as it always does.
 function snapshotPlan(config, version, timings) {
   const entry = config.snapshot;
-  if (!entry) return { status: "none", reason: "the site ships no memory snapshot (plugin option live_snapshot)" };
+  if (!entry) {
+    return { status: "none", reason: "the site ships no memory snapshot (mkdocs serve makes none; mkdocs build does " +
+      "unless the plugin option live_snapshot is false)" };
+  }
   const wasm = (config.runtime || []).find((file) => /\/pyodide\.asm\.wasm$/.test(new URL(file.url, self.location.href).pathname));
   // Python caches at start-up whether stack switching (JSPI) is there: the heap must agree.
   const jspi = typeof WebAssembly === "object" && ("Suspending" in WebAssembly || "Suspender" in WebAssembly);

@@ -87,9 +87,7 @@ class WrongType(ValidationError):
     """A value of the wrong type for :class:`Type`: in a list, the message names the item."""
 
     def __init__(self, wanted: str, value):
-        # a whole number where a float is wanted: YAML read 45 as an integer, 45.0 is the number
-        hint = f"; write {value}.0" if wanted == "a number" and type(value) is int else ""
-        super().__init__(f"expected {wanted}, got {describe(value)}{hint}")
+        super().__init__(f"expected {wanted}, got {describe(value)}")
         self.wanted = wanted
 
 
@@ -166,14 +164,18 @@ class Optional(Option):
 
 
 class Type(Option):
-    """A value of a Python type (``Type(float)``, ``Type(str)``), kept as it is: an integer is
-    not a ``float`` here (:class:`Number` takes both)."""
+    """A value of a Python type (``Type(float)``, ``Type(str)``), kept as it is, except that a
+    whole number is a ``float`` where one is wanted, made one (an author writes ``factor: 3``;
+    YAML reads 3 as an integer; Python's own typing takes an int for a float too)."""
 
     def __init__(self, type_: type | tuple[type, ...], default=None):
         super().__init__(default)
         self.type = type_
 
     def run_validation(self, value):
+        types = self.type if isinstance(self.type, tuple) else (self.type,)
+        if float in types and type(value) is int:
+            return float(value)
         if not isinstance(value, self.type):
             types = self.type if isinstance(self.type, tuple) else (self.type,)
             raise WrongType(" or ".join(TYPE_NAMES.get(t.__name__, f"a {t.__name__}") for t in types), value)

@@ -35,6 +35,7 @@ from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.pages import assets, frontend
 
 log = get_plugin_logger("scalecore")
+_SAID_ONCE: set[str] = set()  # lines said once a process (mkdocs serve loads the plugin again for each rebuild)
 
 
 def _edge(hook):
@@ -96,13 +97,16 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         """A build's warnings, from its start: not the last build's error (MkDocs logs it after
         on_build_error), nor what the dev server logged in between."""
         self.warnings.count = 0
+        site.forget_said_messages()
         return config
 
     @_edge
     def _configure(self, config):
         added = features.configure(config, THEME, functools.partial(site.key_line, config.config_file_path))
-        if added:
-            log.info(f"configured for its features: {'; '.join(added)} (scalecore guide options)")
+        said = f"configured for its features: {'; '.join(added)} (scalecore guide options)"
+        if added and said not in _SAID_ONCE:  # not again on every rebuild of mkdocs serve (the same line each save)
+            _SAID_ONCE.add(said)
+            log.info(said)
         engine = site.engine_site(config)
         assets.check_math(engine.uses_math, self.config.math)
         site.add_page_assets(config, assets.page_scripts(isolation=self.config.live, theme=engine.uses_theme))

@@ -180,6 +180,15 @@ class PageErrorEcho(logging.Filter):
         return not (page and page.group(1) in self.pages)
 
 
+def forget_said_messages() -> None:
+    """MkDocs logs a message once per process (utils.DuplicateFilter on its build logger): under
+    mkdocs serve, a rebuild that failed as an earlier one did printed "Aborted with a BuildError!"
+    and no reason. Each build starts with nothing said yet; within a build, repeats stay dropped."""
+    for said in logging.getLogger("mkdocs.commands.build").filters:
+        if isinstance(getattr(said, "msgs", None), set):
+            said.msgs.clear()
+
+
 def put_on(logger_name: str, new: logging.Filter) -> logging.Filter:
     """One filter of its kind on a logger (a plugin is loaded again on every serve rebuild)."""
     logger = logging.getLogger(logger_name)

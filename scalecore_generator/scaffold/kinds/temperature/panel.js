@@ -39,7 +39,11 @@
         // Back, Forward and "Copy a link to this view" keep the reader's choice.
         var picker = u.labelledSelect("Temperature", keys.map(function (key) {
           return { value: key, label: String(points[key].temperature) };
-        }), first, function (key) { showBaked(points[key]); }, "temperature");
+        }), first, function (key) {
+          live.say(""); // the live result's message and its way back go with it
+          live.showBack(false);
+          showBaked(points[key]);
+        }, "temperature");
         // While a live result is shown, the picker says its value is not the one on screen.
         var liveNote = el("p", { class: "temperature-live-note", id: u.nextId("temperature-live-note"), hidden: true });
         picker.field.append(liveNote);
