@@ -385,6 +385,14 @@ def quote_unknown_path(folder):
                         "of scale-guards, corpus, settings (scalecore guide authoring lists them)."]
 
 
+def formula_left_open(folder):
+    """A fresh author's \\(T before softmax built without a word and showed "(T before softmax"."""
+    lesson(folder, "Without the guards:", "Divide by \\(T before softmax.\n\nWithout the guards:")
+    return ["scalecore: docs/lesson.md:11: a formula opened with \\( is not closed in its paragraph, so it is not "
+            "typeset: the page shows '(' and the TeX as text. Fix: close it with \\), or write the parenthesis "
+            "without the backslash if no formula was meant."]
+
+
 def block_stray_closing_line(folder):
     lesson(folder, "Without the guards:", "Without the guards:\n\n///")
     return ["scalecore: docs/lesson.md:13: stray '///': no block is open, so there is nothing to "
@@ -418,7 +426,7 @@ CASES = [Case(f) for f in (
     front_matter_bad_audience, front_matter_next_names_no_page, quote_unknown_path, block_stray_closing_line, corpus_nul_byte,
     block_all_corpora_with_others, corpus_named_all, self_check_question_twice, self_check_link_to_no_page,
     nav_entry_to_a_missing_page, nav_entry_far_from_any_page, audience_code_as_callout_type, callout_type_as_audience, generated_table_unknown,
-    full_stack_without_the_console,
+    full_stack_without_the_console, formula_left_open,
 )]
 
 

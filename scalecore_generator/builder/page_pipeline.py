@@ -25,7 +25,7 @@ from scalecore_generator.blocks.stash import Stash, hold_back_fallbacks
 from scalecore_generator.builder import offline
 from scalecore_generator.builder.engine_site import PageInfo
 from scalecore_generator.errors import BuildError
-from scalecore_generator.pages import author_scripts, csp, math_font, module_page, offscreen
+from scalecore_generator.pages import author_scripts, csp, formulas, math_font, module_page, offscreen
 from scalecore_generator.pages.generated import corpora_table, expand_generated
 from scalecore_generator.pages.module_meta import check_callouts, check_module_meta, check_neighbours, \
     check_section_meta
@@ -64,6 +64,8 @@ class PagePipeline:
             check_callouts(markdown, where, offset)
         except ValueError as error:
             raise BuildError(str(error)) from None
+        if self.build.typesetter is not None:  # math on: a formula left open would show as text
+            formulas.check_closed(markdown, where, offset)
         context = PageContext(
             page=where, site_root="../" * page.url.count("/") or "./", kinds=self.build.kinds,
             sites={name: self.build.site(name) for name in self.build.kinds},

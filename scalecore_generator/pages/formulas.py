@@ -54,6 +54,34 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 """
 
 
+INLINE_CODE = re.compile(r"(`+).*?\1")
+
+
+def check_closed(markdown: str, page: str, line_offset: int = 0) -> None:
+    """An inline formula opened with ``\\(`` and never closed in its paragraph is no formula to
+    arithmatex: Markdown shows a plain "(" and the TeX as text, and the build said nothing. A
+    MathError with the page, the line and the fix (code, fenced or in backticks, is left alone)."""
+    if "\\(" not in markdown:
+        return  # every page without an inline formula
+    from scalecore_generator.foundation.text import fenced_lines
+
+    opened = None  # the line of a \( not yet closed in this paragraph
+    for number, (line, fenced) in enumerate(zip(markdown.split("\n"), fenced_lines(markdown)), start=1 + line_offset):
+        if fenced or not line.strip():
+            if opened is not None:
+                break
+            continue
+        for mark in re.findall(r"\\[()]", INLINE_CODE.sub("", line)):
+            if mark == "\\(" and opened is None:
+                opened = number
+            elif mark == "\\)":
+                opened = None
+    if opened is not None:
+        raise MathError(f"{page}:{opened}: a formula opened with \\( is not closed in its paragraph, so it is not "
+                        "typeset: the page shows '(' and the TeX as text. Fix: close it with \\), or write the "
+                        "parenthesis without the backslash if no formula was meant.")
+
+
 class MathError(ScalecoreError):
     """A formula KaTeX cannot typeset: the message names the page, the line and the fix."""
 
