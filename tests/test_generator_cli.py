@@ -215,3 +215,11 @@ def test_mkdocs_own_settings_errors_name_their_line_under_scalecore_build(tmp_pa
     assert (f"ERROR   -  mkdocs.yml:{line}: Config value 'theme': Unrecognised theme name: 'materal'. The available "
             "installed themes are: ") in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+    # and MkDocs' own type message in an author's words, with the fix
+    config.write_text(config.read_text(encoding="utf-8").replace("name: materal", "name: material")
+                      .replace("strict: true", "strict: maybe"), encoding="utf-8")
+    line = config.read_text(encoding="utf-8").splitlines().index("strict: maybe") + 1
+    done = scalecore("build", cwd=folder)
+    assert done.returncode == 1
+    assert (f"ERROR   -  mkdocs.yml:{line}: Config value 'strict': expected true or false, got text. Fix: give strict: "
+            "true or false\n") in done.stderr, done.stderr

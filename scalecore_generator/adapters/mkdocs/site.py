@@ -17,6 +17,7 @@ from mkdocs.structure.files import File, Files, InclusionLevel
 from scalecore_generator.adapters.mkdocs.config import missing_nav_pages, nav_line
 from scalecore_generator.builder.engine_site import EngineSite, PageInfo
 from scalecore_generator.errors import ScalecoreError
+from scalecore_generator.kinds.options import ENGINE_TYPE_ERROR, TYPE_NAMES, in_words
 from scalecore_generator.pages import assets, frontend
 
 
@@ -162,7 +163,11 @@ class ConfigMessageLines(logging.Filter):
         message = record.msg if isinstance(record.msg, str) and not record.args else None
         named = message and re.match(r"Config value '([^'.]+)[^']*': ", message)
         if named and PurePath(self.config_file or "mkdocs.yml").name not in message:  # ours name the file already
-            record.msg = f"{key_line(self.config_file, named.group(1))}: {message}"
+            said = message[named.end():]
+            typed = ENGINE_TYPE_ERROR.fullmatch(said.strip())  # "Expected type: <class 'bool'> but received: <class 'str'>"
+            if typed:
+                said = f"{in_words(said)}. Fix: give {named.group(1)}: {TYPE_NAMES.get(typed[1], typed[1])}"
+            record.msg = f"{key_line(self.config_file, named.group(1))}: Config value '{named.group(1)}': {said}"
         return True
 
 
