@@ -209,7 +209,7 @@ def test_mkdocs_own_settings_errors_name_their_line_under_scalecore_build(tmp_pa
     config = folder / "mkdocs.yml"
     config.write_text(config.read_text(encoding="utf-8").replace("name: material", "name: materal"), encoding="utf-8")
     line = next(number for number, text in enumerate(config.read_text(encoding="utf-8").splitlines(), 1)
-                if text.startswith("theme:"))
+                if text.strip() == "name: materal")  # the quoted value's own line, under theme:
     done = scalecore("build", cwd=folder)
     assert done.returncode == 1
     assert (f"ERROR   -  mkdocs.yml:{line}: Config value 'theme': Unrecognised theme name: 'materal'. The available "

@@ -167,8 +167,28 @@ class ConfigMessageLines(logging.Filter):
             typed = ENGINE_TYPE_ERROR.fullmatch(said.strip())  # "Expected type: <class 'bool'> but received: <class 'str'>"
             if typed:
                 said = f"{in_words(said)}. Fix: give {named.group(1)}: {TYPE_NAMES.get(typed[1], typed[1])}"
-            record.msg = f"{key_line(self.config_file, named.group(1))}: Config value '{named.group(1)}': {said}"
+            where = _quoted_value_line(self.config_file, named.group(1), said) or key_line(self.config_file, named.group(1))
+            record.msg = f"{where}: Config value '{named.group(1)}': {said}"
         return True
+
+
+def _quoted_value_line(config_file: str | None, key: str, message: str) -> str | None:
+    """``mkdocs.yml:line`` of the value a message quotes ("Unrecognised theme name: 'materal'"),
+    within the setting's own lines (``theme:`` and what is indented under it): the line to edit."""
+    quoted = re.findall(r"'([^'\n]{2,})'", message)
+    source = config_file or "mkdocs.yml"
+    try:
+        lines = Path(source).read_text(encoding="utf-8-sig").splitlines()
+    except OSError:
+        return None
+    start = next((i for i, line in enumerate(lines) if re.match(rf"{re.escape(key)}\s*:", line)), None)
+    if start is None or not quoted:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if lines[i][:1] not in ("", " ", "\t", "#")), len(lines))
+    for number in range(start, end):
+        if any(re.search(rf"(?<![\w-]){re.escape(value)}(?![\w-])", lines[number]) for value in quoted):
+            return f"{source}:{number + 1}"
+    return None
 
 
 class PageErrorEcho(logging.Filter):
