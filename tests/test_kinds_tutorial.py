@@ -131,6 +131,7 @@ def test_it_hydrates_switches_from_baked_data_and_recomputes_live(visit, server)
     picker.select_option(label="0.5")
     assert panel.locator(".temperature-bars").get_attribute("data-temperature") == "0.5" and not note.is_visible()
     assert panel.get_attribute("data-temperature-live") is None
+    assert panel.get_attribute("data-scalecore-source") == "baked"  # what "Copy a link to this view" reads
     # nor does the live result's message stay, or its "Show baked data" (a fresh author's finding)
     assert panel.locator(".scalecore-live__message").text_content() == ""
     assert not panel.get_by_role("button", name="Show baked data").is_visible()

@@ -190,6 +190,13 @@ def test_a_copied_link_opens_the_same_view_in_a_fresh_page(visit, site_server, b
     status = page.locator(f"#{panel_id} .scalecore-copy-link__status").inner_text()
     assert status == ("Link copied." if where == "served" else
                       "The browser did not allow copying: copy this link (Ctrl+C or \u2318C).")
+    if where == "served":  # a panel showing a result computed live (its kind says so): the link says what it opens
+        page.evaluate("id => { const root = document.getElementById(id); root.setAttribute('data-scalecore-source', 'live');"
+                      " root.removeAttribute('data-scalecore-copied'); }", panel_id)
+        assert copied_link(page, panel_id) == link
+        assert page.locator(f"#{panel_id} .scalecore-copy-link__status").inner_text() == (
+            "Link copied. It opens the baked view: a result computed live has no address.")
+        page.evaluate("id => document.getElementById(id).setAttribute('data-scalecore-source', 'baked')", panel_id)
 
     fresh, _ = visit(link)
     fresh.wait_for_selector(f"#{panel_id}[data-scalecore-hydrated=true]")

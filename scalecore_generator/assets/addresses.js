@@ -267,7 +267,9 @@
       }
       clipboard.writeText(url).then(function () {
         field.hidden = true;
-        status.textContent = "Link copied.";
+        // a result computed live has no address: the link opens the baked view of the same choices
+        status.textContent = root.getAttribute("data-scalecore-source") === "live"
+          ? "Link copied. It opens the baked view: a result computed live has no address." : "Link copied.";
         root.setAttribute("data-scalecore-copied", url);
       }, function () {
         showField(url, "The browser did not allow copying: copy this link (Ctrl+C or \u2318C).");

@@ -51,6 +51,7 @@
         function showBaked(point) {
           liveNote.hidden = true;
           root.removeAttribute("data-temperature-live");
+          root.setAttribute("data-scalecore-source", "baked"); // what "Copy a link to this view" reads
           show(point);
         }
 
@@ -69,6 +70,7 @@
           done: function (results) {
             show(results[0]);
             root.setAttribute("data-temperature-live", String(results[0].temperature));
+            root.setAttribute("data-scalecore-source", "live");
             liveNote.textContent = "Shown: temperature " + results[0].temperature + ", computed live. Pick one " +
               "here to show its baked weights.";
             liveNote.hidden = false;
