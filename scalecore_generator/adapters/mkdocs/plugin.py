@@ -27,6 +27,7 @@ from mkdocs.structure.files import File
 
 from scalecore_generator.adapters.mkdocs import features, site
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, reference
+from scalecore_generator.adapters.mkdocs.last_good import LastGoodSite
 from scalecore_generator.foundation import disk
 from scalecore_generator.builder.engine_site import THEME
 from scalecore_generator.builder.site_build import SiteBuild
@@ -70,6 +71,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.serve_failure = None  # under mkdocs serve: the last rebuild's error, shown on every page served
         self.failure_seen = False  # on_build_error saw this rebuild fail (else it failed before the hooks)
         self.build = None
+        self.last_good = None  # under mkdocs serve: the last site that built, while a rebuild runs
         self.warnings = WarningCounter()
         self.page_errors = site.put_on("mkdocs.commands.build", site.PageErrorEcho())
 
@@ -123,6 +125,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     @_edge
     def on_pre_build(self, config):
+        if self.command == "serve":  # a rebuild that fails serves the last site that built (last_good.py)
+            self.last_good = self.last_good or LastGoodSite(Path(config.site_dir))
+            self.last_good.set_aside()
         self.build.prepare()
 
     @event_priority(-100)  # after plugins that add pages: the nav may name those
@@ -236,11 +241,15 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             return
         self.serve_failure = None
         self.build.finish(Path(config.site_dir))
+        if self.last_good is not None:
+            self.last_good.drop()
 
     def on_build_error(self, error):
         self.failure_seen = True
         self.warnings.count = 0
         staging = self.build.abandon() if self.build is not None else None
+        if self.last_good is not None:
+            self.last_good.put_back()
         if isinstance(error, OSError):  # MkDocs' own writes (pages, theme files) into the staging folder
             explained = disk.explain(error, "writing the site", staging)
             self.serve_failed(explained)
