@@ -99,6 +99,10 @@ def test_a_failed_rebuild_is_said_on_the_open_page_until_a_build_works(visit, se
     assert abs(box["y"] + box["height"] - 800) < 1 and box["y"] > header["y"] + header["height"], (header, box)
     banner.locator("summary").click()  # folded to its first line
     assert banner.bounding_box()["height"] < box["height"] and banner.get_attribute("open") is None
+    # at the page's end it takes its own room: the footer is not under it
+    page.evaluate("() => window.scrollTo(0, document.documentElement.scrollHeight)")
+    footer, box = page.locator(".md-footer").bounding_box(), banner.bounding_box()
+    assert footer["y"] + footer["height"] <= box["y"] + 1, (footer, box)
     edit(lesson, "temperature: 3.0\n", "temperature: 1.0\n")
     banner.wait_for(state="detached", timeout=120_000)  # the fix built: the page reloaded without it
     page.get_by_role("heading", name="Softmax at a Temperature", level=1).wait_for()

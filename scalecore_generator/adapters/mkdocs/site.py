@@ -277,7 +277,9 @@ def failure_banner(message: str, page_kept: bool = True) -> str:
     line (a details element). On a page of its own, at the top."""
     import html
 
-    place = ("position:fixed;inset:auto 0 0 0;z-index:10000;max-height:45vh;overflow:auto;"
+    # sticky, the page's last element: it stays at the window's foot while the reader scrolls, and
+    # takes its own room at the page's end (fixed, it covered the footer and the last buttons)
+    place = ("position:sticky;bottom:0;z-index:10000;max-height:45vh;overflow:auto;"
              "box-shadow:0 -2px 8px rgba(0,0,0,.4);" if page_kept else "")
     return (f'<details open id="scalecore-build-failed" role="alert" style="{place}padding:.6rem 1rem;'
             'background:#8b0000;color:#fff;font:14px/1.45 system-ui,sans-serif;white-space:pre-wrap">'
