@@ -116,7 +116,7 @@ def test_it_hydrates_switches_from_baked_data_and_recomputes_live(visit, server)
 
     panel.get_by_role("button", name="Compute live").click()  # opens the live form (u.liveForm)
     panel.get_by_label("Any temperature").fill("3")
-    panel.locator("form").get_by_role("button", name="Compute live").click()
+    panel.locator("form").get_by_role("button", name="Compute", exact=True).click()
     page.wait_for_function("el => el.getAttribute('data-temperature-live') === '3'", arg=panel.element_handle(),
                            timeout=PYODIDE_TIMEOUT_MS)
     live = panel.locator(".temperature-bars .scalecore-bar__value").all_text_contents()

@@ -180,7 +180,7 @@ def test_the_new_site_works_in_chromium_with_no_request_elsewhere(visit, served)
     assert panel.locator(".temperature-bars").get_attribute("data-temperature") == "2"
     panel.get_by_role("button", name="Compute live").click()  # opens the live form (u.liveForm)
     panel.get_by_label("Any temperature").fill("3")
-    panel.locator("form").get_by_role("button", name="Compute live").click()
+    panel.locator("form").get_by_role("button", name="Compute", exact=True).click()
     page.wait_for_function("el => el.getAttribute('data-temperature-live') === '3'", arg=panel.element_handle(),
                            timeout=PYODIDE_TIMEOUT_MS)
     assert page.locator("details.scalecore-selfcheck").count() == 2

@@ -61,6 +61,7 @@
         var live = u.liveForm(root, {
           kind: "temperature",
           what: "the weights",
+          run: "Compute", // the form's own button: "Compute live" opens the form
           fields: [{ label: "Any temperature", input: input }],
           points: function () {
             var temperature = Number(input.value);
