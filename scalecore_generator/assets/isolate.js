@@ -62,7 +62,17 @@
       var control = panel && panel.querySelectorAll(FOCUSABLE)[reached.index];
       var focused = control && control.tagName === reached.tag;
       if (focused) control.focus();
-      if (reached.press !== undefined && panel && panel.getAttribute("data-scalecore-hydrated") === "true" && !typed.length) {
+      var ready = panel && panel.getAttribute("data-scalecore-hydrated") === "true";
+      if (reached.keys && ready && !typed.length) { // the keys the reload held back, where they were typed
+        var into = panel.querySelectorAll(TEXT)[reached.keys.index];
+        if (into) {
+          var at = Math.min(reached.keys.at, into.value.length);
+          into.setRangeText(reached.keys.text, at, at, "end");
+          into.dispatchEvent(new Event("input", { bubbles: true }));
+        }
+        delete reached.keys;
+      }
+      if (reached.press !== undefined && ready && !typed.length && !reached.keys) {
         var pressed = panel.querySelectorAll(FOCUSABLE)[reached.press];
         delete reached.press; // once
         if (pressed && pressed.tagName === "BUTTON" && !pressed.disabled) pressed.click();
@@ -71,7 +81,9 @@
         panel.querySelector(TEXT).focus(); // reached before it hydrated (its fallback): its first field
         focused = true;
       }
-      if ((!focused || typed.length || reached.press !== undefined) && Date.now() < deadline) setTimeout(attempt, 100);
+      if ((!focused || typed.length || reached.press !== undefined || reached.keys) && Date.now() < deadline) {
+        setTimeout(attempt, 100);
+      }
     })();
   }
 
@@ -111,7 +123,10 @@
   // them once the reloaded panel is ready, unless typing was held back meanwhile (what they meant
   // to run never reached the editor).
   var pressed = null;
-  var heldTyping = false;
+  var heldTyping = false; // typing held back that cannot be made again (not plain keys)
+  // The keys typed while the panel was held (between reaching for it and the reload): made again
+  // in the same field, at the same place, once the reloaded panel is ready.
+  var heldKeys = null; // {index: the field among the panel's, at: where the caret was, text}
 
   function panelOf(target) {
     return target && target.closest ? target.closest(PANEL) : null;
@@ -132,8 +147,9 @@
       if (!panel) return;
       var kept = {};
       if (changed) kept.typed = typedIn(panel); // nothing typed: the reloaded panel's own code stays
+      if (heldKeys && heldKeys.text && !heldTyping) kept.keys = heldKeys;
       if (pressed !== null && !heldTyping) kept.press = pressed;
-      if (!kept.typed && kept.press === undefined) return;
+      if (!kept.typed && kept.press === undefined && !kept.keys) return;
       storage(function (store) { store.setItem(REACHED, JSON.stringify(Object.assign({}, reached, kept))); });
     });
     location.reload();
@@ -164,8 +180,8 @@
     var note = document.createElement("p");
     note.className = "scalecore-isolating";
     note.setAttribute("role", "status");
-    note.textContent = "One moment: the page reloads once so that Python can be stopped and read input here, " +
-      "then you can type.";
+    note.textContent = "One moment: the page reloads once so that Python can be stopped and read input here; " +
+      "what you type meanwhile comes back after it.";
     panel.insertBefore(note, panel.firstChild);
     holding = { panel: panel, note: note };
     setTimeout(letGo, HOLD_MS);
@@ -181,9 +197,25 @@
   function held(event) {
     if (!holding || panelOf(event.target) !== holding.panel) return;
     event.preventDefault();
-    if (event.type === "beforeinput") heldTyping = true;
+    if (event.type === "beforeinput") keep(event);
     var button = event.type === "click" && event.target.closest("button");
     if (button) pressed = Array.prototype.indexOf.call(holding.panel.querySelectorAll(FOCUSABLE), button);
+  }
+  function keep(event) {
+    var field = event.target;
+    var fields = Array.prototype.slice.call(holding.panel.querySelectorAll(TEXT));
+    var index = fields.indexOf(field);
+    var type = event.inputType;
+    if (index < 0 || (heldKeys && heldKeys.index !== index)) {
+      heldTyping = true; // another field, or none: not made again
+      return;
+    }
+    heldKeys = heldKeys || { index: index, at: field.selectionStart || 0, text: "" };
+    if (type === "insertText" || type === "insertReplacementText") heldKeys.text += event.data || "";
+    else if (type === "insertLineBreak" || type === "insertParagraph") heldKeys.text += "\n";
+    else if (type === "insertFromPaste" && event.dataTransfer) heldKeys.text += event.dataTransfer.getData("text/plain");
+    else if (type === "deleteContentBackward" && heldKeys.text) heldKeys.text = heldKeys.text.slice(0, -1);
+    else heldTyping = true;
   }
   document.addEventListener("beforeinput", held, true);
   document.addEventListener("click", held, true); // Run would start a Python the reload stops
@@ -198,7 +230,11 @@
   // Material's instant navigation swaps pages without loading them: what was reached on the page
   // before does not count on the next one.
   if (window.document$ && typeof window.document$.subscribe === "function") {
-    window.document$.subscribe({ next: function () { letGo(); reached = pressed = null; typed = changed = heldTyping = false; } });
+    window.document$.subscribe({ next: function () {
+      letGo();
+      reached = pressed = heldKeys = null;
+      typed = changed = heldTyping = false;
+    } });
   }
 
   function noReload() {
