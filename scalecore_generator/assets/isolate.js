@@ -62,6 +62,10 @@
       var control = panel && panel.querySelectorAll(FOCUSABLE)[reached.index];
       var focused = control && control.tagName === reached.tag;
       if (focused) control.focus();
+      else if (panel && panel.querySelector(TEXT) && reached.tag !== "TEXTAREA" && reached.tag !== "INPUT") {
+        panel.querySelector(TEXT).focus(); // reached before it hydrated (its fallback): its first field
+        focused = true;
+      }
       var ready = panel && panel.getAttribute("data-scalecore-hydrated") === "true";
       if (reached.keys && ready && !typed.length) { // the keys the reload held back, where they were typed
         var into = panel.querySelectorAll(TEXT)[reached.keys.index];
@@ -76,10 +80,6 @@
         var pressed = panel.querySelectorAll(FOCUSABLE)[reached.press];
         delete reached.press; // once
         if (pressed && pressed.tagName === "BUTTON" && !pressed.disabled) pressed.click();
-      }
-      else if (panel && panel.querySelector(TEXT) && reached.tag !== "TEXTAREA" && reached.tag !== "INPUT") {
-        panel.querySelector(TEXT).focus(); // reached before it hydrated (its fallback): its first field
-        focused = true;
       }
       if ((!focused || typed.length || reached.press !== undefined || reached.keys) && Date.now() < deadline) {
         setTimeout(attempt, 100);
