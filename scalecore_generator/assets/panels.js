@@ -463,12 +463,13 @@
             if (now === points) return client.compute(spec.kind, points);
             // The points on screen first, the others once those are shown: the reader waits for
             // what they look at (an encoder's one placement of three), not for the whole request.
-            return (ready ? Promise.resolve(ready) : client.compute(spec.kind, now)).then(function (shown) {
-              if (!ready) {
-                timings.lastRecomputePythonMs = performance.now() - python;
-                spec.done(shown, started, true);
-                shownMs = performance.now() - started;
-              }
+            var first = ready ? Promise.resolve(ready) : client.compute(spec.kind, now).then(function (shown) {
+              timings.lastRecomputePythonMs = performance.now() - python;
+              spec.done(shown, started, true);
+              shownMs = performance.now() - started;
+              return shown;
+            });
+            return first.then(function (shown) {
               return client.compute(spec.kind, points.filter(function (point) { return now.indexOf(point) < 0; }))
                 .then(function (others) {
                   return points.map(function (point) {

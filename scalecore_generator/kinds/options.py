@@ -176,8 +176,7 @@ class Type(Option):
         types = self.type if isinstance(self.type, tuple) else (self.type,)
         if float in types and type(value) is int:
             return float(value)
-        if not isinstance(value, self.type):
-            types = self.type if isinstance(self.type, tuple) else (self.type,)
+        if not isinstance(value, types):
             raise WrongType(" or ".join(TYPE_NAMES.get(t.__name__, f"a {t.__name__}") for t in types), value)
         return value
 

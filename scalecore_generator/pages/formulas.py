@@ -54,6 +54,10 @@ readline.createInterface({ input: process.stdin }).on("line", (line) => {
 """
 
 
+class MathError(ScalecoreError):
+    """A formula KaTeX cannot typeset: the message names the page, the line and the fix."""
+
+
 INLINE_CODE = re.compile(r"(`+).*?\1")
 
 
@@ -80,10 +84,6 @@ def check_closed(markdown: str, page: str, line_offset: int = 0) -> None:
         raise MathError(f"{page}:{opened}: a formula opened with \\( is not closed in its paragraph, so it is not "
                         "typeset: the page shows '(' and the TeX as text. Fix: close it with \\), or write the "
                         "parenthesis without the backslash if no formula was meant.")
-
-
-class MathError(ScalecoreError):
-    """A formula KaTeX cannot typeset: the message names the page, the line and the fix."""
 
 
 class Typesetter:

@@ -125,15 +125,23 @@ def page_link(files, here, target: str) -> str | None:
     return found.url_relative_to(here)
 
 
+def _config_lines(source: str) -> list[str]:
+    try:
+        return Path(source).read_text(encoding="utf-8-sig").splitlines()
+    except OSError:
+        return []
+
+
+def _key_index(lines: list[str], key: str) -> int | None:
+    """The index of a top-level key's line."""
+    return next((i for i, line in enumerate(lines) if re.match(rf"{re.escape(key)}\s*:", line)), None)
+
+
 def key_line(config_file: str | None, key: str) -> str:
     """``mkdocs.yml:line`` of a top-level key (the file alone when the site does not set it)."""
     source = config_file or "mkdocs.yml"
-    try:
-        lines = Path(source).read_text(encoding="utf-8-sig").splitlines()
-    except OSError:
-        return source
-    found = next((number for number, line in enumerate(lines, 1) if re.match(rf"{re.escape(key)}\s*:", line)), None)
-    return f"{source}:{found}" if found else source
+    found = _key_index(_config_lines(source), key)
+    return f"{source}:{found + 1}" if found is not None else source
 
 
 def directory_urls_note(config) -> str | None:
@@ -177,12 +185,9 @@ def _quoted_value_line(config_file: str | None, key: str, message: str) -> str |
     within the setting's own lines (``theme:`` and what is indented under it): the line to edit."""
     quoted = re.findall(r"'([^'\n]{2,})'", message)
     source = config_file or "mkdocs.yml"
-    try:
-        lines = Path(source).read_text(encoding="utf-8-sig").splitlines()
-    except OSError:
-        return None
-    start = next((i for i, line in enumerate(lines) if re.match(rf"{re.escape(key)}\s*:", line)), None)
-    if start is None or not quoted:
+    lines = _config_lines(source) if quoted else []
+    start = _key_index(lines, key)
+    if start is None:
         return None
     end = next((i for i in range(start + 1, len(lines)) if lines[i][:1] not in ("", " ", "\t", "#")), len(lines))
     for number in range(start, end):
