@@ -46,8 +46,7 @@ def test_an_empty_axis_names_its_setting(good, tmp_path):  # noqa: F811
     folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "[0.5, 1.0, 2.0]", "[]"))
     yml = folder / "mkdocs.yml"
     assert errors == [
-        f"scalecore: the kind 'temperature': its setting 'temperatures' is empty (the plugin option 'kinds', "
-        f"{yml}:{line_of(yml, 'kinds:')}), "
+        f"scalecore: the kind 'temperature': its setting 'temperatures' is empty ({yml}:{line_of(yml, 'temperatures:')}), "
         "so the axis 'temperature' has no values and the kind would bake nothing: give temperatures at least one "
         "value in mkdocs.yml (temperature: {temperatures: [...]}), or leave it out for its default."]
 
@@ -95,8 +94,8 @@ def test_a_temperature_that_is_not_baked_says_where_to_add_it(good, tmp_path):  
     page, yml = folder / "docs" / "lessons" / "temperature.md", folder / "mkdocs.yml"
     assert errors[-1:] == [
         f"scalecore: docs/lessons/temperature.md:{line_of(page, 'temperature: 3.0')}: /// temperature: option "
-        "'temperature': 3.0 is not a baked temperature; the baked ones are: 0.5, 1.0, 2.0 (the plugin option 'kinds', "
-        f"{yml}:{line_of(yml, 'kinds:')}). Fix: write one of them, or bake 3.0 too: add it to the setting "
+        "'temperature': 3.0 is not a baked temperature; the baked ones are: 0.5, 1.0, 2.0 (the setting 'temperatures' "
+        f"of the kind 'temperature' in the plugin option 'kinds', {yml}:{line_of(yml, 'temperatures:')}). Fix: write one of them, or bake 3.0 too: add it to the setting "
         "temperatures of the kind temperature, under the scalecore plugin's kinds in mkdocs.yml "
         "(kinds: {temperature: {temperatures: [0.5, 1.0, 2.0, 3.0]}})"]
 

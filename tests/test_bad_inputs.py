@@ -330,7 +330,7 @@ def block_unclosed(folder):
 def block_unknown_option(folder):
     lesson(folder, "show: [heatmap, measures]", "show: [heatmap, measures]\ncolour: red")
     return ["scalecore: docs/lesson.md:17: /// scale-guards: unknown option 'colour'; the options of "
-                        "/// scale-guards are: title, corpus, seed, guards, show, locked"]
+                        "/// scale-guards are: title, corpus, seed, guards, show, locked. Fix: write one of them, or remove the line"]
 
 
 def block_after_front_matter(folder):

@@ -404,7 +404,8 @@ def test_unknown_kind_suggests_and_lists():
 def test_unknown_option_lists_the_options_of_the_kind():
     assert error(block("scale-guards", "corpus: demo", "seeds: 1")) == (
         f"{PAGE}:3: /// scale-guards: unknown option 'seeds' (did you mean 'seed'?); "
-        "the options of /// scale-guards are: title, corpus, seed, guards, show, locked")
+        "the options of /// scale-guards are: title, corpus, seed, guards, show, locked. Fix: write 'seed', or "
+        "remove the line")
 
 
 def test_wrong_type_names_option_value_and_type():

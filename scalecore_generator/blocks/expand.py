@@ -13,7 +13,7 @@ import yaml
 
 from scalecore_generator.blocks.base import BlockError, OptionError, PageContext, Panel
 from scalecore_generator.errors import ScalecoreError
-from scalecore_generator.kinds.options import describe, in_words, listing, suggestion
+from scalecore_generator.kinds.options import closest, describe, in_words, listing, suggestion
 from scalecore_generator.blocks.scanner import Located, RawBlock, scan
 
 
@@ -67,8 +67,11 @@ class _Page:
 
         for key, value in data.items():
             if key not in schema:
+                close = closest(key, schema)
+                fix = f"write {close!r}" if close else "write one of them"
                 raise Located(lines[key], f"{prefix}unknown option {key!r}{suggestion(key, schema)}; "
-                                          f"the options of /// {raw.kind} are: {listing(schema)}")
+                                          f"the options of /// {raw.kind} are: {listing(schema)}. "
+                                          f"Fix: {fix}, or remove the line")
             if value is None:
                 raise Located(lines[key], f"{prefix}option {key!r} has no value; give one after "
                                           f"'{key}:' or remove the line")

@@ -72,6 +72,11 @@ class OptionLines(Mapping):
     def __getitem__(self, key: str) -> str:
         return self._lines[key]
 
+    def within(self, key: str, *inner: str) -> str:
+        """The line of a setting inside one of the options (kinds, a kind, its setting): the line
+        an author edits to bake another value, not the option's first line."""
+        return self._where(key, *inner)
+
     def __iter__(self):
         return iter(self._keys)
 

@@ -44,9 +44,22 @@ class Site:
     options: dict = field(default_factory=dict)  # this kind's Settings values
     where: dict = field(default_factory=dict)  # plugin option -> "mkdocs.yml:line", for messages
 
-    def option_at(self, key: str) -> str:
-        """' (the plugin option 'seeds', mkdocs.yml:14)': where a baked value comes from."""
-        return f" (the plugin option {key!r}, {self.where[key]})" if key in self.where else ""
+    def option_at(self, key: str, *inner: str) -> str:
+        """' (the plugin option 'seeds', mkdocs.yml:14)': where a baked value comes from; with
+        ``inner`` (a kind and its setting under 'kinds'), the line of that setting when the
+        site's lines can tell it: " (the setting 'temperatures' of the kind 'temperature' in the
+        plugin option 'kinds', mkdocs.yml:17)"."""
+        if key not in self.where:
+            return ""
+        if len(inner) == 2 and self.setting_line(*inner):
+            kind, setting = inner
+            return f" (the setting {setting!r} of the kind {kind!r} in the plugin option {key!r}, {self.setting_line(*inner)})"
+        return f" (the plugin option {key!r}, {self.where[key]})"
+
+    def setting_line(self, kind: str, setting: str) -> str | None:
+        """'mkdocs.yml:17': the line of a kind's setting under the plugin option 'kinds' (of
+        'kinds', or of the plugin, when the setting is not written), if the site's lines can tell."""
+        return self.where.within("kinds", kind, setting) if hasattr(self.where, "within") else None
 
 
 @dataclass(frozen=True)
@@ -110,7 +123,8 @@ def check_axes(grid: Grid, site: Site, kind: str) -> None:
         raise EmptyAxis(f"the axis {axis!r} of its grid has no values, so it would bake nothing; its grid() must "
                         "give each axis at least one value")
     named = next((key for key in settings if key.rstrip("s") == axis.rstrip("s")), settings[0])
-    raise EmptyAxis(f"its setting {named!r} is empty{site.option_at('kinds')}, so the axis {axis!r} has no values "
+    line = site.setting_line(kind, named)
+    raise EmptyAxis(f"its setting {named!r} is empty{f' ({line})' if line else site.option_at('kinds')}, so the axis {axis!r} has no values "
                     f"and the kind would bake nothing: give {named} at least one value in mkdocs.yml ({kind}: "
                     f"{{{named}: [...]}}), or leave it out for its default")
 

@@ -71,12 +71,18 @@ def listing(values) -> str:
     return ", ".join(str(value) for value in values)
 
 
+def closest(word, choices) -> str | None:
+    """The choice closest to a mistyped word, if one is close enough."""
+    if not isinstance(word, str):
+        return None
+    close = difflib.get_close_matches(word, [str(choice) for choice in choices], n=1, cutoff=0.6)
+    return close[0] if close else None
+
+
 def suggestion(word, choices) -> str:
     """' (did you mean 'seed'?)' when a choice is close to the word, else ''."""
-    if not isinstance(word, str):
-        return ""
-    close = difflib.get_close_matches(word, [str(choice) for choice in choices], n=1, cutoff=0.6)
-    return f" (did you mean {close[0]!r}?)" if close else ""
+    close = closest(word, choices)
+    return f" (did you mean {close!r}?)" if close else ""
 
 
 class ValidationError(ValueError):

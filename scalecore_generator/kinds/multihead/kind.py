@@ -135,7 +135,7 @@ class Multihead(Kind):
         check_corpus_and_seed(options, site)
         if options["heads"] not in site.options["heads"]:
             raise OptionError("heads", f"{options['heads']} is not a baked number of heads; the baked ones are: "
-                                       f"{listing(site.options['heads'])}{site.option_at('kinds')}")
+                                       f"{listing(site.options['heads'])}{site.option_at('kinds', self.name, 'heads')}")
         if options["head"] > options["heads"]:
             raise OptionError("head", f"head {options['head']} does not exist with {options['heads']} heads: "
                                       f"use 1 to {options['heads']}")

@@ -75,7 +75,7 @@ class Variance(Kind):
         for d in options["dims"]:
             if d not in baked:
                 raise OptionError("dims", f"{d} is not a baked dimension; the baked dimensions are: "
-                                          f"{listing(baked)}{site.option_at('kinds')}")
+                                          f"{listing(baked)}{site.option_at('kinds', self.name, 'dims')}")
         options["dims"] = sorted(options["dims"])
         if options["d"] is None:
             options["d"] = options["dims"][0]

@@ -37,7 +37,7 @@ class Temperature(Kind):
             baked = ", ".join(str(t) for t in site.options["temperatures"])
             # Where the baked ones come from: the kind's setting in mkdocs.yml (site.option_at: its line).
             raise OptionError("temperature", f"{wanted} is not a baked temperature; the baked ones are: {baked}"
-                                             f"{site.option_at('kinds')}. Fix: write one of them, or bake {wanted} "
+                                             f"{site.option_at('kinds', 'temperature', 'temperatures')}. Fix: write one of them, or bake {wanted} "
                                              "too: add it to the setting temperatures of the kind temperature, "
                                              "under the scalecore plugin's kinds in mkdocs.yml "
                                              f"(kinds: {{temperature: {{temperatures: [{baked}, {wanted}]}}}})")
