@@ -148,6 +148,10 @@ def test_from_disk_the_live_parts_say_how_to_serve_this_folder(visit, built_site
         assert command in text, f"the note does not give the command that serves {FOLDER!r}: {text}"
         assert str(folder.parent) in text, text  # where to run it
         assert "http://127.0.0.1:8000/" + module_page(built_site) in text, text
+    page.set_viewport_size({"width": 390, "height": 844})  # on a phone, the command is seen whole
+    for note in notes:
+        hidden = note.locator("pre, pre > code").evaluate_all("els => els.map(e => e.scrollWidth - e.clientWidth)")
+        assert max(hidden) <= 1, f"the command scrolls sideways at 390 px: {hidden} px out of sight"
     assert page.locator(".scalecore-panel--console textarea").count() == 0  # no editor that cannot run
     assert all(url.startswith("file://") for url in watch.requests)
 
