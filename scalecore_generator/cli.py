@@ -200,14 +200,12 @@ def _become(command: list[str]) -> int:
 
 def cmd_bundle(args) -> int:
     """The built site as one zip (builder/bundle.py): unzipped, its pages open from disk."""
-    from scalecore_generator.builder.bundle import folder_pages_problem, make_bundle
+    from scalecore_generator.builder.bundle import NotBundleable, make_bundle
 
-    if not (args.site / "index.html").is_file():
-        raise CommandError(f"{args.site} has no index.html: there is no built site to bundle. Fix: build it first "
-                           "(scalecore build, or mkdocs build), or name the site's folder: scalecore bundle SITE ZIP")
-    if problem := folder_pages_problem(args.site):
-        raise CommandError(problem)
-    made = make_bundle(args.site, args.zip)
+    try:
+        made = make_bundle(args.site, args.zip)
+    except NotBundleable as error:
+        raise CommandError(str(error)) from None
     print(f"scalecore: {made} ({made.stat().st_size / 1e6:.1f} MB): unzip it and open index.html; live mode and the "
           "console need it served: python3 -m http.server -d <folder> 8000")
     return 0

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from scalecore_generator.builder.disk_search import SEARCH_INDEX, SEARCH_SCRIPT  # noqa: F401 (the tests name them here)
 from scalecore_generator.builder.disk_search import files as disk_files
+from scalecore_generator.errors import ScalecoreError
 
 
 def _stamp() -> tuple[int, int, int, int, int, int]:
@@ -39,19 +40,26 @@ def folder_page_link(site: Path) -> str | None:
                  if href not in ("./", "../") and (Path(site) / href / "index.html").is_file()), None)
 
 
-def folder_pages_problem(site: Path) -> str | None:
+class NotBundleable(ScalecoreError):
+    """A folder whose zip would not read from disk: the message says why and the fix."""
+
+
+def check_bundleable(site: Path) -> None:
+    """A built site (its index.html), whose pages are files (not folders: ``use_directory_urls``)."""
+    if not (site / "index.html").is_file():
+        raise NotBundleable(f"{site} has no index.html: there is no built site to bundle. Fix: build it first "
+                            "(scalecore build, or mkdocs build), or name the site's folder: scalecore bundle SITE ZIP")
     link = folder_page_link(site)
-    return link and (f"{site} was built with use_directory_urls: true: its links name folders (e.g. {link}), which "
-                     "a browser does not open as pages from disk. Fix: set use_directory_urls: false in mkdocs.yml and "
-                     "build again (or serve the site as it is, e.g. python3 -m http.server -d site 8000)")
+    if link:
+        raise NotBundleable(f"{site} was built with use_directory_urls: true: its links name folders (e.g. {link}), "
+                            "which a browser does not open as pages from disk. Fix: set use_directory_urls: false in "
+                            "mkdocs.yml and build again (or serve the site as it is, e.g. python3 -m http.server -d "
+                            "site 8000)")
 
 
 def make_bundle(site: Path, target: Path) -> Path:
     site, target = Path(site), Path(target)
-    if not (site / "index.html").is_file():
-        raise SystemExit(f"bundle: {site} has no index.html. Fix: build the site first (scalecore build, or mkdocs build)")
-    if problem := folder_pages_problem(site):
-        raise SystemExit(f"bundle: {problem}")
+    check_bundleable(site)
     temporary = target.with_name(f".{target.name}.tmp")
     stamp = _stamp()
     with zipfile.ZipFile(temporary, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
@@ -70,7 +78,10 @@ def make_bundle(site: Path, target: Path) -> Path:
 def main(argv: list[str]) -> int:
     site = Path(argv[0]) if argv else Path("site")
     target = Path(argv[1]) if len(argv) > 1 else Path("scalecore-site.zip")
-    made = make_bundle(site, target)
+    try:
+        made = make_bundle(site, target)
+    except NotBundleable as error:
+        raise SystemExit(f"bundle: {error}") from None
     print(f"{made} ({made.stat().st_size / 1e6:.1f} MB): unzip it, open index.html, or serve it with "
           f"python3 -m http.server -d <folder> 8000 for live mode")
     return 0

@@ -8,6 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from scalecore_generator.errors import BuildError
+from scalecore_generator.foundation import said
 from scalecore_generator.runtime import fullstack, snapshot
 from scalecore_generator.runtime import pyodide as runtime
 
@@ -56,8 +57,6 @@ def start_snapshot(build):
     pool.shutdown(wait=False)
     return job
 
-_said_under_serve = False  # mkdocs serve's rebuilds run in one process: its snapshot line once
-
 
 def add_snapshot(build, live: runtime.Runtime, job) -> None:
     """The snapshot's entry in the runtime; without it the worker loads Python normally."""
@@ -65,11 +64,8 @@ def add_snapshot(build, live: runtime.Runtime, job) -> None:
         made = job.result()
     except snapshot.SnapshotError as error:
         if build.command == "serve":  # by design: said once a serve, with nothing to change
-            global _said_under_serve
-            if not _said_under_serve:
-                _said_under_serve = True
-                build.log.info("live: mkdocs serve makes no memory snapshot (mkdocs build does), so live mode "
-                               "starts Python the normal way here")
+            said.once(build.log.info, "live: mkdocs serve makes no memory snapshot (mkdocs build does), so live "
+                                      "mode starts Python the normal way here")
             return
         say = build.log.info if isinstance(error, snapshot.SnapshotUnavailable) else build.log.warning
         say(f"live: no memory snapshot ({error}); live mode will start Python the normal way. "

@@ -28,7 +28,7 @@ from mkdocs.structure.files import File
 from scalecore_generator.adapters.mkdocs import features, site
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, reference
 from scalecore_generator.adapters.mkdocs.last_good import LastGoodSite
-from scalecore_generator.foundation import disk
+from scalecore_generator.foundation import disk, said
 from scalecore_generator.builder.engine_site import THEME
 from scalecore_generator.builder.site_build import SiteBuild
 from scalecore_generator.builder.site_swap import WarningCounter
@@ -36,7 +36,6 @@ from scalecore_generator.errors import ScalecoreError
 from scalecore_generator.pages import assets, frontend
 
 log = get_plugin_logger("scalecore")
-_SAID_ONCE: set[str] = set()  # lines said once a process (mkdocs serve loads the plugin again for each rebuild)
 
 
 def _edge(hook):
@@ -105,10 +104,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     @_edge
     def _configure(self, config):
         added = features.configure(config, THEME, functools.partial(site.key_line, config.config_file_path))
-        said = f"configured for its features: {'; '.join(added)} (scalecore guide options)"
-        if added and said not in _SAID_ONCE:  # not again on every rebuild of mkdocs serve (the same line each save)
-            _SAID_ONCE.add(said)
-            log.info(said)
+        if added:  # not again on every rebuild of mkdocs serve (the same line each save)
+            said.once(log.info, f"configured for its features: {'; '.join(added)} (scalecore guide options)")
         engine = site.engine_site(config)
         assets.check_math(engine.uses_math, self.config.math)
         site.add_page_assets(config, assets.page_scripts(isolation=self.config.live, theme=engine.uses_theme))
@@ -304,8 +301,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                 return original(*args, **kwargs)
             except Exception as error:
                 if not self.failure_seen:
-                    said = "\n".join(self.warnings.errors + [str(error) or type(error).__name__])
-                    self.serve_failed(said)
+                    message = "\n".join(self.warnings.errors + [str(error) or type(error).__name__])
+                    self.serve_failed(message)
                 raise
 
         builder.scalecore_wrapped = True
