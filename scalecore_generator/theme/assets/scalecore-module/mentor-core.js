@@ -267,6 +267,10 @@
   S.TOPIC = 2; // round 7: refuse a question whose topic (its first this many content words) the module never uses
   S.TOPIC_BELOW = 0.45; // ... when the refusal's one score (words and meaning) is below this
   S.COMPOSE_GAP = 0; // ... and is this many sentences or more away from it in the same passage
+  // Round 8 (session 41): a section's opening joins the evidence when this many of its passages are there (0: never;
+  // Mentor.prototype.opener). On the 256 development questions, key facts 169 -> 171 (1 or 2), 172 (3); merit by halves
+  // 95/112 -> 96/113 (1 or 2), 96/114 (3)
+  S.OPENER = 3;
   // Meaning (the embeddings), tuned on the development question set only:
   // Retrieval: keywords and meaning fused by their ranks (Mentor.prototype.fuse).
   S.RRF_K = 10; // reciprocal rank fusion's k: the usual 60 is for lists of thousands; a module has ~250 passages
@@ -759,6 +763,7 @@
         if (evidence.indexOf(e.passage) < 0 && e.passage.role !== "check" && enough(e, i)) evidence.push(e.passage);
       }
     });
+    if (S.OPENER && answered && !foreign && !close && evidence.length) this.opener(evidence, best);
     var byResult = {};
     fused.forEach(function (e) { if (e.result) byResult[e.passage.id] = e.result; });
     var passages = evidence.map(function (passage) {
@@ -785,6 +790,28 @@
       closest: answered ? [] : this.closest(results),
       outline: this.data.outline || []
     };
+  };
+
+  /* A section's opening in the evidence: when S.OPENER or more of the evidence's passages stand in one section of the
+     page, the passage that opens that section (its concept box, else its first paragraph: where a page states what the
+     section shows) takes the place of the last of them that does not lead, unless it is there already (its box). */
+  Mentor.prototype.opener = function (evidence, best) {
+    var first = evidence[0], list = this.data.passages;
+    var inSection = function (p) { return p.page === first.page && p.section === first.section; };
+    var same = evidence.filter(inSection);
+    if (same.length < S.OPENER) return;
+    var open = null;
+    for (var i = 0; i < list.length && !open; i++) {
+      var p = list[i];
+      if (inSection(p) && !POINTERS[p.role] && p.role !== "check" && p.role !== "aside") open = p;
+    }
+    if (!open) return;
+    var boxed = function (p) { return p === open || (p.anchor === open.anchor && p.label && p.label === open.label && p.role === open.role); };
+    if (evidence.some(boxed)) return;
+    var keep = [best && best.passage, best && best.other && best.other.passage];
+    for (var j = evidence.length - 1; j > 0; j--) {
+      if (keep.indexOf(evidence[j]) < 0 && inSection(evidence[j])) { evidence[j] = open; return; }
+    }
   };
 
   /* A reader's file as passages: each page's paragraphs, joined up to about 600 characters.
