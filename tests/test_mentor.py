@@ -326,6 +326,36 @@ def test_a_layer_is_named_by_its_number_and_a_placement_by_what_is_absent(built_
     assert got[0]["answer"]["numbers"][0]["text"] == f"{round(baked.value(asked[0][1]))}"
 
 
+def test_a_measure_is_named_by_its_column_in_the_panel_s_table(built_site):
+    """The encoder panel's table calls attention_update_spread "Attention adds" and attention_input_spread "Heads see":
+    the build reads the names from the tables the page shows (never from the mentor's code), and a reader's "attention
+    add" or "heads see" names the measure."""
+    page = "modules/encoder-block.html"
+    baked = Baked(built_site)
+    stem = page.removesuffix(".html").replace("/", "--")
+    script = (built_site / "assets/scalecore/mentor" / f"{stem}.js").read_text(encoding="utf-8")
+    labels = json.loads(script.partition("]=")[2].rstrip().rstrip(";"))["labels"]["encoder"]
+    assert labels["attention_update_spread"] == ["Attention adds"] and labels["attention_input_spread"] == ["Heads see"]
+    asked = [("attention adds at layer 4 on demo with pre-LN", "encoder/demo/0/pre/layers/3/attention_update_spread"),
+             ("what do the heads see in layer 2 on wordnet without LayerNorm?", "encoder/wordnet/0/none/layers/1/attention_input_spread")]
+    got = answers(built_site, [{"question": q} for q, _ in asked], page)["answers"]
+    for reply, (question, path) in zip(got, asked):
+        first = reply["answer"]["numbers"][0]
+        assert first["path"] == path, question
+        assert first["value"] == pytest.approx(baked.value(path), rel=1e-6)
+
+
+def test_a_table_s_column_names_the_one_measure_whose_values_it_prints():
+    """A column names a measure when its cells, row 1 the list's first record, are that measure's values as printed;
+    a column two measures fit names neither, and a row not headed by its number is not read."""
+    from scalecore_generator.mentor.facts import column_names
+
+    records = {"k": {"a": {"rows": [{"row": 1, "x": 0.5, "y": 2.0, "z": 1.0}, {"row": 2, "x": 0.25, "y": 2.0004, "z": 2.0}]}}}
+    table = {"kind": "k", "columns": ["Row", "Half", "Two", "Index"],
+             "rows": [["input", "9", "9", "9"], ["1", "0.500", "2.00", "1"], ["2", "0.250", "2.00", "2"]]}
+    assert column_names([table], records) == {"k": {"x": ["Half"], "y": ["Two"]}}
+
+
 def test_a_number_is_given_as_the_page_prints_it_with_a_state_the_panel_can_show(built_site):
     """0.9999495 is printed 0.9999 by the page (never rounded up to 1.00); a seed's value, not the
     mean over seeds, when the question names a seed; its link carries only values the panel's

@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 from scalecore_generator.mentor.encoder import ENCODER_PIN, encoder_available
 from scalecore_generator.mentor.facts import FACTS_FORM, corpora_words, facts
-from scalecore_generator.mentor.passages import Page, read_page
+from scalecore_generator.mentor.passages import READING_FORM, Page, read_page
 from scalecore_generator.mentor.script import data_script, script_path, vectors_path
 
 
@@ -41,9 +41,10 @@ class Collector:
 
         def reading():
             page = read_page(html, url, title)
-            return {"passages": page.passages, "outline": page.outline, "panels": page.panels}
+            return {"passages": page.passages, "outline": page.outline, "panels": page.panels, "tables": page.tables}
 
-        key = self.keys[url] = hashlib.sha256(f"{url}\0{title}\0{html}".encode()).hexdigest()
+        # READING_FORM: what a reading holds (round 8: the panels' tables), so a warm build does not take an older one
+        key = self.keys[url] = hashlib.sha256(f"{READING_FORM}\0{url}\0{title}\0{html}".encode()).hexdigest()
         self.unread[url] = lambda: Page(url=url, title=title, **self.readings.get(key, reading))
         self.readings.keep(key)
 

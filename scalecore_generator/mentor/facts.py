@@ -66,3 +66,55 @@ def corpora_words(counts: dict) -> list[dict]:
             entry.update({key: str(meta[key]) for key in ("title", "description", "source") if key in meta})
         out.append(entry)
     return out
+
+
+def column_names(tables: list[dict], fact_tree: dict) -> dict:
+    """What a baked panel's tables call its numbers: {kind: {measure: [column name]}}, for the rows of
+    records a kind bakes (encoder/kjv/0/none/layers: each layer's attention_update_spread ...). A column
+    names a measure when each of its cells in the rows a whole number heads (the row headed 3 shows the
+    list's third record, as "After layer 3" does) is that measure's value as printed, in one list of
+    records, and no other measure's fits every table that has the column: the table the reader sees
+    ("Attention adds") names the measure as the page does."""
+
+    def lists(node, out):
+        if isinstance(node, dict):
+            for value in node.values():
+                lists(value, out)
+        elif isinstance(node, list) and node and all(isinstance(row, dict) for row in node):
+            out.append(node)
+        return out
+
+    def fits(text, value):
+        try:
+            shown = float(text.replace(",", ""))
+        except ValueError:
+            return False
+        digits = text.split("e")[0].split(".")
+        step = 10.0 ** -(len(digits[1]) if len(digits) > 1 else 0)
+        if "e" in text.lower():
+            step *= 10.0 ** int(text.lower().split("e")[1])
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and abs(value - shown) <= 0.5 * step * 1.0001
+
+    found: dict[str, dict[str, set]] = {}
+    for table in tables:
+        records = lists(fact_tree.get(table["kind"], {}), [])
+        rows = [row for row in table["rows"] if row and row[0].strip().isdigit()]
+        if not records or not rows:
+            continue
+        for j, label in enumerate(table["columns"]):
+            if not j or not label:
+                continue
+            cells = [(int(row[0]), row[j]) for row in rows if j < len(row) and row[j].strip()]
+            if not cells:
+                continue
+            names = {name for record_list in records for name in record_list[0]
+                     if all(0 < number <= len(record_list) and fits(text, record_list[number - 1].get(name))
+                            for number, text in cells)}
+            kept = found.setdefault(table["kind"], {})
+            kept[label] = names if label not in kept else kept[label] & names
+    out: dict[str, dict[str, list]] = {}
+    for kind, labels in sorted(found.items()):
+        for label, names in sorted(labels.items()):
+            if len(names) == 1:
+                out.setdefault(kind, {}).setdefault(next(iter(names)), []).append(label)
+    return out

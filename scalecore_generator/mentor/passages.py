@@ -22,6 +22,7 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 LEAD_IN = re.compile(r"^([A-Z][A-Za-z' ]{2,30}):\s")  # "Why it matters: ..." (authoring.md's conventions)
 LEAD_ROLES = {"why it matters": "why", "you will be able to": "goals", "where next": "navigation",
               "on this site": "navigation", "see also": "navigation", "next": "navigation"}
+READING_FORM = "mentor-reading/2"  # the memo's name for a page's reading: a new form when what is read changes
 CONCEPT_CALLOUT = "abstract"  # authoring.md: a step's one idea, stated exactly, is an '!!! abstract' box
 
 
@@ -43,6 +44,7 @@ class Page:
     passages: list[dict] = field(default_factory=list)
     outline: list[dict] = field(default_factory=list)  # the page's sections: title, anchor
     panels: list[dict] = field(default_factory=list)  # kind, anchor: where each panel is
+    tables: list[dict] = field(default_factory=list)  # a baked panel's tables: kind, columns, rows (the cells' text)
 
 
 class _Passages(HTMLParser):
@@ -59,6 +61,8 @@ class _Passages(HTMLParser):
         self.parts: dict[str, list[str]] | None = None  # the marked parts of the panel being read
         self.part: str | None = None
         self.links: list[list] = []  # the links of the block being read: [href, its text]
+        self.table: dict | None = None  # a panel's table being read: {"kind", "columns", "rows"}
+        self.cell: list[str] | None = None  # the text of its cell being read
 
     # -- where we are -------------------------------------------------------------------------
     def _inside(self, kind: str) -> _Open | None:
@@ -78,7 +82,16 @@ class _Passages(HTMLParser):
             self.page.panels.append({"kind": a["data-scalecore-kind"], "anchor": opened.anchor})
             self.parts = {}
         elif self._inside("panel") is not None:
-            if "data-scalecore-passage" in a and self.part is None:
+            if tag == "table" and self.table is None:  # a baked view's table: its column names name its numbers
+                opened.kind, self.table = "table", {"kind": self.page.panels[-1]["kind"], "columns": [], "rows": []}
+            elif tag == "thead" and self.table is not None:
+                opened.kind = "thead"
+            elif tag == "tr" and self.table is not None and self._inside("thead") is None:
+                opened.kind = "row"
+                self.table["rows"].append([])
+            elif tag in ("th", "td") and self.table is not None and self.cell is None:
+                opened.kind, self.cell = "cell", []
+            elif "data-scalecore-passage" in a and self.part is None:
                 opened.kind, self.part = "part", a["data-scalecore-passage"]
                 self.parts.setdefault(self.part, [])
         elif tag in HEADINGS and a.get("id"):
@@ -140,6 +153,17 @@ class _Passages(HTMLParser):
                 self.links[-1] = [href, readable("".join(self.text)[start:])]
         elif opened.kind == "part":
             self.part = None
+        elif opened.kind == "cell" and self.cell is not None and self.table is not None:
+            text = readable("".join(self.cell))
+            if self._inside("thead") is not None:
+                self.table["columns"].append(text)
+            elif self._inside("row") is not None:
+                self.table["rows"][-1].append(text)
+            self.cell = None
+        elif opened.kind == "table" and self.table is not None:
+            if self.table["columns"] and self.table["rows"]:
+                self.page.tables.append(self.table)
+            self.table = None
         elif opened.kind == "panel" and self.parts is not None:
             parts = {name: "".join(texts) for name, texts in self.parts.items() if readable("".join(texts))}
             if parts:
@@ -184,6 +208,8 @@ class _Passages(HTMLParser):
     def handle_data(self, data):
         if self._inside("skip"):
             return
+        if self.cell is not None:
+            self.cell.append(data)
         if self.heading is not None:
             self.heading.append(data)
         elif self.callout is not None:

@@ -11,7 +11,7 @@ from scalecore_generator.mentor.encoder import (
     encoder_assets,
     encoder_available,
 )
-from scalecore_generator.mentor.facts import corpora_words
+from scalecore_generator.mentor.facts import column_names, corpora_words
 from scalecore_generator.mentor.formulas import _typeset
 from scalecore_generator.mentor.passages import Page
 
@@ -42,6 +42,8 @@ def data_script(module: Page, sources: list[Page], fact_tree: dict, panels: dict
         "panels": panels,
         "axes": {kind: list(names) for kind, names in sorted((axes or {}).items()) if kind in panels},
         "corpora": corpora_words(fact_tree.get("corpus", {})),
+        # what the panels' tables call the measures, {kind: {measure: [column name]}}: a reader names them so
+        "labels": column_names([table for page in sources for table in page.tables], fact_tree),
     }
     if encoder_available():
         data["encoder"] = encode_passages(passages, math, vectors)

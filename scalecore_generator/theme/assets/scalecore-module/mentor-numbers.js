@@ -88,6 +88,15 @@
       parts.slice(0, -1).every(function (t) { return asked.terms[t]; });
   }
 
+  /* A measure named by its column in the panel's table, as the reader sees it ("Attention adds" for
+     attention_update_spread: the build's data.labels, read from the tables the page shows), two words or more. */
+  function labelled(labels, segment, asked) {
+    return Boolean(labels && labels[segment]) && labels[segment].some(function (label) {
+      var parts = segmentTerms(String(label).replace(/[^\p{L}\p{N}]+/gu, " "));
+      return parts.length > 1 && parts.every(function (t) { return asked.terms[t]; });
+    });
+  }
+
   /* An axis's setting "none" named by what the question says is absent: a word holding the axis's name ("without
      LayerNorm", "no normalisation" for the axis norm). */
   function absentAxis(axis, asked) {
@@ -150,11 +159,13 @@
       Object.keys(corpora).forEach(function (t) { if (typeof corpora[t] === "string") asked.whole[corpora[t]] = true; });
     }
     var axes = this.data.axes || {};
+    var labels = this.data.labels || {};
     var best = [];
     var top = 0;
     this.facts.forEach(function (fact, order) {
       var last = fact.path[fact.path.length - 1];
-      if (/^\d+$/.test(last) || !(named(last, asked) || meanOf(last, asked) || sizeOf(last, asked))) return;
+      var column = labelled(labels[fact.path[0]], last, asked);
+      if (/^\d+$/.test(last) || !(named(last, asked) || column || meanOf(last, asked) || sizeOf(last, asked))) return;
       if (fact.rows[fact.path.length - 2] && fact.rows[fact.path.length - 2].word === last) return; // a row's own number
       // an axis repeated as a value (variance/100/d = 100, multihead/demo/0/8/init/heads = 8, .../seed = 0); not a
       // value that happens to equal a setting (a mean row-max of exactly 1 at seed 1)
@@ -174,7 +185,7 @@
         }
       }
       if (score === 0) return;
-      if (!named(last, asked)) score -= 0.5; // a measure named in full goes first ("word row-max": word_row_max)
+      if (!named(last, asked) && !column) score -= 0.5; // a measure named in full goes first ("word row-max": word_row_max)
       if (score > top) { top = score; best = []; }
       if (score === top && best.length < 3) best.push({ path: fact.path, value: fact.value, order: order });
     });
