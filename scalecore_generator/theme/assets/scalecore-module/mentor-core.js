@@ -271,6 +271,7 @@
   // Mentor.prototype.opener). On the 256 development questions, key facts 169 -> 171 (1 or 2), 172 (3); merit by halves
   // 95/112 -> 96/113 (1 or 2), 96/114 (3)
   S.OPENER = 3;
+  S.ONE_BOX = true; // a passage of a box shown already is not shown again (it was in 6 of 256 development answers)
   // Meaning (the embeddings), tuned on the development question set only:
   // Retrieval: keywords and meaning fused by their ranks (Mentor.prototype.fuse).
   S.RRF_K = 10; // reciprocal rank fusion's k: the usual 60 is for lists of thousands; a module has ~250 passages
@@ -570,6 +571,16 @@
     return Boolean(span && i >= span[0] && i < span[1]);
   }
 
+  /* The first passage of a passage's box (the passage itself when it stands alone): two passages of one box show the same text. */
+  Mentor.prototype.boxOf = function (passage) {
+    var list = this.data.passages;
+    var at = list.indexOf(passage);
+    if (at < 0 || !passage.label || passage.role === "check") return passage;
+    while (at > 0 && list[at - 1].page === passage.page && list[at - 1].anchor === passage.anchor &&
+      list[at - 1].label === passage.label && list[at - 1].role === passage.role) at -= 1;
+    return list[at];
+  };
+
   /* The passage with the rest of its box: a callout's paragraphs are one idea (a concept box
      states a formula in one paragraph and what it implies in the next). */
   Mentor.prototype.box = function (passage) {
@@ -743,7 +754,8 @@
         lead.text += " " + text(best.other);
       }
       evidence.push(best.passage);
-      if (best.other && evidence.indexOf(best.other.passage) < 0) evidence.push(best.other.passage);
+      if (best.other && evidence.indexOf(best.other.passage) < 0 &&
+        !(S.ONE_BOX && S.FILL && this.boxOf(best.other.passage) === this.boxOf(best.passage))) evidence.push(best.other.passage);
     }
     var answered = Boolean(close || numbers.length || lead);
     // The evidence: the lead's passage whole, then the next best passages that hold enough of
@@ -757,10 +769,14 @@
     var strong = function (e) { return held(e) >= (close ? 0.75 : S.SUPPORT_WORDS) || (!close && e.similarity >= S.NEAR_SUPPORT); };
     var fair = function (e, i) { return !close && i < S.SUPPORT_TOP && (held(e) >= S.SUPPORT_WORDS_TOP || e.similarity >= S.SUPPORT_MEANT); };
     var nearest = function (e) { return S.FILL && !close; };
+    // a passage whose box (its callout, shown whole) is shown already adds nothing (S.ONE_BOX; round 8)
+    var shownAlready = function (passage) {
+      return evidence.indexOf(passage) >= 0 || (S.ONE_BOX && S.FILL && evidence.some(function (p) { return self.boxOf(p) === self.boxOf(passage); }));
+    };
     [strong, fair, nearest].forEach(function (enough) { // the passages that hold the question first, then the nearest
       for (var i = 0; answered && !foreign && i < fused.length && evidence.length < room; i++) {
         var e = fused[i];
-        if (evidence.indexOf(e.passage) < 0 && e.passage.role !== "check" && enough(e, i)) evidence.push(e.passage);
+        if (!shownAlready(e.passage) && e.passage.role !== "check" && enough(e, i)) evidence.push(e.passage);
       }
     });
     if (S.OPENER && answered && !foreign && !close && evidence.length) this.opener(evidence, best);
@@ -806,8 +822,8 @@
       if (inSection(p) && !POINTERS[p.role] && p.role !== "check" && p.role !== "aside") open = p;
     }
     if (!open) return;
-    var boxed = function (p) { return p === open || (p.anchor === open.anchor && p.label && p.label === open.label && p.role === open.role); };
-    if (evidence.some(boxed)) return;
+    var self = this;
+    if (evidence.some(function (p) { return self.boxOf(p) === self.boxOf(open); })) return;
     var keep = [best && best.passage, best && best.other && best.other.passage];
     for (var j = evidence.length - 1; j > 0; j--) {
       if (keep.indexOf(evidence[j]) < 0 && inSection(evidence[j])) { evidence[j] = open; return; }
