@@ -2,7 +2,8 @@
 map names the kind's file as the author knows it (``kinds/temperature/panel.js``; a built-in
 kind's by the package, ``scalecore_generator/kinds/softmax/panel.js``) and holds its source, the
 offline listing and the manifest leave maps out, and an error thrown by a kind's panel.js in
-Chromium maps back to its line in that file (what the console of the developer tools shows)."""
+Chromium maps back to its line in that file (what the console of the developer tools shows). A
+panel whose script fails half way is the build's panel again: its baked fallback, no dead controls."""
 
 import json
 import re
@@ -17,6 +18,8 @@ TUTORIAL = Path(__file__).resolve().parents[1] / "scalecore_generator" / "scaffo
 SCRIPT = Path("kinds") / "temperature" / "panel.js"
 SERVED = "assets/scalecore/kinds/temperature/panel.js"
 THROW = 'if (location.hash === "#boom") throw new Error("boom from the kind");'
+HIDDEN = 'root.querySelector(".scalecore-fallback").hidden = true;\n'
+THROW_LATE = 'if (location.hash === "#late") throw new Error("late boom from the kind");'
 B64 = {c: i for i, c in enumerate("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")}
 
 
@@ -54,6 +57,7 @@ def site(tmp_path_factory):
     folder = copy_site(tmp_path_factory.mktemp("maps") / "tutorial", source=TUTORIAL)
     edit(folder / SCRIPT, "    hydrate: function (root, context) {\n",
          f"    hydrate: function (root, context) {{\n      {THROW}\n")
+    edit(folder / SCRIPT, HIDDEN, f"{HIDDEN}        {THROW_LATE}\n")  # after its controls are added
     result = build(folder)
     assert result.returncode == 0, result.describe()
     return folder
@@ -94,6 +98,23 @@ def test_an_error_in_a_kinds_script_maps_to_its_file_and_line(site, visit):
         source_map = json.loads((site / "site" / f"{SERVED}.map").read_text(encoding="utf-8"))
         assert original(source_map, int(at[1]), int(at[2])) == ("kinds/temperature/panel.js",
                                                                  line_of(site / SCRIPT, THROW))
+        watch.errors = [error for error in watch.errors if "could not start" not in error]  # thrown on purpose
+    finally:
+        server.close()
+
+
+def test_a_panel_whose_script_fails_half_way_shows_its_baked_fallback_again(site, visit):
+    server = StaticServer(site / "site")
+    try:
+        page, watch = visit(server.url + "lessons/temperature.html#late")
+        panel = page.locator(".scalecore-panel--temperature")
+        panel.scroll_into_view_if_needed()
+        page.wait_for_function("() => document.querySelector('.scalecore-panel--temperature')"
+                               ".getAttribute('data-scalecore-hydrated') === 'error'")
+        assert panel.locator(".scalecore-fallback").is_visible()  # the table of the baked weights
+        assert panel.locator("select, button, input").count() == 0  # no picker or live form that does nothing
+        assert panel.get_by_role("alert").text_content() == (
+            "This panel could not start: late boom from the kind. The figure shown is the baked one.")
         watch.errors = [error for error in watch.errors if "could not start" not in error]  # thrown on purpose
     finally:
         server.close()
