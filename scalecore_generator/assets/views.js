@@ -18,7 +18,8 @@
  *   legend()                   the heatmap's colour scale
  *   histogram({low, high, counts, reach, label}) counts over bins, on an axis [-reach, reach]
  *   bars({labels, values, label})      one horizontal bar per value in [0, 1], labelled
- *   line({xs, ys, label, marker, xTicks, xPrefix, log, dots, yMin})  a curve, with an optional dot at marker
+ *   line({xs, ys, label, marker, xTicks, xPrefix, log, dots, xMax, yMax, xTitle, yTitle})  a curve, with an
+ *                              optional dot at marker
  *   weights({tokens, weights, caption})  the weights as a table: a row per query, 3 decimals
  *   readouts({tokens, measures: [{key, name, hint, unit, value, range}]})  measures, each with a
  *                              meter when it has a range [low, high] ("1/T", "ln T" allowed)
@@ -382,12 +383,15 @@
   }
 
   /* A curve over x. With spec.log the y axis is logarithmic, ticked at powers of ten: a quantity
-     that grows by factors (a residual stream from 1 to 10^5) stays readable at every step. */
+     that grows by factors (a residual stream from 1 to 10^5) stays readable at every step.
+     spec.xMax / spec.yMax hold an axis's end where views are compared (a 15° throw against a 45°
+     one), raised only when a value goes past it (spec.yMin, the older name of yMax, still works);
+     spec.xTitle / spec.yTitle name the axes and their units. */
   function line(spec) {
     var width = 360;
-    var height = 170;
-    var xmax = Math.max.apply(null, spec.xs);
-    var ymax = Math.max.apply(null, spec.ys.concat([spec.yMin || 0]));
+    var xmin = Math.min.apply(null, spec.xs.concat([0]));
+    var xmax = Math.max.apply(null, spec.xs.concat([spec.xMax || 0]));
+    var ymax = Math.max.apply(null, spec.ys.concat([spec.yMax || spec.yMin || 0]));
     var ticks, fraction;
     if (spec.log) {
       var positive = spec.ys.filter(function (y) { return y > 0; });
@@ -401,11 +405,15 @@
       fraction = function (y) { return y / ymax; };
       ticks = [0, ymax / 2, ymax];
     }
-    // Large values (a residual stream of 10^5) get the shared number format, and room for it.
-    var tick = spec.log || ymax >= 1000 ? format : function (y) { return y.toFixed(2); };
+    // Large values (a residual stream of 10^5) get the shared number format, and room for it;
+    // whole numbers are written whole (20, not 20.00).
+    var whole = ticks.every(function (t) { return Number.isInteger(t); });
+    var tick = spec.log || ymax >= 1000 ? format : function (y) { return whole ? String(y) : y.toFixed(2); };
     var longest = ticks.reduce(function (n, t) { return Math.max(n, tick(t).length); }, 0);
-    var plot = { left: Math.max(40, Math.round(longest * 6.5 + 12)), right: 10, top: 10, bottom: 30 };
-    var X = function (x) { return plot.left + (x / xmax) * (width - plot.left - plot.right); };
+    var plot = { left: Math.max(40, Math.round(longest * 6.5 + 12)), right: spec.xTicks ? 16 : 10,
+      top: spec.yTitle ? 28 : 10, bottom: spec.xTitle ? 44 : 30 };
+    var height = 170 + (spec.yTitle ? 18 : 0) + (spec.xTitle ? 14 : 0);
+    var X = function (x) { return plot.left + ((x - xmin) / ((xmax - xmin) || 1)) * (width - plot.left - plot.right); };
     var Y = function (y) { return height - plot.bottom - fraction(y) * (height - plot.top - plot.bottom); };
     var parts = [tag("title", {}, [escape(spec.label)])];
     ticks.forEach(function (y) {
@@ -416,6 +424,11 @@
       parts.push(text({ x: X(t), y: height - plot.bottom + 16, "text-anchor": "middle", class: "scalecore-tick" },
         (spec.xPrefix || "") + format(t)));
     });
+    if (spec.xTitle) {
+      parts.push(text({ x: (plot.left + width - plot.right) / 2, y: height - 6, "text-anchor": "middle",
+        class: "scalecore-axis-title" }, spec.xTitle));
+    }
+    if (spec.yTitle) parts.push(text({ x: 4, y: 14, class: "scalecore-axis-title" }, spec.yTitle));
     parts.push(tag("polyline", { class: "scalecore-curve", points: spec.xs.map(function (x, i) {
       return X(x).toFixed(1) + "," + Y(spec.ys[i]).toFixed(1);
     }).join(" ") }));
@@ -535,7 +548,9 @@
     ".scalecore-heatmap__frame{fill:none;stroke:#d6d6d6}.scalecore-axis-label,.scalecore-tick{fill:#1f1f1f}",
     ".scalecore-axis-label{font-size:14px}.scalecore-tick{font-size:15px}",
     ".scalecore-axis-title{fill:#5f5f5f;font-size:15px}.scalecore-heatmap__svg .scalecore-axis-title{font-size:13px}",
-    ".scalecore-axis{stroke:#5f5f5f;stroke-width:1}",
+    ".scalecore-axis{stroke:#5f5f5f;stroke-width:1}.scalecore-grid{stroke:#d6d6d6;stroke-width:1}",
+    ".scalecore-curve{fill:none;stroke:#3949ab;stroke-width:2}.scalecore-dot{fill:#3949ab;stroke:#fff;stroke-width:1}",
+    ".scalecore-dot--on{stroke:#1f1f1f;stroke-width:2}",
   ].join("");
 
   /* A view as an SVG file: its namespace, its palette, and its natural size (width and height

@@ -191,7 +191,7 @@
       ys.push(this.state(f).gradient);
     }
     this.curve.innerHTML = globalThis.scalecoreViews.line({
-      xs: xs, ys: ys, yMin: 0.5, marker: [this.factor, this.state(this.factor).gradient], xPrefix: "\u00d7",
+      xs: xs, ys: ys, yMax: 0.5, marker: [this.factor, this.state(this.factor).gradient], xPrefix: "\u00d7",
       xTicks: [0, 0.2, 0.4, 0.6, 0.8, 1].map(function (t) { return Math.round(t * fmax * 4) / 4; }),
       label: "Gradient size against the factor: it falls towards 0 as the factor grows.",
     });

@@ -1,0 +1,55 @@
+"""The shared line chart (views.js line) as an author's kind uses it: views compared on one
+scale (xMax, yMax), axes named with their units (xTitle, yTitle), whole ticks written whole.
+A fresh-eyes author's projectile kind could not show that 45° flies further than 15°: each
+throw filled the chart's width."""
+
+import re
+
+from scalecore_generator.blocks import views
+
+THROW_15 = {"xs": [0, 10, 20.4], "ys": [0, 1.3, 0], "label": "a 15° throw"}
+THROW_45 = {"xs": [0, 20, 40.8], "ys": [0, 10.2, 0], "label": "a 45° throw"}
+
+
+def draw(spec: dict) -> str:
+    return views.render([("line", spec)])[0]
+
+
+def last_point_x(markup: str) -> float:
+    """How far right of the first point (x = 0) the curve's last point is drawn."""
+    points = re.search(r'<polyline class="scalecore-curve" points="([^"]+)"', markup)[1].split()
+    return float(points[-1].split(",")[0]) - float(points[0].split(",")[0])
+
+
+def test_a_fixed_x_axis_puts_a_shorter_throw_short_of_a_longer_one():
+    short, long = (draw(dict(spec, xMax=45, yMax=12)) for spec in (THROW_15, THROW_45))
+    assert abs(last_point_x(short) / last_point_x(long) - 0.5) < 0.01  # 20.4 m against 40.8 m, on one scale
+    right_end = lambda markup: re.search(r'points="[^"]* ([\d.]+),[\d.]+"', markup)[1]  # noqa: E731
+    assert right_end(draw(THROW_15)) == right_end(draw(THROW_45))  # without it, each fills the width
+
+
+def test_an_axis_end_is_raised_when_a_value_goes_past_it():
+    assert last_point_x(draw(dict(THROW_45, xMax=30))) == last_point_x(draw(THROW_45))
+
+
+def test_axes_are_named_with_their_units():
+    markup = draw(dict(THROW_45, xTitle="distance (m)", yTitle="height (m)"))
+    assert '<text x="4" y="14" class="scalecore-axis-title">height (m)</text>' in markup
+    assert re.search(r'<text [^>]*class="scalecore-axis-title">distance \(m\)</text>', markup)
+
+
+def test_whole_ticks_are_written_whole_and_fractions_keep_two_decimals():
+    ticks = lambda markup: re.findall(r'text-anchor="end" class="scalecore-tick">([^<]+)<', markup)  # noqa: E731
+    assert ticks(draw(dict(THROW_45, yMax=20))) == ["0", "10", "20"]
+    assert ticks(draw({"xs": [0, 1], "ys": [0.2, 0.5]})) == ["0.00", "0.25", "0.50"]
+
+
+def test_the_older_name_of_the_y_axis_end_still_works():
+    assert draw(dict(THROW_15, yMin=12)) == draw(dict(THROW_15, yMax=12))
+
+
+def test_a_line_as_a_file_draws_its_curve_not_a_filled_shape():
+    """A kind's baked figure (an <img> of the file) has the page's look: a stroked curve on grid lines."""
+    [figure] = views.figures([("line", dict(THROW_45, marker=[20, 10.2]))])
+    style = re.search(rb"<style>(.*?)</style>", figure)[1]
+    assert b".scalecore-curve{fill:none;stroke:" in style and b".scalecore-grid{stroke:" in style
