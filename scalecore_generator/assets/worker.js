@@ -125,6 +125,13 @@ function pythonMessage(error) {
   return lines[lines.length - 1] || text;
 }
 
+// A compute function called with other parameters than it takes: the names came from the
+// panel's script (its points() or its request), which the message then names, with what it sent.
+function sentParameters(said, points) {
+  if (!/^TypeError: .*(unexpected keyword argument|missing \d+ required)/.test(said) || !points.length) return "";
+  return ` (the panel's script sent: ${Object.keys(points[0]).join(", ")})`;
+}
+
 function progress(stage, step, text) {
   post({ type: "progress", stage, step, text });
 }
@@ -572,7 +579,12 @@ const HANDLERS = {
       const short = points.length && performance.now() - t <= WARM_UP_POINT_MS * points.length;
       warmUp = short ? { name, points: points.map((point) => JSON.stringify([point])), next: 0 } : null;
     } catch (error) {
-      throw isPythonError(error) ? new Error(pythonMessage(error)) : error;
+      if (!isPythonError(error)) throw error;
+      // The panel shows the exception itself; the author finds where it was raised in the
+      // browser's console (a warning: the page handled it).
+      console.warn(`scalecore: ${name} raised in live mode for ${text.length > 300 ? text.slice(0, 300) + "\u2026" : text}:\n` +
+        String(error.message || error).trim());
+      throw new Error(pythonMessage(error) + sentParameters(pythonMessage(error), points));
     }
     // The JSON text itself goes to the page, which parses it: one string to copy, not a tree of
     // arrays to clone on both sides; the floats as one array of doubles beside it (Python writing

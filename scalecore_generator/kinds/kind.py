@@ -47,8 +47,8 @@ class Site:
     def option_at(self, key: str, *inner: str) -> str:
         """' (the plugin option 'seeds', mkdocs.yml:14)': where a baked value comes from; with
         ``inner`` (a kind and its setting under 'kinds'), the line of that setting when the
-        site's lines can tell it: " (the setting 'temperatures' of the kind 'temperature' in the
-        plugin option 'kinds', mkdocs.yml:17)"."""
+        site's lines can tell it: " (the setting 'dims' of the kind 'variance' in the plugin
+        option 'kinds', mkdocs.yml:17)"."""
         if key not in self.where:
             return ""
         if len(inner) == 2 and self.setting_line(*inner):
