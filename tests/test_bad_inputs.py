@@ -381,8 +381,8 @@ def front_matter_next_names_no_page(folder):
 def quote_unknown_path(folder):
     lesson(folder, "Without the guards:", "Without the guards ({{ baked: scale-guards/tiny/9/none/mean_row_max }}):")
     return ["scalecore: docs/lesson.md:11: {{ baked: scale-guards/tiny/9/none/mean_row_max }}: no value "
-                        "'9' under scale-guards/tiny; accepted here: 0, mean, lowest, highest. Fix: quote a path that starts with one "
-                        "of scale-guards, corpus, settings (scalecore guide authoring lists them)."]
+                        "'9' under scale-guards/tiny; accepted here: 0, mean, lowest, highest. Fix: write one of the "
+                        "accepted values there."]
 
 
 def formula_left_open(folder):

@@ -50,12 +50,31 @@ def test_an_unknown_path_names_page_line_and_what_is_accepted():
         expand_quotes("intro\n\nsee {{ baked: scale-guards/kjv/9/init+scale/mean_row_max }}", TREE, "docs/a.md", line_offset=4)
     assert str(error.value) == (
         "docs/a.md:7: {{ baked: scale-guards/kjv/9/init+scale/mean_row_max }}: no value '9' under scale-guards/kjv; "
-        "accepted here: 0, 1, mean, lowest, highest. Fix: quote a path that starts with one of scale-guards, softmax, variance, corpus, settings (scalecore guide authoring lists them)."
+        "accepted here: 0, 1, mean, lowest, highest. Fix: write one of the accepted values there."
     )
 
 
+def test_an_unknown_first_part_lists_the_parts():
+    with pytest.raises(QuoteError) as error:
+        expand_quotes("{{ baked: scale-guard/kjv }}", TREE, "p")
+    assert str(error.value).endswith("no value 'scale-guard' under the top; accepted here: scale-guards, softmax, "
+                                     "variance, corpus, settings. Fix: quote a path that starts with one of scale-guards, "
+                                     "softmax, variance, corpus, settings (scalecore guide authoring lists them).")
+
+
+def test_a_number_written_another_way_is_named_as_the_tree_writes_it():
+    """A fresh author's {{ baked: projectile/30/range }} for a value baked at 30.0."""
+    tree = {"projectile": {"15.0": {"range": 20.4}, "30.0": {"range": 35.3}}}
+    with pytest.raises(QuoteError) as error:
+        expand_quotes("{{ baked: projectile/30/range }}", tree, "p")
+    assert str(error.value).endswith("no value '30' under projectile; accepted here: 15.0, 30.0. Fix: write '30.0' there.")
+    with pytest.raises(QuoteError, match=r"Fix: write 'kjv' there\.$"):
+        expand_quotes("{{ baked: scale-guards/kvj/0/none/gradient }}", TREE, "p")
+
+
 def test_a_path_that_stops_short_says_what_to_add():
-    with pytest.raises(QuoteError, match=r"'corpus/kjv' is not a number \(it holds more: add one of sentences, tokens, vocabulary\)"):
+    with pytest.raises(QuoteError, match=r"'corpus/kjv' is not a number \(it holds more: add one of sentences, tokens, "
+                                         r"vocabulary\)\. Fix: quote corpus/kjv/sentences, or another of them\.$"):
         expand_quotes("{{ baked: corpus/kjv }}", TREE, "p")
 
 

@@ -15,6 +15,7 @@ The format after ``|`` is a Python format spec (``.3f``, ``.2g``, ``,``); the de
 
 import re
 from scalecore_generator.errors import ScalecoreError
+from scalecore_generator.kinds.options import closest
 
 QUOTE = re.compile(r"\{\{\s*baked:\s*(?P<path>[^|}]+?)\s*(?:\|\s*(?P<format>[^}]*?)\s*)?\}\}")
 DEFAULT_FORMAT = ".3g"
@@ -90,16 +91,32 @@ def resolve(tree, path: str):
             node = node[int(part)]
         else:
             here = "/".join(walked) or "the top"
-            options = list(node) if isinstance(node, dict) else (
+            options = [str(option) for option in node] if isinstance(node, dict) else (
                 [str(i) for i in range(len(node))] if isinstance(node, list) else [])
-            accepted = f"; accepted here: {', '.join(map(str, options))}" if options else ""
-            raise QuoteError(f"no value {part!r} under {here}{accepted}")
+            accepted = f"; accepted here: {', '.join(options)}" if options else ""
+            raise QuoteError(f"no value {part!r} under {here}{accepted}. Fix: {_step_fix(part, options, walked)}")
         walked.append(part)
     if isinstance(node, bool) or not isinstance(node, (int, float)):
         parts = list(node) if isinstance(node, dict) else range(len(node)) if isinstance(node, list) else None
-        raise QuoteError(f"{path!r} is not a number (it holds more: add one of {', '.join(map(str, parts))})"
-                         if parts is not None else f"{path!r} is not a number")
+        raise QuoteError(f"{path!r} is not a number (it holds more: add one of {', '.join(map(str, parts))}). Fix: "
+                         f"quote {path}/{next(iter(parts))}, or another of them" if parts else f"{path!r} is not a number")
     return node
+
+
+def _step_fix(part: str, options: list[str], walked: list[str]) -> str:
+    """What to write instead of a step of a quote's path that names nothing: at the top, one of the
+    parts; deeper, the value it means (30 for a baked 30.0: the same number), else a close one."""
+    if not walked:
+        return f"quote a path that starts with one of {', '.join(options)} (scalecore guide authoring lists them)"
+    meant = next((option for option in options if _same_number(part, option)), None) or closest(part, options)
+    return f"write {meant!r} there" if meant else "write one of the accepted values there"
+
+
+def _same_number(part: str, option: str) -> bool:
+    try:
+        return part != option and float(part) == float(option)
+    except ValueError:
+        return False
 
 
 CODE_SPAN = re.compile(r"(`+)(?!`).*?(?<!`)\1(?!`)")
@@ -132,8 +149,7 @@ def _expand_line(text: str, tree: dict, page: str, line: int) -> str:
             value = tree.value(path) if isinstance(tree, LazyNamespace) else resolve(tree, path)
             return format(value, spec)
         except QuoteError as error:
-            raise QuoteError(f"{page}:{line}: {match[0]}: {error}. Fix: quote a path that starts with one of "
-                             f"{', '.join(tree)} (scalecore guide authoring lists them).") from None
+            raise QuoteError(f"{page}:{line}: {match[0]}: {error}.") from None
         except ValueError as error:
             raise QuoteError(f"{page}:{line}: {match[0]}: bad format {spec!r} ({error}). "
                              "Fix: use a Python format spec such as .3f, .2g or ,") from None
