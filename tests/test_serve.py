@@ -114,6 +114,16 @@ def test_a_failed_rebuild_is_said_on_the_open_page_until_a_build_works(visit, se
     assert abs(box["y"] + box["height"] - 800) < 1 and box["y"] > header["y"] + header["height"], (header, box)
     edit(folder / "mkdocs.yml", "strict: maybe", "strict: true")
     banner.wait_for(state="detached", timeout=120_000)
+    # A strict build that warned (MkDocs' own warning, a link to no page): the warning itself, not
+    # "the warnings are in the terminal" (a fresh author's finding)
+    written = lesson.read_text(encoding="utf-8")
+    lesson.write_text(written + "\nSee [the notes](notes-that-are-not-there.md).\n", encoding="utf-8")
+    banner.wait_for(timeout=120_000)
+    text = banner.inner_text()
+    assert "Aborted with 1 warnings in strict mode!" in text and "The warnings:\n" in text, text
+    assert "notes-that-are-not-there.md" in text, text
+    lesson.write_text(written, encoding="utf-8")
+    banner.wait_for(state="detached", timeout=120_000)
     # A request in the moment the last site moves back (two renames) may answer 404.
     during = len(watch.errors)
     watch.errors[before:during] = [error for error in watch.errors[before:during] if not (

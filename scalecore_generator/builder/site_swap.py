@@ -51,11 +51,19 @@ class WarningCounter(logging.Handler):
         super().__init__(level=logging.WARNING)
         self.count = 0
         self.errors: list[str] = []  # the last errors' messages (a failed rebuild under serve says them)
+        self.warned: list[str] = []  # this build's first warnings (a strict rebuild under serve says them)
+
+    def start(self) -> None:
+        """A new build: its own warnings from here."""
+        self.count = 0
+        self.warned = []
 
     def emit(self, record):
         self.count += 1
         if record.levelno >= logging.ERROR:
             self.errors = (self.errors + [record.getMessage()])[-5:]
+        elif len(self.warned) < 10:
+            self.warned.append(record.getMessage())
 
 
 class StagedSite:

@@ -97,7 +97,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
     def _count_from_here(self, config):
         """A build's warnings, from its start: not the last build's error (MkDocs logs it after
         on_build_error), nor what the dev server logged in between."""
-        self.warnings.count = 0
+        self.warnings.start()
         site.forget_said_messages()
         return config
 
@@ -243,7 +243,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
 
     def on_build_error(self, error):
         self.failure_seen = True
-        self.warnings.count = 0
+        warned, self.warnings.count = self.warnings.count, 0
         staging = self.build.abandon() if self.build is not None else None
         if self.last_good is not None:
             self.last_good.put_back()
@@ -253,8 +253,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             log.error(explained.removeprefix("scalecore: "))
             raise Abort("Aborted with a disk error.")
         text = str(error) or type(error).__name__
-        if isinstance(error, Abort) and "strict mode" in text:
-            text += " The warnings are in the terminal, above this message."
+        if isinstance(error, Abort) and "strict mode" in text:  # the warnings themselves, as the terminal has them
+            shown = self.warnings.warned
+            text += (" The warnings:\n" + "\n".join(shown) + ("\n(more in the terminal)" if warned > len(shown) else "")
+                     if shown else " The warnings are in the terminal, above this message.")
         self.serve_failed(text)
 
     def serve_failed(self, message: str) -> None:
