@@ -62,6 +62,19 @@ def test_a_script_esbuild_cannot_parse_is_named_with_its_line(tmp_path):
     assert message.startswith('kinds/mine/panel.js:2:9: Expected "}" but found "1"') and "Fix:" in message
 
 
+def test_a_brace_left_open_is_told_as_such_not_only_at_the_files_end(tmp_path):
+    """esbuild finds an unclosed brace at the end of the file: the fix says to look above (a fresh
+    author's extra '{' on line 26 was reported at line 72, the file's last)."""
+    source = tmp_path / "kinds" / "mine" / "panel.js"
+    source.parent.mkdir(parents=True)
+    source.write_text("function draw(x) {\n  if (x) {\n  return 1;\n}\n", encoding="utf-8")
+    with pytest.raises(frontend.FrontendError) as raised:
+        frontend.Minifier(tmp_path / "cache").minify({"assets/scalecore/kinds/mine/panel.js": source.read_bytes()},
+                                                     labels={"assets/scalecore/kinds/mine/panel.js": str(source)})
+    message = str(raised.value)
+    assert message.startswith(f"{source}:5:0: Unexpected end of file") and "look above it for a '{', '(' or '[' opened and not closed" in message
+
+
 def stylesheets(html: str) -> list[str]:
     return re.findall(r'<link rel="stylesheet" href="([^"]+)"', html)
 

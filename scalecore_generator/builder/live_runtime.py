@@ -64,8 +64,9 @@ def add_snapshot(build, live: runtime.Runtime, job) -> None:
         made = job.result()
     except snapshot.SnapshotError as error:
         if build.command == "serve":  # by design: said once a serve, with nothing to change
-            said.once(build.log.info, "live: mkdocs serve makes no memory snapshot (mkdocs build does), so live "
-                                      "mode starts Python the normal way here")
+            said.once(build.log.info, "live: mkdocs serve makes no memory snapshot of its own: it uses the one the "
+                                      "last mkdocs build of the same inputs left in the cache, and there is none yet, "
+                                      "so live mode starts Python the normal way here")
             return
         say = build.log.info if isinstance(error, snapshot.SnapshotUnavailable) else build.log.warning
         say(f"live: no memory snapshot ({error}); live mode will start Python the normal way. "

@@ -278,7 +278,7 @@ class SiteBuild:
                 self.digests.vouch(path, digest)
         computed = sum(b.computed for b in self.baked.values())
         self.log.info(f"bake: {sum(b.grid.size for b in self.baked.values())} points ready in "
-                      f"{time.monotonic() - started:.1f} s ({computed} groups computed)")
+                      f"{time.monotonic() - started:.1f} s ({computed} group{'' if computed == 1 else 's'} computed)")
         files = {}
         self.served = {}
         for name, kind in self.used.items():

@@ -232,7 +232,7 @@ class Minifier:
             if result.returncode != 0 or "done" not in answer:
                 if answer.get("where"):
                     raise FrontendError(f"{answer['where']}: {answer['error']} (esbuild cannot minify it). "
-                                        "Fix: correct the script or stylesheet at that line.")
+                                        f"Fix: {_syntax_fix(answer['where'])}")
                 said = answer.get("error") or (result.stderr or result.stdout).strip()[-500:] or "no message"
                 raise FrontendError(f"esbuild could not run ({said}), so the site's scripts cannot be minified. "
                                     "Fix: run the build again; if it persists, reinstall scalecore.")
@@ -323,3 +323,17 @@ def theme_files(ours: dict[str, Path], served_text, stylesheet: list[str], texts
     sources[STYLESHEET] = bundle(list(pieces.items())).encode("utf-8")
     labels = {uri: os.path.relpath(path) for uri, path in ours.items()}
     return minifier.minify(sources, labels)
+
+
+def _syntax_fix(where: str) -> str:
+    """The fix of a syntax error at ``file:line:column``. One at the file's last line is most often
+    a bracket or brace left open far above it: the parser only finds out at the end."""
+    try:
+        path, line, _ = where.rsplit(":", 2)
+        line, last = int(line), len(Path(path).read_text(encoding="utf-8").rstrip().splitlines())
+    except (ValueError, OSError):
+        return "correct the script or stylesheet at that line."
+    if line >= last:
+        return ("that line is the file's end, where the parser found out: look above it for a '{', '(' or '[' "
+                "opened and not closed (or one closed twice), and correct it.")
+    return "correct the script or stylesheet at that line."
