@@ -59,9 +59,9 @@ class PagePipeline:
         offset = line_offset(source, markdown)
         where = self.where(page)
         try:
-            check_module_meta(page.meta, where, source)
+            check_module_meta(page.meta, where, source, self.build.settings.readers())
             check_section_meta(page.meta, where, source)
-            check_callouts(markdown, where, offset)
+            check_callouts(markdown, where, offset, self.build.settings.readers())
         except ValueError as error:
             raise BuildError(str(error)) from None
         if self.build.typesetter is not None:  # math on: a formula left open would show as text
@@ -160,7 +160,8 @@ class PagePipeline:
             if page.meta.get("code") and page.meta.get("mentor", self.build.settings.mentor) is not False:
                 script = mentor.script_path(page.dest_uri)
                 self.mentor_pages.add(script)
-            html = module_page.decorate(html, page, list(pages), script, self.build.mentor_model, self.build.module_templates)
+            html = module_page.decorate(html, page, list(pages), script, self.build.mentor_model, self.build.module_templates,
+                                        self.build.settings.readers())
         if page is not None and self.build.typesetter is not None and "arithmatex" in html:
             html = self.build.typesetter.page(html, self.where(page), page.source)
         if page is not None and self.build.math_font is not None and "<math" in html:

@@ -40,11 +40,19 @@ from __future__ import annotations
 import difflib
 import re
 
-AUDIENCES = ("guest", "it-ml", "language-pro")
-# Each audience's side notes are admonitions of one type (the theme's audience switch shows or
-# hides them by it): the front matter names readers, the callouts name a perspective.
-CALLOUTS = {"guest": "guest", "it-ml": "practitioner", "language-pro": "linguist"}
-CALLOUT_TITLES = {"guest": "In plain words", "it-ml": "For practitioners", "language-pro": "From a linguist's perspective"}
+# Who a module page is written for (its front matter's ``audience``): each code's name on the page
+# (``label``; ``short`` in the audience switch), and the admonition type of the side notes written
+# for those readers (``callout``, which the switch shows or hides), with the title such a note
+# carries (``title``): the front matter names readers, the callouts name a perspective. A site
+# names its own readers with the plugin option ``audiences``; these are the default.
+DEFAULT_AUDIENCES = {
+    "guest": {"label": "Guests", "short": "Guests", "callout": "guest", "title": "In plain words"},
+    "it-ml": {"label": "IT and ML practitioners", "short": "IT & ML", "callout": "practitioner",
+              "title": "For practitioners"},
+    "language-pro": {"label": "Language professionals", "short": "Language pros", "callout": "linguist",
+                     "title": "From a linguist's perspective"},
+}
+AUDIENCE_KEYS = ("label", "short", "callout", "title")
 ADMONITION = re.compile(r"^(?P<indent>\s*)(?P<marker>!!!|\?\?\?\+?)[ \t]+(?P<type>[^\s\"]+)")
 REQUIRED = ("code", "title", "description", "audience")
 OPTIONAL = ("prerequisites", "next", "external")
@@ -114,7 +122,7 @@ def is_module(meta: dict | None) -> bool:
     return bool(meta) and "code" in meta
 
 
-def check_module_meta(meta: dict, page: str, source: str | None = None) -> None:
+def check_module_meta(meta: dict, page: str, source: str | None = None, audiences: dict = DEFAULT_AUDIENCES) -> None:
     """Raise ValueError naming ``page`` and the key when a module page's front matter is wrong.
 
     Pages without any module key are left alone. ``source`` (the page's markdown with its front
@@ -153,16 +161,18 @@ def check_module_meta(meta: dict, page: str, source: str | None = None) -> None:
     audience = meta["audience"]
     if isinstance(audience, str):
         audience = [audience]  # one audience may be written without brackets
+    codes = list(audiences)
     if not isinstance(audience, list) or not audience:
-        fail("audience", f"key 'audience' must be a list of one or more of {', '.join(AUDIENCES)}, "
-                         f"e.g. audience: [guest, it-ml]; got {meta['audience']!r}")
+        fail("audience", f"key 'audience' must be a list of one or more of {', '.join(codes)}, "
+                         f"e.g. audience: [{', '.join(codes[:2])}]; got {meta['audience']!r}")
     for value in audience:
-        if value not in AUDIENCES:
-            code = _audience_of_callout(value)
-            close = difflib.get_close_matches(str(value), AUDIENCES, n=1)
+        if value not in audiences:
+            code = _audience_of_callout(value, audiences)
+            close = difflib.get_close_matches(str(value), codes, n=1)
             hint = (f" ({value!r} is the callout type of the {code!r} readers' side notes: write {code!r} here)"
-                    if code else f" (did you mean {close[0]!r}?)" if close else "")
-            fail("audience", f"key 'audience': {value!r} is not one of {', '.join(AUDIENCES)}{hint}")
+                    if code else f" (did you mean {close[0]!r}?)" if close else
+                    " (the plugin option audiences names a site's readers)")
+            fail("audience", f"key 'audience': {value!r} is not one of {', '.join(codes)}{hint}")
     repeated = sorted({value for value in audience if audience.count(value) > 1})
     if repeated:
         fail("audience", f"key 'audience': {', '.join(map(repr, repeated))} listed more than once")
@@ -184,29 +194,30 @@ def check_module_meta(meta: dict, page: str, source: str | None = None) -> None:
             fail(key, f"key {key!r} must be true or false (whether the page ends with {part}), got {meta[key]!r}")
 
 
-def _audience_of_callout(value) -> str | None:
-    return next((code for code, callout in CALLOUTS.items() if callout == value and code != value), None)
+def _audience_of_callout(value, audiences: dict) -> str | None:
+    return next((code for code, audience in audiences.items() if audience["callout"] == value and code != value), None)
 
 
-def check_callouts(markdown: str, page: str, line_offset: int = 0) -> None:
+def check_callouts(markdown: str, page: str, line_offset: int = 0, audiences: dict = DEFAULT_AUDIENCES) -> None:
     """An admonition typed with an audience code (``!!! it-ml``) instead of its callout type
     (``!!! practitioner``) would never be shown or hidden by the audience switch: a ValueError
     with the page, the line and the type to write."""
     from scalecore_generator.foundation.text import fenced_lines
 
-    codes = [re.escape(code) for code, callout in CALLOUTS.items() if callout != code]
-    if not re.search(rf"(?:!!!|\?\?\?)\+?[ \t]+(?:{'|'.join(codes)})", markdown):
+    callouts = {code: audience["callout"] for code, audience in audiences.items()}
+    codes = [re.escape(code) for code, callout in callouts.items() if callout != code]
+    if not codes or not re.search(rf"(?:!!!|\?\?\?)\+?[ \t]+(?:{'|'.join(codes)})", markdown):
         return  # no admonition names an audience anywhere (fenced or not): every page but a mistaken one
     for number, (line, fenced) in enumerate(zip(markdown.split("\n"), fenced_lines(markdown)), start=1 + line_offset):
         match = None if fenced else ADMONITION.match(line)
-        if match and match["type"] in CALLOUTS and CALLOUTS[match["type"]] != match["type"]:
+        if match and match["type"] in callouts and callouts[match["type"]] != match["type"]:
             code, marker = match["type"], match["marker"]
-            callout = CALLOUTS[code]
+            callout = callouts[code]
             raise ValueError(f"{page}:{number}: '{marker} {code}' names the audience {code!r}, not a callout type: "
                              f"the side notes for {code} readers are '{marker} {callout}' admonitions. Fix: write "
-                             f"'{marker} {callout} \"{CALLOUT_TITLES[code]}\"' (the audience codes "
-                             f"{', '.join(CALLOUTS)} go in front matter; their callouts are "
-                             f"{', '.join(CALLOUTS.values())})")
+                             f"'{marker} {callout} \"{audiences[code]['title']}\"' (the audience codes "
+                             f"{', '.join(callouts)} go in front matter; their callouts are "
+                             f"{', '.join(callouts.values())})")
 
 
 def _text(value, key: str, fail, what: str = "a text") -> None:

@@ -50,7 +50,7 @@ def environment(bytecode_cache=None) -> jinja2.Environment:
 
 
 def decorate(html: str, page, pages: list, mentor: str | None = None, mentor_model: dict | None = None,
-             templates: jinja2.Environment | None = None) -> str:
+             templates: jinja2.Environment | None = None, audiences: dict | None = None) -> str:
     """``html`` (a finished page) with the module header after its title and the module's end
     before its article closes, or a section page's modules; other pages unchanged. ``pages``
     are every page of the site (PageInfo), for the cards' titles and links; ``templates``: the
@@ -62,7 +62,10 @@ def decorate(html: str, page, pages: list, mentor: str | None = None, mentor_mod
     end = html.rfind(ARTICLE_END)
     if article is None or end < article.end():
         return html  # a theme without Material's article: nothing to place the parts in
-    context = dict(page=page, pages=pages, mentor=mentor, mentor_model=mentor_model)
+    from scalecore_generator.pages.module_meta import DEFAULT_AUDIENCES
+
+    context = dict(page=page, pages=pages, mentor=mentor, mentor_model=mentor_model,
+                   audiences=audiences or DEFAULT_AUDIENCES)
     render = functools.partial(_render, templates or environment(), context)
     if meta.get("code"):
         title = html.find("</h1>", article.end(), end)

@@ -21,6 +21,7 @@ from scalecore_generator.kinds import options as own_options
 from scalecore_generator.kinds.options import Bounded, EngineOption, described
 from scalecore_generator.builder.corpora import available as site_corpora
 from scalecore_generator.builder.hosts import ANY as ANY_HOST, NAMES as HOST_NAMES
+from scalecore_generator.pages.module_meta import AUDIENCE_KEYS, DEFAULT_AUDIENCES
 from scalecore.embeddings import DEFAULT_RECIPE, RECIPES
 from scalecore.experiment import Settings
 
@@ -178,6 +179,13 @@ class ScalecoreConfig(base.Config):
                      "naming each file, its size, the limit and the fix, and the previous site stays. `any` "
                      "(the host is not known) warns about what any of these hosts would refuse, such as a file "
                      "over 25 MiB, and `strict: true` makes that a stop; `self-hosted` checks nothing.")
+    audiences = described(c.Type(dict, default={}),
+                          "Who the module pages are written for: each code a page's front matter may list under "
+                          "`audience`, with its name (`label`, and `short` in the audience switch), the admonition "
+                          "type of the side notes written for those readers (`callout`: the switch shows or hides "
+                          "them) and the title such a note carries (`title`). Empty: `guest`, `it-ml` and "
+                          "`language-pro`, with the callouts `guest`, `practitioner` and `linguist`.",
+                          "code: {label, short, callout, title}, each a text")
     math = described(c.Choice(("mathml", "html"), default="mathml"),
                      "How the build typesets math: mathml is MathML alone (Temml), drawn natively by the browser "
                      "with a cut of STIX Two Math, for a light page; html is KaTeX's look (Computer Modern), "
@@ -199,8 +207,13 @@ class ScalecoreConfig(base.Config):
             errors = [(key, self._error(key, problem, fix)) for key, problem, fix in self._check_values()]
         return errors, warnings
 
+    def readers(self) -> dict:
+        """The site's audiences (the option), or the default ones."""
+        return self.audiences or DEFAULT_AUDIENCES
+
     def _check_values(self):
         """What each option's type cannot say: no repeats, at least one seed, folders that exist."""
+        yield from _audience_problems(self.audiences)
         for key in ("corpora", "seeds"):
             repeated = list(dict.fromkeys(v for v in self[key] if self[key].count(v) > 1))
             if repeated:
@@ -243,6 +256,28 @@ class ScalecoreConfig(base.Config):
 
     def _error(self, key: str, problem: str, fix: str) -> c.ValidationError:
         return c.ValidationError(f"{self.where(key)}: {problem.rstrip('.')}. Fix: {fix}")
+
+
+def _audience_problems(audiences: dict):
+    """Each audience a code of letters, digits and '-', with a text for each of its keys, and a
+    callout type an admonition can carry (a word: it becomes a CSS class)."""
+    example = 'students: {label: Students, short: Students, callout: student, title: "For students"}'
+    for code, audience in audiences.items():
+        if not isinstance(code, str) or not AUDIENCE_CODE.match(code) or code == "all":
+            yield "audiences", f"the audience code {code!r} is not a word of letters, digits and '-' (nor 'all', " \
+                               "the switch's choice of every side note).", \
+                f"write a code such as students, e.g. {example}."
+        elif not isinstance(audience, dict) or set(audience) != set(AUDIENCE_KEYS) or \
+                not all(isinstance(audience[key], str) and audience[key].strip() for key in AUDIENCE_KEYS):
+            yield "audiences", f"the audience {code!r} needs {', '.join(AUDIENCE_KEYS)}, each a text; got {audience!r}.", \
+                f"write each of them, e.g. {example}."
+        elif not AUDIENCE_CODE.match(audience["callout"]):
+            yield "audiences", f"the audience {code!r} has the callout {audience['callout']!r}, which is not a word of " \
+                               "letters, digits and '-' (the type of its admonitions: !!! student).", \
+                f"write one word, e.g. callout: {code}."
+
+
+AUDIENCE_CODE = re.compile(r"^[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*$")
 
 
 def option_facts(key: str, option) -> dict[str, str]:

@@ -22,7 +22,9 @@
 
   var PREFIX = "scalecore.";
   // Audience codes of the front matter -> the admonition type of their side notes.
-  var CALLOUTS = { guest: "guest", "it-ml": "practitioner", "language-pro": "linguist" };
+  // Audience code -> the admonition type of its side notes: the site's audiences, as the switch's
+  // choices carry them (data-scalecore-callout; pages/module_meta.py).
+  var CALLOUTS = {};
 
   function plural(count, word) {
     return count === 1 ? word : word + "s";
@@ -112,6 +114,9 @@
       return;
     }
     var inputs = group.querySelectorAll('input[name="scalecore-audience"]');
+    each(inputs, function (input) {
+      if (input.hasAttribute("data-scalecore-callout")) CALLOUTS[input.value] = input.getAttribute("data-scalecore-callout");
+    });
     var status = group.querySelector("[data-scalecore-audience-status]");
     var problem = group.querySelector("[data-scalecore-audience-problem]");
 
