@@ -318,12 +318,18 @@ def test_a_layer_is_named_by_its_number_and_a_placement_by_what_is_absent(built_
              ("lowest mean row-max at layer 3 on kjv with pre-LN over the seeds", "encoder/kjv/all/pre/3/mean_row_max/lowest"),
              ("stream spread after six layers on demo with pre-LN", "encoder/demo/0/pre/layers/5/stream_spread"),
              ("how large is the stream after layer 2 on wordnet with post-LN?", "encoder/wordnet/0/post/layers/1/stream_spread")]
+    got = first_numbers_are(built_site, page, baked, asked)
+    assert got[0]["answer"]["numbers"][0]["text"] == f"{round(baked.value(asked[0][1]))}"
+
+
+def first_numbers_are(built_site, page: str, baked, asked: list[tuple[str, str]]) -> list[dict]:
+    """Each question's first number is the baked value at its path; the answers."""
     got = answers(built_site, [{"question": q} for q, _ in asked], page)["answers"]
     for reply, (question, path) in zip(got, asked):
         first = reply["answer"]["numbers"][0]
         assert first["path"] == path, question
         assert first["value"] == pytest.approx(baked.value(path), rel=1e-6)
-    assert got[0]["answer"]["numbers"][0]["text"] == f"{round(baked.value(asked[0][1]))}"
+    return got
 
 
 def test_a_measure_is_named_by_its_column_in_the_panel_s_table(built_site):
@@ -338,11 +344,7 @@ def test_a_measure_is_named_by_its_column_in_the_panel_s_table(built_site):
     assert labels["attention_update_spread"] == ["Attention adds"] and labels["attention_input_spread"] == ["Heads see"]
     asked = [("attention adds at layer 4 on demo with pre-LN", "encoder/demo/0/pre/layers/3/attention_update_spread"),
              ("what do the heads see in layer 2 on wordnet without LayerNorm?", "encoder/wordnet/0/none/layers/1/attention_input_spread")]
-    got = answers(built_site, [{"question": q} for q, _ in asked], page)["answers"]
-    for reply, (question, path) in zip(got, asked):
-        first = reply["answer"]["numbers"][0]
-        assert first["path"] == path, question
-        assert first["value"] == pytest.approx(baked.value(path), rel=1e-6)
+    first_numbers_are(built_site, page, baked, asked)
 
 
 def test_a_table_s_column_names_the_one_measure_whose_values_it_prints():
