@@ -15,7 +15,7 @@ import pytest
 
 from browser import PYODIDE_TIMEOUT_MS, StaticServer, wait_hydrated
 from scalecore_generator import cli
-from sites import build
+from sites import build, copy_site, edit, line_of
 
 GENERATOR = Path(cli.__file__).resolve().parent
 
@@ -154,6 +154,18 @@ def test_the_bare_site_and_the_kind_build_and_bundle(bare_with_kind, tmp_path):
     assert 'class="scaled-table"' in page
     assert cli.main(["bundle", str(site), str(tmp_path / "site.zip")]) == 0
     assert "index.html" in zipfile.ZipFile(tmp_path / "site.zip").namelist()
+
+
+def test_the_kind_templates_unbaked_factor_names_where_to_bake_it(bare_with_kind, tmp_path):
+    folder = copy_site(tmp_path / "bare", source=bare_with_kind)
+    edit(folder / "docs" / "index.md", "factor: 2.0", "factor: 3.0")
+    result = build(folder, "--strict")
+    assert result.returncode == 1
+    assert result.errors[-1] == (
+        "scalecore: docs/index.md:" + str(line_of(folder / "docs" / "index.md", "factor: 3.0")) + ": /// scaled: option "
+        "'factor': 3.0 is not a baked factor; the baked ones are: 0.5, 1.0, 2.0, 4.0 (the setting 'factors' of the kind "
+        f"'scaled' in the plugin option 'kinds', {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', '- scalecore')})"
+        ". Fix: write one of them, or add 3.0 to the setting factors of the kind scaled"), result.describe()
 
 
 def test_the_kind_template_switches_and_computes_live(visit, bare_with_kind):

@@ -47,8 +47,10 @@ class ScaledSoftmax(Kind):
     def check(self, options, site):
         if options["factor"] not in site.options["factors"]:
             baked = ", ".join(str(factor) for factor in site.options["factors"])
-            raise OptionError("factor", f"{options['factor']} is not a baked factor; the baked ones are: {baked} "
-                                        "(the setting 'factors' of this kind)")
+            # site.option_at: where the baked factors are set in mkdocs.yml (its line), or the plugin's entry
+            raise OptionError("factor", f"{options['factor']} is not a baked factor; the baked ones are: {baked}"
+                                        f"{site.option_at('kinds', self.name, 'factors')}. Fix: write one of them, or "
+                                        f"add {options['factor']} to the setting factors of the kind {self.name}")
 
     def render(self, options, panel):
         point = panel.baked(str(options["factor"]))  # the path of a point: its axis values joined by "/"

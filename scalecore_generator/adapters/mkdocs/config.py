@@ -476,6 +476,8 @@ def _option_line(config_file: str, key: str, *inner: str) -> int | None:
     _, plugins = get(root, "plugins")
     entries = plugins.value if isinstance(plugins, yaml.SequenceNode) else [plugins]
     for entry in entries:
+        if isinstance(entry, yaml.ScalarNode) and entry.value == "scalecore":  # "- scalecore", with no options
+            return entry.start_mark.line + 1
         plugin, options = get(entry, "scalecore")
         if plugin is not None:
             found, value = get(options, key)
