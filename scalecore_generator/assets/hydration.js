@@ -22,13 +22,15 @@
     root.setAttribute("data-scalecore-hydrated", "pending");
     var script = root.getAttribute("data-scalecore-script"); // the kind's panel.js, named by the block
     var ready = script && !S.kinds[kind] ? loadScript(new URL(script, document.baseURI).href) : Promise.resolve();
-    var built = null; // the panel as the build wrote it, put back whole if its script fails
+    // The panel as the build wrote it, put back whole if its script fails: its markup as text (a
+    // cloned copy would start downloading the baked figures its live view replaces).
+    var built = null;
     return ready
       .then(function () {
         var handler = S.kinds[kind];
         if (!handler) throw new Error("unknown panel kind " + JSON.stringify(kind));
         var context = { options: options(root) };
-        built = root.cloneNode(true);
+        built = root.innerHTML;
         return handler.hydrate(root, context);
       })
       .then(function () {
@@ -46,7 +48,7 @@
         root.setAttribute("data-scalecore-hydrated", "error");
         // A script that failed half way (its fallback hidden, its controls added) leaves no dead
         // controls over a missing figure: the panel is the build's again, the baked fallback shown.
-        if (built) root.replaceChildren.apply(root, Array.prototype.slice.call(built.childNodes));
+        if (built !== null) root.innerHTML = built;
         if (isHttp()) {
           // Served: a fallback's note about pages opened from disk is not the reason (the kind marks it).
           Array.prototype.forEach.call(root.querySelectorAll("[data-scalecore-disk-note]"), function (note) { note.hidden = true; });
