@@ -9,7 +9,7 @@ from browser import StaticServer, wait_hydrated
 from sites import build, copy_site, edit
 from test_kinds_tutorial import TUTORIAL
 
-from scalecore_generator.pages.module_meta import check_module_meta
+from scalecore_generator.pages.module_meta import check_callouts, check_module_meta
 
 READERS = {"students": {"label": "Students", "short": "Students", "callout": "student", "title": "For students"},
            "teachers": {"label": "Teachers & tutors", "short": "Teachers", "callout": "teacher",
@@ -24,11 +24,24 @@ def test_a_page_names_the_sites_own_readers():
     check_module_meta(META, "docs/m.md", audiences=READERS)
     with pytest.raises(ValueError) as error:
         check_module_meta({**META, "audience": ["guest"]}, "docs/m.md", audiences=READERS)
-    assert str(error.value) == ("docs/m.md: key 'audience': 'guest' is not one of students, teachers (the plugin option "
-                                "audiences names a site's readers)")
+    assert str(error.value) == ("docs/m.md: key 'audience': 'guest' is not one of students, teachers. Fix: write one of "
+                                "them, or name 'guest' among the site's readers: the plugin option audiences in "
+                                "mkdocs.yml (scalecore guide authoring)")
     with pytest.raises(ValueError, match=r"'student' is the callout type of the 'students' readers' side notes: write "
                                          r"'students' here"):
         check_module_meta({**META, "audience": ["student"]}, "docs/m.md", audiences=READERS)
+
+
+def test_a_side_note_for_readers_the_page_does_not_list_is_named():
+    """A teachers' page with a students' note: the switch (one audience) would show it to everyone."""
+    page = "# T\n\n!!! teacher \"For teachers\"\n    Fine.\n\n!!! student \"For students\"\n    Shown to all.\n"
+    check_callouts(page, "docs/t.md", 0, READERS, ["students", "teachers"])
+    check_callouts(page, "docs/t.md", 0, READERS, None)  # not a module page: its notes are for anyone
+    with pytest.raises(ValueError) as error:
+        check_callouts(page, "docs/t.md", 4, READERS, ["teachers"])
+    assert str(error.value) == ("docs/t.md:10: '!!! student' is a side note for the students readers, whom this page's "
+                                "audience (teachers) does not list: the audience switch would show it to everyone. Fix: "
+                                "add students to the page's audience, or make it a plain note ('!!! note')")
 
 
 @pytest.fixture(scope="module")

@@ -440,7 +440,7 @@ def test_killing_the_build_kills_its_bake_workers(site):
     workers = set()
     try:
         for line in process.stderr:
-            if re.search(r"scalecore: bake: \d+ groups of \d+ points in \d+ kinds?; \d+ from the cache, [1-9]", line):
+            if re.search(r"scalecore: bake: \d+ groups? of \d+ points in \d+ kinds?; \d+ from the cache, [1-9]", line):
                 deadline = time.monotonic() + 30
                 while len(workers) < 2 and time.monotonic() < deadline:
                     workers = _children(process.pid)

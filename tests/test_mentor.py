@@ -104,6 +104,7 @@ def test_a_page_becomes_passages_under_their_sections():
     (r"\cos\theta = 45^\circ", "cos theta = 45°"),
     (r"\max_j x_j < \infty", "max_j x_j < ∞"),
     (r"\exp(x)", "exp(x)"),
+    (r"t_{1/2} = \dfrac{\ln 2}{k}", "t_(1/2) = (ln 2)/(k)"),  # a chemistry author's search showed "dfracln 2k"
 ])
 def test_formulas_are_quoted_as_readable_text(tex, text):
     assert mentor.tex_to_text(tex) == text

@@ -86,6 +86,15 @@ def test_the_web_manifest_uses_relative_urls_and_its_icons_exist(tmp_path):
     assert offline.app_files("Scalecore", "Why softmax must stay in range", kept) == files  # from the memo
 
 
+def test_an_installed_sites_short_name_is_whole_words():
+    """12 characters at most, cut at a word: a chemistry author's "Reaction rates" was "Reaction rat"."""
+    def short(name):
+        return json.loads(offline.app_files(name, "A lesson")[offline.WEB_MANIFEST])["short_name"]
+
+    assert [short(name) for name in ("Reaction rates", "Scalecore", "My lessons", "Supercalifragilistic")] == \
+        ["Reaction", "Scalecore", "My lessons", "Supercalifra"]
+
+
 def test_the_plain_icon_has_round_corners_and_the_maskable_one_fills_its_square():
     def pixel(data: bytes, x: int, y: int) -> bytes:
         size = _png_size(data)[0]

@@ -22,7 +22,7 @@ UNITS = "api/scale-guards"
 
 
 def bake_line(build_result) -> str:
-    lines = [line for line in build_result.lines("INFO") if re.match(r"scalecore: bake: \d+ groups of", line)]
+    lines = [line for line in build_result.lines("INFO") if re.match(r"scalecore: bake: \d+ groups? of", line)]
     assert len(lines) == 1, build_result.describe()
     return lines[0]
 

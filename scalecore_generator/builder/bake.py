@@ -88,7 +88,7 @@ def bake_kinds(kinds: dict[str, type[Kind]], sites: dict[str, Site], inputs: dic
         jobs += [(name, job) for job in kind_jobs]
     total = sum(len(b.groups) for b in baked.values())
     kinds = f"{len(baked)} kind" + ("s" if len(baked) != 1 else "")
-    log.info(f"bake: {total} groups of {sum(b.grid.size for b in baked.values())} points in {kinds}; "
+    log.info(f"bake: {total} group{'' if total == 1 else 's'} of {sum(b.grid.size for b in baked.values())} points in {kinds}; "
              f"{total - len(jobs)} from the cache, {len(jobs)} to compute")
     _run(jobs, baked, workers, budget, used_at, log, cluster, kinds_by_name)
     for name, bake in baked.items():

@@ -115,7 +115,7 @@ def web_manifest(name: str, description: str) -> dict:
     """Relative URLs only: the manifest's own URL is their base, so the app works under any subpath."""
     return {
         "name": name,
-        "short_name": name if len(name) <= 12 else name[:12].rstrip(),
+        "short_name": short_name(name),
         "description": description or name,
         "start_url": "./",
         "scope": "./",
@@ -224,3 +224,12 @@ def _replace(path: Path, text: str) -> None:
     staged = path.with_name(f".{path.name}.tmp")
     staged.write_text(text, encoding="utf-8")
     staged.replace(path)
+
+
+def short_name(name: str) -> str:
+    """The name an installed site shows under its icon (12 characters at most, the manifest's
+    advice): whole words ("Reaction rates" -> "Reaction", not "Reaction rat")."""
+    if len(name) <= 12:
+        return name
+    words = name[:13].rsplit(" ", 1)[0] if " " in name[:13] else ""
+    return words.rstrip() or name[:12].rstrip()

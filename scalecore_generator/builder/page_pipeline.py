@@ -28,7 +28,7 @@ from scalecore_generator.errors import BuildError
 from scalecore_generator.pages import author_scripts, csp, formulas, math_font, module_page, offscreen
 from scalecore_generator.pages.generated import corpora_table, expand_generated
 from scalecore_generator.pages.module_meta import check_callouts, check_module_meta, check_neighbours, \
-    check_section_meta
+    check_section_meta, listed_audience
 from scalecore_generator.pages.quotes import LazyNamespace, expand_quotes
 
 
@@ -61,7 +61,7 @@ class PagePipeline:
         try:
             check_module_meta(page.meta, where, source, self.build.settings.readers())
             check_section_meta(page.meta, where, source)
-            check_callouts(markdown, where, offset, self.build.settings.readers())
+            check_callouts(markdown, where, offset, self.build.settings.readers(), listed_audience(page.meta))
         except ValueError as error:
             raise BuildError(str(error)) from None
         if self.build.typesetter is not None:  # math on: a formula left open would show as text

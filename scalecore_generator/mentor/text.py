@@ -12,7 +12,7 @@ NESTED = (  # the TeX constructs with a braced argument, rewritten from the insi
     (r"\\(?:operatorname|text|mathrm|texttt|mathbf|mathit|mathbb)\s*\{([^{}]*)\}", r"\1"),
     (r"\\underbrace\s*\{([^{}]*)\}_\{([^{}]*)\}", r"\1 [\2]"),
     (r"\\sqrt\s*\{([\w\\]*)\}", r"√\1"), (r"\\sqrt\s*\{([^{}]*)\}", r"√(\1)"),
-    (r"\\frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)"),
+    (r"\\[dt]?frac\s*\{([^{}]*)\}\s*\{([^{}]*)\}", r"(\1)/(\2)"),  # \dfrac, \tfrac: a fraction too
     (r"_\{(\w*)\}", r"_\1"), (r"\^\{(-?\w*)\}", r"^\1"),
     (r"_\{([^{}\\]*)\}", r"_(\1)"), (r"\^\{([^{}\\]*)\}", r"^(\1)"),
 )

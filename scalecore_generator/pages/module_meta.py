@@ -171,7 +171,8 @@ def check_module_meta(meta: dict, page: str, source: str | None = None, audience
             close = difflib.get_close_matches(str(value), codes, n=1)
             hint = (f" ({value!r} is the callout type of the {code!r} readers' side notes: write {code!r} here)"
                     if code else f" (did you mean {close[0]!r}?)" if close else
-                    " (the plugin option audiences names a site's readers)")
+                    f". Fix: write one of them, or name {value!r} among the site's readers: the plugin option "
+                    "audiences in mkdocs.yml (scalecore guide authoring)")
             fail("audience", f"key 'audience': {value!r} is not one of {', '.join(codes)}{hint}")
     repeated = sorted({value for value in audience if audience.count(value) > 1})
     if repeated:
@@ -198,19 +199,32 @@ def _audience_of_callout(value, audiences: dict) -> str | None:
     return next((code for code, audience in audiences.items() if audience["callout"] == value and code != value), None)
 
 
-def check_callouts(markdown: str, page: str, line_offset: int = 0, audiences: dict = DEFAULT_AUDIENCES) -> None:
+def listed_audience(meta: dict | None) -> list | None:
+    """The readers a module page lists (its front matter's audience, one written alone as a list);
+    None for a page that is no module page (its side notes are for anyone)."""
+    if not is_module(meta):
+        return None
+    audience = meta.get("audience")
+    return [audience] if isinstance(audience, str) else list(audience or [])
+
+
+def check_callouts(markdown: str, page: str, line_offset: int = 0, audiences: dict = DEFAULT_AUDIENCES,
+                   listed: list | None = None) -> None:
     """An admonition typed with an audience code (``!!! it-ml``) instead of its callout type
-    (``!!! practitioner``) would never be shown or hidden by the audience switch: a ValueError
-    with the page, the line and the type to write."""
+    (``!!! practitioner``) would never be shown or hidden by the audience switch, nor would, on a
+    module page, the side note of readers its front matter does not list (``listed``): a
+    ValueError with the page, the line and what to write."""
     from scalecore_generator.foundation.text import fenced_lines
 
     callouts = {code: audience["callout"] for code, audience in audiences.items()}
-    codes = [re.escape(code) for code, callout in callouts.items() if callout != code]
-    if not codes or not re.search(rf"(?:!!!|\?\?\?)\+?[ \t]+(?:{'|'.join(codes)})", markdown):
+    codes = {code for code, callout in callouts.items() if callout != code}
+    unlisted = {callout: code for code, callout in callouts.items() if listed is not None and code not in listed}
+    words = [re.escape(word) for word in sorted(codes | set(unlisted))]
+    if not words or not re.search(rf"(?:!!!|\?\?\?)\+?[ \t]+(?:{'|'.join(words)})", markdown):
         return  # no admonition names an audience anywhere (fenced or not): every page but a mistaken one
     for number, (line, fenced) in enumerate(zip(markdown.split("\n"), fenced_lines(markdown)), start=1 + line_offset):
         match = None if fenced else ADMONITION.match(line)
-        if match and match["type"] in callouts and callouts[match["type"]] != match["type"]:
+        if match and match["type"] in codes:
             code, marker = match["type"], match["marker"]
             callout = callouts[code]
             raise ValueError(f"{page}:{number}: '{marker} {code}' names the audience {code!r}, not a callout type: "
@@ -218,6 +232,13 @@ def check_callouts(markdown: str, page: str, line_offset: int = 0, audiences: di
                              f"'{marker} {callout} \"{audiences[code]['title']}\"' (the audience codes "
                              f"{', '.join(callouts)} go in front matter; their callouts are "
                              f"{', '.join(callouts.values())})")
+        if match and match["type"] in unlisted:
+            callout, marker = match["type"], match["marker"]
+            code = unlisted[callout]
+            raise ValueError(f"{page}:{number}: '{marker} {callout}' is a side note for the {code} readers, whom this "
+                             f"page's audience ({', '.join(listed)}) does not list: the audience switch would show it "
+                             f"to everyone. Fix: add {code} to the page's audience, or make it a plain note "
+                             f"('{marker} note')")
 
 
 def _text(value, key: str, fail, what: str = "a text") -> None:
