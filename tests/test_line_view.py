@@ -53,3 +53,18 @@ def test_a_line_as_a_file_draws_its_curve_not_a_filled_shape():
     [figure] = views.figures([("line", dict(THROW_45, marker=[20, 10.2]))])
     style = re.search(rb"<style>(.*?)</style>", figure)[1]
     assert b".scalecore-curve{fill:none;stroke:" in style and b".scalecore-grid{stroke:" in style
+
+
+def test_curves_to_compare_share_one_chart_with_a_legend():
+    """A chemistry author compared two rate constants in two charts side by side, each too small
+    to read: series draws both on one scale, each in its own colour and dash, named over the plot."""
+    slow = {"xs": [0, 10, 20], "ys": [1, 0.37, 0.14], "label": "k = 0.1"}
+    fast = {"xs": [0, 10, 20], "ys": [1, 0.007, 0.00005], "label": "k = 0.5"}
+    markup = draw({"series": [slow, fast], "label": "decay", "xTitle": "time (s)"})
+    curves = re.findall(r'<polyline class="([^"]+)"', markup)
+    assert curves == ["scalecore-curve", "scalecore-curve scalecore-curve--2"]
+    assert re.findall(r'class="scalecore-tick">(k = [\d.]+)</text>', markup) == ["k = 0.1", "k = 0.5"]
+    assert re.findall(r'<line [^>]*class="(scalecore-curve[^"]*)"', markup) == curves  # the legend's strokes
+    [figure] = views.figures([("line", {"series": [slow, fast], "label": "decay"})])
+    assert b".scalecore-curve--2{stroke:" in figure  # as a file too
+    assert draw(dict(slow)) == draw({"series": [slow], "label": "k = 0.1"})  # one series: as one curve, no legend

@@ -18,8 +18,8 @@
  *   legend()                   the heatmap's colour scale
  *   histogram({low, high, counts, reach, label}) counts over bins, on an axis [-reach, reach]
  *   bars({labels, values, label})      one horizontal bar per value in [0, 1], labelled
- *   line({xs, ys, label, marker, xTicks, xPrefix, log, dots, xMax, yMax, xTitle, yTitle})  a curve, with an
- *                              optional dot at marker
+ *   line({xs, ys, label, marker, xTicks, xPrefix, log, dots, xMax, yMax, xTitle, yTitle, series})  a curve
+ *                              (or up to four: series [{xs, ys, label}], with a legend), a dot at marker
  *   weights({tokens, weights, caption})  the weights as a table: a row per query, 3 decimals
  *   readouts({tokens, measures: [{key, name, hint, unit, value, range}]})  measures, each with a
  *                              meter when it has a range [low, high] ("1/T", "ln T" allowed)
@@ -382,19 +382,24 @@
       role: "img", "aria-label": spec.label }, parts);
   }
 
-  /* A curve over x. With spec.log the y axis is logarithmic, ticked at powers of ten: a quantity
+  /* Curves over x. With spec.log the y axis is logarithmic, ticked at powers of ten: a quantity
      that grows by factors (a residual stream from 1 to 10^5) stays readable at every step.
      spec.xMax / spec.yMax hold an axis's end where views are compared (a 15° throw against a 45°
      one), raised only when a value goes past it (spec.yMin, the older name of yMax, still works);
-     spec.xTitle / spec.yTitle name the axes and their units. */
+     spec.xTitle / spec.yTitle name the axes and their units. One curve is spec.xs and spec.ys;
+     several to compare on one scale are spec.series, [{xs, ys, label}] (at most four), each drawn
+     in its own colour and dash, named in a legend over the plot. */
   function line(spec) {
     var width = 360;
-    var xmin = Math.min.apply(null, spec.xs.concat([0]));
-    var xmax = Math.max.apply(null, spec.xs.concat([spec.xMax || 0]));
-    var ymax = Math.max.apply(null, spec.ys.concat([spec.yMax || spec.yMin || 0]));
+    var series = (spec.series || [{ xs: spec.xs, ys: spec.ys }]).slice(0, 4);
+    var allXs = [].concat.apply([], series.map(function (s) { return s.xs; }));
+    var allYs = [].concat.apply([], series.map(function (s) { return s.ys; }));
+    var xmin = Math.min.apply(null, allXs.concat([0]));
+    var xmax = Math.max.apply(null, allXs.concat([spec.xMax || 0]));
+    var ymax = Math.max.apply(null, allYs.concat([spec.yMax || spec.yMin || 0]));
     var ticks, fraction;
     if (spec.log) {
-      var positive = spec.ys.filter(function (y) { return y > 0; });
+      var positive = allYs.filter(function (y) { return y > 0; });
       var low = Math.floor(Math.log10(Math.min.apply(null, positive)));
       var high = Math.max(low + 1, Math.ceil(Math.log10(ymax)));
       fraction = function (y) { return (Math.log10(Math.max(y, Math.pow(10, low))) - low) / (high - low); };
@@ -410,9 +415,10 @@
     var whole = ticks.every(function (t) { return Number.isInteger(t); });
     var tick = spec.log || ymax >= 1000 ? format : function (y) { return whole ? String(y) : y.toFixed(2); };
     var longest = ticks.reduce(function (n, t) { return Math.max(n, tick(t).length); }, 0);
+    var legend = series.length > 1 ? 20 : 0;
     var plot = { left: Math.max(40, Math.round(longest * 6.5 + 12)), right: spec.xTicks ? 16 : 10,
-      top: spec.yTitle ? 28 : 10, bottom: spec.xTitle ? 44 : 30 };
-    var height = 170 + (spec.yTitle ? 18 : 0) + (spec.xTitle ? 14 : 0);
+      top: (spec.yTitle ? 28 : 10) + legend, bottom: spec.xTitle ? 44 : 30 };
+    var height = 170 + (spec.yTitle ? 18 : 0) + (spec.xTitle ? 14 : 0) + legend;
     var X = function (x) { return plot.left + ((x - xmin) / ((xmax - xmin) || 1)) * (width - plot.left - plot.right); };
     var Y = function (y) { return height - plot.bottom - fraction(y) * (height - plot.top - plot.bottom); };
     var parts = [tag("title", {}, [escape(spec.label)])];
@@ -429,11 +435,23 @@
         class: "scalecore-axis-title" }, spec.xTitle));
     }
     if (spec.yTitle) parts.push(text({ x: 4, y: 14, class: "scalecore-axis-title" }, spec.yTitle));
-    parts.push(tag("polyline", { class: "scalecore-curve", points: spec.xs.map(function (x, i) {
-      return X(x).toFixed(1) + "," + Y(spec.ys[i]).toFixed(1);
-    }).join(" ") }));
-    spec.xs.forEach(function (x, i) {  // a dot per value: a flat curve (post-LN's 1s) still shows its points
-      if (spec.dots) parts.push(tag("circle", { cx: X(x).toFixed(1), cy: Y(spec.ys[i]).toFixed(1), r: 3, class: "scalecore-dot" }));
+    var at = plot.left; // the legend, one row over the plot: a stroke of each curve's look, then its name
+    series.forEach(function (curve, n) {
+      var look = "scalecore-curve" + (n ? " scalecore-curve--" + (n + 1) : "");
+      if (legend) {
+        var y = plot.top - legend + 4;
+        parts.push(tag("line", { x1: at, x2: at + 22, y1: y, y2: y, class: look }));
+        var name = String(curve.label === undefined ? "series " + (n + 1) : curve.label);
+        parts.push(text({ x: at + 27, y: y + 4, class: "scalecore-tick" }, name));
+        at += 27 + name.length * 7 + 14;
+      }
+      parts.push(tag("polyline", { class: look, points: curve.xs.map(function (x, i) {
+        return X(x).toFixed(1) + "," + Y(curve.ys[i]).toFixed(1);
+      }).join(" ") }));
+      curve.xs.forEach(function (x, i) {  // a dot per value: a flat curve (post-LN's 1s) still shows its points
+        if (spec.dots) parts.push(tag("circle", { cx: X(x).toFixed(1), cy: Y(curve.ys[i]).toFixed(1), r: 3,
+          class: "scalecore-dot" + (n ? " scalecore-dot--" + (n + 1) : "") }));
+      });
     });
     if (spec.marker) {
       parts.push(tag("circle", { cx: X(spec.marker[0]), cy: Y(spec.marker[1]), r: 5, class: "scalecore-dot scalecore-dot--on" }));
@@ -551,6 +569,9 @@
     ".scalecore-axis{stroke:#5f5f5f;stroke-width:1}.scalecore-grid{stroke:#d6d6d6;stroke-width:1}",
     ".scalecore-curve{fill:none;stroke:#3949ab;stroke-width:2}.scalecore-dot{fill:#3949ab;stroke:#fff;stroke-width:1}",
     ".scalecore-dot--on{stroke:#1f1f1f;stroke-width:2}",
+    ".scalecore-curve--2{stroke:#c2185b;stroke-dasharray:7 4}.scalecore-curve--3{stroke:#5f5f5f;stroke-dasharray:2 3}",
+    ".scalecore-curve--4{stroke:#1f1f1f;stroke-dasharray:9 3 2 3}.scalecore-dot--2{fill:#c2185b}",
+    ".scalecore-dot--3{fill:#5f5f5f}.scalecore-dot--4{fill:#1f1f1f}",
   ].join("");
 
   /* A view as an SVG file: its namespace, its palette, and its natural size (width and height
