@@ -142,3 +142,19 @@ def test_a_kinds_render_that_raises_names_its_line_in_kind_py_and_the_block(good
         "correct the kind's code at that line (its render() receives the block's options and the panel: scalecore "
         "guide kinds)."), errors[-1]
     assert not any("Traceback" in error for error in errors)
+
+
+def test_a_link_to_no_page_names_its_line_and_the_closest_page(good, tmp_path):  # noqa: F811
+    """MkDocs' own warning ("contains a link ..., but the target ... is not found") had no line and,
+    for a name it cannot guess, no fix (a fresh chemistry author's '../home.md')."""
+    from sites import build, copy_site
+
+    folder = copy_site(tmp_path / "tutorial", source=good)
+    lesson = folder / "docs" / "lessons" / "temperature.md"
+    lesson.write_text(lesson.read_text(encoding="utf-8") + "\nBack to [the home page](../home.md).\n", encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 1 and "Aborted with 1 warnings in strict mode!" in result.stdout, result.describe()
+    assert result.lines("WARNING") == [
+        f"docs/lessons/temperature.md:{line_of(lesson, '../home.md')}: Doc file 'lessons/temperature.md' contains a "
+        "link '../home.md', but the target 'home.md' is not found among documentation files. Fix: link to a page of "
+        "the site by its .md file, relative to this page, e.g. '../index.md'."]

@@ -133,9 +133,9 @@ def test_a_link_to_a_missing_anchor_stops_a_strict_build(minimal, tmp_path):
                                               encoding="utf-8")
     result = build(folder)
     assert result.returncode == 1
-    assert result.lines("WARNING") == [
-        "Doc file 'other.md' contains a link 'index.md#no-such-heading', but the doc 'index.md' does not contain an "
-        "anchor '#no-such-heading'."], result.describe()
+    assert result.lines("WARNING") == [  # at its line (site.PageLinkLines)
+        "docs/other.md:3: Doc file 'other.md' contains a link 'index.md#no-such-heading', but the doc 'index.md' does "
+        "not contain an anchor '#no-such-heading'."], result.describe()
     assert tree(folder / "site") == before
 
 

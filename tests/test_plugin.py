@@ -210,9 +210,10 @@ def test_a_failed_build_leaves_the_previous_site_and_the_cache_as_they_were(cold
     (folder / "docs" / "lesson.md").write_text("# Lesson\n\nSee [the next lesson](next.md).\n", encoding="utf-8")
     result = build(folder)
     assert result.returncode == 1, result.describe()
-    assert result.lines("WARNING") == [
-        "Doc file 'lesson.md' contains a link 'next.md', but the target is not found among documentation files."
-    ]
+    assert result.lines("WARNING") == [  # at its line, with a fix (site.PageLinkLines)
+        "docs/lesson.md:3: Doc file 'lesson.md' contains a link 'next.md', but the target is not found among "
+        "documentation files. Fix: link to a page of the site by its .md file, relative to this page, e.g. 'index.md'."
+    ], result.describe()
     assert "Aborted with 1 warnings in 'strict' mode!" in result.stdout or \
         "Aborted with 1 warnings in strict mode!" in result.stdout, result.describe()
     assert "Traceback" not in result.stderr
@@ -242,9 +243,10 @@ def test_a_page_links_to_the_builds_own_files_as_to_any_file_of_the_site(cold, t
     lesson.write_text(text + f"\n[A point never baked]({UNITS}/nowhere.json).\n", encoding="utf-8")
     result = build(folder)
     assert result.returncode == 1, result.describe()
-    assert result.lines("WARNING") == [
-        f"Doc file 'lesson.md' contains a link '{UNITS}/nowhere.json', but the target is not found among documentation "
-        "files."], result.describe()
+    [warning] = result.lines("WARNING")
+    assert warning.startswith(f"docs/lesson.md:{text.count(chr(10)) + 2}: Doc file 'lesson.md' contains a link "
+                              f"'{UNITS}/nowhere.json', but the target is not found among documentation files. Fix: "
+                              "link to a page of the site by its .md file, relative to this page"), result.describe()
 
 
 # --------------------------------------------------------------------------------------------

@@ -196,6 +196,48 @@ def _quoted_value_line(config_file: str | None, key: str, message: str) -> str |
     return None
 
 
+class PageLinkLines(logging.Filter):
+    """MkDocs says "Doc file 'x.md' contains a link 'y.md', but the target 'y.md' is not found among
+    documentation files" with no line, and a fix only when it can guess one: the page's file and
+    the link's line go in front, as our own messages have them, and a fix after, with the page of
+    the site whose path is closest. (As ConfigMessageLines: a filter on MkDocs' logger is the one
+    place its pages' messages pass through.)"""
+
+    LINK = re.compile(r"Doc file '(?P<page>[^']+)' contains (?:a link|an unrecognized relative link) '(?P<link>[^']+)'")
+
+    def __init__(self, docs_dir: str):
+        super().__init__()
+        self.docs = Path(docs_dir)
+
+    def filter(self, record):
+        message = record.getMessage() if isinstance(record.msg, str) else ""
+        found = self.LINK.match(message)
+        if found and "Fix:" not in message:
+            page, link = found["page"], found["link"]
+            line = _link_line(self.docs / page, link)
+            missing = "not found among documentation files" in message or "unrecognized relative link" in message
+            fix = f" Fix: {self._fix(page, link)}" if missing and "Did you mean" not in message else ""
+            record.msg, record.args = f"{self.docs.name}/{page}{f':{line}' if line else ''}: {message}{fix}", ()
+        return True
+
+    def _fix(self, page: str, link: str) -> str:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(page), link.split("#")[0]))
+        pages = sorted(path.relative_to(self.docs).as_posix() for path in self.docs.rglob("*.md"))
+        close = difflib.get_close_matches(target, pages, n=1, cutoff=0.3)
+        example = f", e.g. '{posixpath.relpath(close[0], posixpath.dirname(page) or '.')}'" if close else ""
+        return f"link to a page of the site by its .md file, relative to this page{example}."
+
+
+def _link_line(source: Path, link: str) -> int | None:
+    """The line of ``source`` whose Markdown or HTML link is ``link`` (the first), if any."""
+    try:
+        lines = source.read_text(encoding="utf-8-sig").splitlines()
+    except OSError:
+        return None
+    written = (f"]({link}", f"({link})", f'"{link}"', f"<{link}>", f"]: {link}")
+    return next((number for number, text in enumerate(lines, 1) if any(form in text for form in written)), None)
+
+
 class PageErrorEcho(logging.Filter):
     """MkDocs logs "Error reading page 'x.md':" before the error it aborts with, which it prints
     after; ours already names the page's file and line, so that first line would dangle above it."""
