@@ -54,9 +54,17 @@ def test_a_live_failure_is_one_line_on_the_page_and_its_traceback_in_the_console
 
     said = compute(page, panel, "150")
     assert "ValueError: too hot: 150" in said and "Traceback" not in said, said
-    [traceback] = [text for text in warnings if "too hot" in text]
+    [traceback] = [text for text in warnings if "too hot" in text]  # once, though computed on intent and on the click
     assert "weights raised in live mode" in traceback and '"temperature":150' in traceback, traceback
     assert f'mylessons/temperature.py", line {line_of(folder / MODULE, "too hot")}' in traceback, traceback
+
+    # typed, then a pause: the request is computed on intent, then shown on the click; told once
+    panel.get_by_label("Any temperature").fill("200")
+    page.wait_for_timeout(600)
+    said = compute(page, panel, "200")
+    assert "ValueError: too hot: 200" in said, said
+    page.wait_for_timeout(300)
+    assert len([text for text in warnings if "too hot: 200" in text]) == 1, warnings
 
     said = compute(page, panel, "7")
     assert "unexpected keyword argument 'temprature'" in said, said

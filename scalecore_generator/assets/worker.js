@@ -537,6 +537,7 @@ class JsonText {
 const WARM_UP_POINT_MS = 25;
 const WARM_UP_RUNS = 120;
 const WARM_UP_MS = 800;
+let lastWarning = ""; // the last compute's exception, as the console was told it
 let warmUp = null; // {name, points: [JSON text of one point], next}: the last short compute's
 let warmUpRuns = 0;
 let warmUpSpent = 0;
@@ -576,14 +577,18 @@ const HANDLERS = {
     const t = performance.now();
     try {
       answer = browser.compute_packed(name, text);
+      lastWarning = "";
       const short = points.length && performance.now() - t <= WARM_UP_POINT_MS * points.length;
       warmUp = short ? { name, points: points.map((point) => JSON.stringify([point])), next: 0 } : null;
     } catch (error) {
       if (!isPythonError(error)) throw error;
       // The panel shows the exception itself; the author finds where it was raised in the
-      // browser's console (a warning: the page handled it).
-      console.warn(`scalecore: ${name} raised in live mode for ${text.length > 300 ? text.slice(0, 300) + "\u2026" : text}:\n` +
-        String(error.message || error).trim());
+      // browser's console (a warning: the page handled it), once: a click after the same
+      // request computed on intent (prepare) raises it again.
+      const said = `scalecore: ${name} raised in live mode for ${text.length > 300 ? text.slice(0, 300) + "\u2026" : text}:\n` +
+        String(error.message || error).trim();
+      if (said !== lastWarning) console.warn(said);
+      lastWarning = said;
       throw new Error(pythonMessage(error) + sentParameters(pythonMessage(error), points));
     }
     // The JSON text itself goes to the page, which parses it: one string to copy, not a tree of
