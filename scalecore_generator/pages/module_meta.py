@@ -224,21 +224,26 @@ def check_callouts(markdown: str, page: str, line_offset: int = 0, audiences: di
         return  # no admonition names an audience anywhere (fenced or not): every page but a mistaken one
     for number, (line, fenced) in enumerate(zip(markdown.split("\n"), fenced_lines(markdown)), start=1 + line_offset):
         match = None if fenced else ADMONITION.match(line)
-        if match and match["type"] in codes:
-            code, marker = match["type"], match["marker"]
-            callout = callouts[code]
-            raise ValueError(f"{page}:{number}: '{marker} {code}' names the audience {code!r}, not a callout type: "
-                             f"the side notes for {code} readers are '{marker} {callout}' admonitions. Fix: write "
-                             f"'{marker} {callout} \"{audiences[code]['title']}\"' (the audience codes "
-                             f"{', '.join(callouts)} go in front matter; their callouts are "
-                             f"{', '.join(callouts.values())})")
-        if match and match["type"] in unlisted:
-            callout, marker = match["type"], match["marker"]
-            code = unlisted[callout]
-            raise ValueError(f"{page}:{number}: '{marker} {callout}' is a side note for the {code} readers, whom this "
-                             f"page's audience ({', '.join(listed)}) does not list: the audience switch would show it "
-                             f"to everyone. Fix: add {code} to the page's audience, or make it a plain note "
-                             f"('{marker} note')")
+        said = match and _callout_problem(match["type"], match["marker"], audiences, listed)
+        if said:
+            raise ValueError(f"{page}:{number}: {said}")
+
+
+def _callout_problem(typed: str, marker: str, audiences: dict, listed: list | None) -> str | None:
+    """What is wrong with an admonition of type ``typed`` on a page for ``listed`` readers, if anything."""
+    callouts = {code: audience["callout"] for code, audience in audiences.items()}
+    if typed in callouts and callouts[typed] != typed:
+        callout = callouts[typed]
+        return (f"'{marker} {typed}' names the audience {typed!r}, not a callout type: the side notes for {typed} "
+                f"readers are '{marker} {callout}' admonitions. Fix: write '{marker} {callout} "
+                f"\"{audiences[typed]['title']}\"' (the audience codes {', '.join(callouts)} go in front matter; their "
+                f"callouts are {', '.join(callouts.values())})")
+    code = next((code for code, callout in callouts.items() if callout == typed), None)
+    if listed is not None and code is not None and code not in listed:
+        return (f"'{marker} {typed}' is a side note for the {code} readers, whom this page's audience "
+                f"({', '.join(listed)}) does not list: the audience switch would show it to everyone. Fix: add {code} "
+                f"to the page's audience, or make it a plain note ('{marker} note')")
+    return None
 
 
 def _text(value, key: str, fail, what: str = "a text") -> None:
