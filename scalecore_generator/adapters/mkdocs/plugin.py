@@ -99,7 +99,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         on_build_error), nor what the dev server logged in between."""
         self.warnings.start()
         site.forget_said_messages()
-        site.put_on("mkdocs.structure.pages", site.PageLinkLines(config.docs_dir))  # its link warnings' lines
+        if config.get("docs_dir"):  # its link warnings' lines
+            site.put_on("mkdocs.structure.pages", site.PageLinkLines(config["docs_dir"]))
         return config
 
     @_edge

@@ -21,7 +21,6 @@
   "use strict";
 
   var PREFIX = "scalecore.";
-  // Audience codes of the front matter -> the admonition type of their side notes.
   // Audience code -> the admonition type of its side notes: the site's audiences, as the switch's
   // choices carry them (data-scalecore-callout; pages/module_meta.py).
   var CALLOUTS = {};
@@ -471,11 +470,20 @@
     if (window.document$ && typeof window.document$.subscribe === "function") {
       window.document$.subscribe({ next: soon, error: soon, complete: soon });
     }
-    if (document.readyState === "loading") {
+    if (beforeContentLoaded()) {
       document.addEventListener("DOMContentLoaded", soon);
     } else {
       soon();
     }
+  }
+
+  /* Whether the page's DOMContentLoaded is still to come. A deferred script runs once parsing is
+     done ("interactive"), and the browser runs other tasks while a later deferred script still
+     downloads: a timer set then fired before DOMContentLoaded, inside Material's set-up. */
+  function beforeContentLoaded() {
+    if (document.readyState === "loading") return true;
+    var navigation = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+    return document.readyState === "interactive" && !!navigation && navigation.domContentLoadedEventStart === 0;
   }
   window.scalecoreModule.onEveryPage = onEveryPage;
   onEveryPage(function () {
