@@ -64,9 +64,14 @@ def main() -> int:
         stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
         sections.append((title, f"## {title}\n\n`python -m benchmarks.{name}`, {time.monotonic() - started:.0f} s, "
                                 f"measured {stamp} on {machine()}\n\n```\n{report}\n```\n"))
-    kept = _sections(HERE / "RESULTS.md") if len(wanted) < len(BENCHMARKS) else {}
+    earlier = _sections(HERE / "RESULTS.md")
+    kept = earlier if len(wanted) < len(BENCHMARKS) else {}
     ran = dict(sections)
-    body = [ran.get(title) or kept.get(title) for _, title in BENCHMARKS]
+    titles = {title for _, title in BENCHMARKS}
+    # The sections no benchmark writes (each session's own measurements and reasons) stay, after
+    # the benchmarks' own, in their order: a run rewrote the file with the benchmarks' alone.
+    written = [section for title, section in earlier.items() if title not in titles]
+    body = [ran.get(title) or kept.get(title) for _, title in BENCHMARKS] + written
     text = ("# Benchmark results\n\nEach section was measured in one run of its benchmark, at the time and on the machine "
             "it names. Every ratio compares two measurements taken in the same run. Nothing here is a test: the "
             "suite never asserts a time.\n\n" + "\n".join(section for section in body if section))
