@@ -8,6 +8,7 @@ nav and dev server as the build needs them (site.py), and its error, raised once
     on_pre_build   the build's bake, runtime and manifest
     on_files       the author's own files checked for scripts; our theme's files minified
     on_env         the templates' cache; every baked and runtime file written (not MkDocs' files)
+    on_pre_page    the page's conversion taken from the cache when nothing it is made from changed
     on_page_markdown, on_page_content   the authors' blocks out and the panels in (their
                    fallbacks held back from the search plugins...
     on_page_context   ...until they have indexed the page); every page's neighbours checked
@@ -26,6 +27,7 @@ from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin
 from mkdocs.structure.files import File
 
 from scalecore_generator.adapters.mkdocs import features, site
+from scalecore_generator.adapters.mkdocs.converted_pages import ConvertedPages
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, reference
 from scalecore_generator.adapters.mkdocs.last_good import LastGoodSite
 from scalecore_generator.foundation import disk, said
@@ -70,6 +72,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.serve_failure = None  # under mkdocs serve: the last rebuild's error, shown on every page served
         self.failure_seen = False  # on_build_error saw this rebuild fail (else it failed before the hooks)
         self.build = None
+        self.converted = None  # this build's pages' conversions, kept and taken (converted_pages.py)
         self.last_good = None  # under mkdocs serve: the last site that built, while a rebuild runs
         self.warnings = WarningCounter()
         self.page_errors = site.put_on("mkdocs.commands.build", site.PageErrorEcho())
@@ -114,6 +117,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.build = SiteBuild(self.config, engine, self.command, log, self.serve_nonce,
                                references={"options": lambda kinds: reference(), "kind-settings": kind_settings_reference})
         self.build.configure()
+        self.converted = ConvertedPages(self.build.cache / "pages", self.build.digests.of)
         if self.command == "build":
             config.site_dir = str(self.build.stage())
             if note := site.directory_urls_note(config):
@@ -176,6 +180,11 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.build.engine_writes(Path(config.site_dir), frozenset(file.dest_uri for file in files))
         return env
 
+    def on_pre_page(self, page, config, files):
+        if self.config.enabled and self.converted is not None:
+            self.converted.take(page, config, files)
+        return page
+
     @event_priority(50)  # before other plugins see the markdown: they get plain HTML blocks
     @_edge
     def on_page_markdown(self, markdown, page, config, files):
@@ -237,9 +246,11 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         warned, self.warnings.count = self.warnings.count, 0  # the next build (mkdocs serve) counts its own
         if config.strict and warned:
             self.build.abandon()  # MkDocs aborts this build: the site and the cache stay as they were
+            self.converted.forget()
             return
         self.serve_failure = None
         self.build.finish(Path(config.site_dir))
+        self.converted.save()
         if self.last_good is not None:
             self.last_good.drop()
 
@@ -247,6 +258,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.failure_seen = True
         warned, self.warnings.count = self.warnings.count, 0
         staging = self.build.abandon() if self.build is not None else None
+        if self.converted is not None:
+            self.converted.forget()
         if self.last_good is not None:
             self.last_good.put_back()
         if isinstance(error, OSError):  # MkDocs' own writes (pages, theme files) into the staging folder

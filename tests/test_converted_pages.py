@@ -1,0 +1,86 @@
+"""A page whose Markdown and inputs did not change is not converted again (the MkDocs adapter's
+converted_pages.py): each check builds a site as an author does, and compares what the reader gets
+with what converting every page gives."""
+
+import re
+import shutil
+
+import pytest
+
+from sites import CACHE, build, copy_site, edit, tree
+
+
+
+def _counts(done) -> tuple[int, int]:
+    """(taken from the cache, converted) as ``mkdocs build -v`` says them."""
+    found = re.search(r"pages: (\d+) taken from the cache, (\d+) converted", done.stderr)
+    assert found, done.describe()
+    return int(found[1]), int(found[2])
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    folder = copy_site(tmp_path_factory.mktemp("converted") / "site")
+    edit(folder / "mkdocs.yml", "  - pymdownx.superfences\n",
+         "  - pymdownx.superfences\n  - toc:\n      permalink: true\n"
+         "  - pymdownx.snippets:\n      base_path: [!relative $config_dir]\n      check_paths: true\n")
+    (folder / "parts").mkdir()
+    (folder / "parts" / "aside.md").write_text("An aside, *included* from a file.\n", encoding="utf-8")
+    edit(folder / "docs" / "lesson.md", "Without the guards:\n",
+         "## With an aside\n\n--8<-- \"parts/aside.md\"\n\nWithout the guards:\n")
+    done = build(folder, "-v")
+    assert done.returncode == 0, done.describe()
+    assert _counts(done) == (0, 2)
+    return folder
+
+
+def test_a_rebuild_takes_every_unchanged_page_and_the_site_is_the_one_converting_gives(site, tmp_path):
+    converted = tree(site / "site")
+    again = build(site, "-v")
+    assert again.returncode == 0, again.describe()
+    assert _counts(again) == (2, 0)
+    assert tree(site / "site") == converted  # the HTML, the table of contents, the search index: the same bytes
+
+    fresh = copy_site(tmp_path / "fresh", site)
+    shutil.rmtree(fresh / CACHE / "pages")
+    done = build(fresh, "-v")
+    assert done.returncode == 0 and _counts(done) == (0, 2), done.describe()
+    assert tree(fresh / "site") == converted
+
+
+def test_an_edited_page_is_converted_again_and_only_it(site):
+    edit(site / "docs" / "lesson.md", "in two corpora.", "in two small corpora.")
+    done = build(site, "-v")
+    assert done.returncode == 0, done.describe()
+    assert _counts(done) == (1, 1)
+    assert "in two small corpora." in (site / "site" / "lesson" / "index.html").read_text(encoding="utf-8")
+
+
+def test_a_page_is_converted_again_when_a_file_its_conversion_read_changed(site):
+    (site / "parts" / "aside.md").write_text("A rewritten aside.\n", encoding="utf-8")
+    done = build(site, "-v")
+    assert done.returncode == 0, done.describe()
+    assert _counts(done) == (1, 1)
+    page = (site / "site" / "lesson" / "index.html").read_text(encoding="utf-8")
+    assert "A rewritten aside." in page and "An aside" not in page
+
+
+def test_what_a_conversion_warned_is_warned_again_and_a_strict_build_still_fails(tmp_path):
+    folder = copy_site(tmp_path / "site")
+    edit(folder / "mkdocs.yml", "strict: true", "strict: false")
+    index = folder / "docs" / "index.md"
+    index.write_text(index.read_text(encoding="utf-8") + "\nSee [the missing page](missing.md).\n", encoding="utf-8")
+    first = build(folder, "-v")
+    assert first.returncode == 0, first.describe()
+    warned = [line for line in first.lines("WARNING") if "missing.md" in line]
+    assert warned, first.describe()
+
+    again = build(folder, "-v")
+    assert again.returncode == 0 and _counts(again)[0] == 2, again.describe()
+    assert [line for line in again.lines("WARNING") if "missing.md" in line] == warned
+
+    before = tree(folder / "site")
+    strict = build(folder, "--strict")
+    assert strict.returncode != 0, strict.describe()  # the warning, said from the cache, fails it
+    assert [line for line in strict.lines("WARNING") if "missing.md" in line] == warned
+    assert tree(folder / "site") == before  # and the site it would have replaced stays
