@@ -84,3 +84,33 @@ def test_what_a_conversion_warned_is_warned_again_and_a_strict_build_still_fails
     assert strict.returncode != 0, strict.describe()  # the warning, said from the cache, fails it
     assert [line for line in strict.lines("WARNING") if "missing.md" in line] == warned
     assert tree(folder / "site") == before  # and the site it would have replaced stays
+
+
+def test_a_site_with_an_extension_that_may_note_what_it_converts_elsewhere_converts_every_page(tmp_path):
+    folder = copy_site(tmp_path / "site")
+    (folder / "noting.py").write_text(
+        "from markdown.extensions import Extension\n\n\n"
+        "class Noting(Extension):\n    def extendMarkdown(self, md):\n        pass\n\n\n"
+        "def makeExtension(**settings):\n    return Noting(**settings)\n", encoding="utf-8")
+    edit(folder / "mkdocs.yml", "  - pymdownx.superfences\n", "  - pymdownx.superfences\n  - noting\n")
+    for _ in range(2):
+        done = build(folder, "-v")
+        assert done.returncode == 0, done.describe()
+        assert _counts(done) == (0, 2)
+        assert "the Markdown extension noting may keep what it converts outside the page" in done.stderr
+
+
+def test_a_conversion_that_sets_more_than_mkdocs_page_render_does_is_not_kept(tmp_path):
+    from types import SimpleNamespace
+
+    from scalecore_generator.adapters.mkdocs.converted_pages import _converted
+
+    def convert(config, files, extra):
+        page.content, page.toc, page.present_anchor_ids, page._title_from_render = "<p>x</p>", [], set(), None
+        if extra:
+            page.footnotes = ["noted by another MkDocs or a plugin's wrapper"]
+
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="a.md"))
+    assert _converted(page, lambda config, files: convert(config, files, False), {}, [], str)["content"] == "<p>x</p>"
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="a.md"))
+    assert _converted(page, lambda config, files: convert(config, files, True), {}, [], str) is None

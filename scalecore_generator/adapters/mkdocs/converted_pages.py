@@ -35,6 +35,10 @@ from collections.abc import Mapping
 from pathlib import Path
 
 FORM = "scalecore/converted-page/1"
+# Extensions whose conversion only changes the page it converts (what it reads from files is
+# watched, below). Another extension may note what it saw elsewhere (mkdocstrings registers each
+# object's anchor with autorefs while it converts): a site that uses one converts every page.
+PAGE_LOCAL = ("markdown.extensions.", "pymdownx.", "material.extensions.", "scalecore_generator.")
 RESTORED = {"content", "toc", "_title_from_render", "present_anchor_ids", "links_to_anchors"}
 
 log = logging.getLogger("mkdocs.plugins.scalecore")
@@ -66,7 +70,7 @@ class ConvertedPages:
                 self.taken += 1
                 return
             self.converted += 1
-            made = _converted(page, convert, config, files)
+            made = _converted(page, convert, config, files, self.digest)
             if key is not None and made is not None:
                 self.made[key] = made
                 self.used.add(key)
@@ -85,20 +89,13 @@ class ConvertedPages:
         return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
     def _shared(self, config, files) -> str | None:
-        """The part of every page's key that is the site's: hashed once per build."""
-        if self._common is not None and self._common[0] is files and self._common[1] == len(files):
-            return self._common[2]
-        try:
-            settings = _stable([config["markdown_extensions"], config["mdx_configs"] or {},
-                                config["use_directory_urls"], config["validation"]])
-        except _Unstable as error:
-            said = "a Markdown extension's settings hold an object that cannot be compared between builds"
-            log.debug(f"every page is converted again: {said} ({error})")
-            self._common = (files, len(files), None)
-            return None
-        listing = sorted((f.src_uri, f.dest_uri, f.url, str(getattr(f, "inclusion", ""))) for f in files)
-        text = json.dumps([FORM, settings, _converters(config["markdown_extensions"]), listing])
-        self._common = (files, len(files), hashlib.sha256(text.encode("utf-8")).hexdigest())
+        """The part of every page's key that is the site's: found once per build (None: no page
+        of this site is kept, said with -v)."""
+        if self._common is None or self._common[0] is not files or self._common[1] != len(files):
+            reason, key = _site_key(config, files)
+            if reason:
+                log.debug(f"every page is converted again: {reason}")
+            self._common = (files, len(files), key)
         return self._common[2]
 
     def _entry(self, key: str) -> dict | None:
@@ -130,11 +127,26 @@ class ConvertedPages:
         self.made = {}
 
 
-def _converted(page, convert, config, files) -> dict | None:
+def _site_key(config, files) -> tuple[str | None, str | None]:
+    """(why no page can be kept, None), or (None, the hash of what every page's conversion shares)."""
+    try:
+        settings = _stable([config["markdown_extensions"], config["mdx_configs"] or {},
+                            config["use_directory_urls"], config["validation"]])
+    except _Unstable as error:
+        return f"a Markdown extension's settings hold an object ({error}) that differs from build to build", None
+    outside = [name for name in _modules(config["markdown_extensions"]) if not name.startswith(PAGE_LOCAL)]
+    if outside:
+        return f"the Markdown extension {outside[0]} may keep what it converts outside the page", None
+    listing = sorted((f.src_uri, f.dest_uri, f.url, str(getattr(f, "inclusion", ""))) for f in files)
+    text = json.dumps([FORM, settings, _converters(config["markdown_extensions"]), listing])
+    return None, hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def _converted(page, convert, config, files, digest) -> dict | None:
     """Convert the page as MkDocs does, and what the conversion left on it, logged and opened, as
     an entry (None: it set something on the page that ``_restore`` would not put back)."""
     before = dict(vars(page))
-    with _Watching() as watched:
+    with _Watching(digest) as watched:
         convert(config, files)
     changed = {name for name, value in vars(page).items() if name not in before or before[name] is not value}
     if not changed <= RESTORED | {"render"}:
@@ -199,18 +211,33 @@ def _stable(value):
     raise _Unstable(type(value).__name__)
 
 
+def _modules(extensions) -> list[str]:
+    """The module of each Markdown extension: a short name is one of Python-Markdown's own when it
+    has a module of that name ('toc'); any other ('noting', registered by a package) counts as a
+    module of its own, outside PAGE_LOCAL. (Python-Markdown's list of registered names is not
+    read: it costs 20 ms, and a build that converts no page would pay it only for this.)"""
+    import importlib.util
+
+    modules = []
+    for extension in extensions:
+        if not isinstance(extension, str):
+            modules.append(type(extension).__module__)
+            continue
+        name = extension.split(":")[0]
+        if "." not in name and importlib.util.find_spec(f"markdown.extensions.{name}") is not None:
+            name = f"markdown.extensions.{name}"
+        modules.append(name)
+    return modules
+
+
 def _converters(extensions) -> list:
     """The identity of the code that converts: each extension module's file, Python-Markdown's and
     MkDocs' page module, and each folder they are installed in (installing or upgrading a package
     there changes the folder's time)."""
     import importlib.util
 
-    names = ["markdown", "mkdocs.structure.pages"]
-    for extension in extensions:
-        name = extension if isinstance(extension, str) else type(extension).__module__
-        names.append(name if "." in name else f"markdown.extensions.{name}")
     paths = []
-    for name in dict.fromkeys(names):
+    for name in dict.fromkeys(["markdown", "mkdocs.structure.pages", *_modules(extensions)]):
         try:
             module, top = importlib.util.find_spec(name), importlib.util.find_spec(name.split(".")[0])
         except (ImportError, AttributeError, ValueError):
@@ -244,14 +271,17 @@ class _Watching:
     _active: dict[int, "_Watching"] = {}
     _hooked = False
 
-    def __init__(self):
+    def __init__(self, digest):
+        self.digest = digest
         self.records: list[list] = []
         self.opened: dict[str, str] = {}
         self._paths: list[str] = []
         # MkDocs' logger may not hand its records on to the root's: one handler on each, the root's
         # leaving MkDocs' records to the other
-        self._handlers = {"mkdocs": _Recorder(self.records, lambda name: True),
-                          "": _Recorder(self.records, lambda name: name != "mkdocs" and not name.startswith("mkdocs."))}
+        thread = threading.get_ident()
+        self._handlers = {"mkdocs": _Recorder(self.records, lambda record: record.thread == thread),
+                          "": _Recorder(self.records, lambda record: record.thread == thread and record.name != "mkdocs"
+                                        and not record.name.startswith("mkdocs."))}
 
     def __enter__(self):
         if not _Watching._hooked:
@@ -266,12 +296,10 @@ class _Watching:
         _Watching._active.pop(threading.get_ident(), None)
         for name, handler in self._handlers.items():
             logging.getLogger(name).removeHandler(handler)
-        from scalecore_generator.foundation.cache import sha256_file
-
         for path in dict.fromkeys(self._paths):
             try:
                 if os.path.isfile(path):
-                    self.opened[path] = sha256_file(Path(path))
+                    self.opened[path] = self.digest(Path(path))
             except OSError:
                 pass
         return False
@@ -299,5 +327,5 @@ class _Recorder(logging.Handler):
         self.records, self.mine = records, mine
 
     def emit(self, record):
-        if self.mine(record.name):
+        if self.mine(record):
             self.records.append([record.name, record.levelno, record.getMessage()])
