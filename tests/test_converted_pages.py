@@ -114,3 +114,27 @@ def test_a_conversion_that_sets_more_than_mkdocs_page_render_does_is_not_kept(tm
     assert _converted(page, lambda config, files: convert(config, files, False), {}, [], str)["content"] == "<p>x</p>"
     page = SimpleNamespace(file=SimpleNamespace(src_uri="a.md"))
     assert _converted(page, lambda config, files: convert(config, files, True), {}, [], str) is None
+
+
+def test_an_icon_changed_in_a_folder_the_extensions_settings_name_converts_every_page_that_shows_it(tmp_path):
+    # Material loads each icon once per process: only the first page that shows it opens its file
+    folder = copy_site(tmp_path / "site")
+    edit(folder / "mkdocs.yml", "  - pymdownx.superfences\n",
+         "  - pymdownx.superfences\n  - pymdownx.emoji:\n"
+         "      emoji_index: !!python/name:material.extensions.emoji.twemoji\n"
+         "      emoji_generator: !!python/name:material.extensions.emoji.to_svg\n"
+         "      options:\n        custom_icons: [icons]\n")
+    icon = folder / "icons" / "brand" / "dot.svg"
+    icon.parent.mkdir(parents=True)
+    icon.write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"><circle r="1"/></svg>', encoding="utf-8")
+    for page in ("index.md", "lesson.md"):
+        path = folder / "docs" / page
+        path.write_text(path.read_text(encoding="utf-8") + "\nA dot :brand-dot: here.\n", encoding="utf-8")
+    assert build(folder, "-v").returncode == 0
+    icon.write_text('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 2 2"><rect width="2" height="2"/></svg>',
+                    encoding="utf-8")
+    done = build(folder, "-v")
+    assert done.returncode == 0 and _counts(done) == (0, 2), done.describe()
+    for page in ("index.html", "lesson/index.html"):
+        html = (folder / "site" / page).read_text(encoding="utf-8")
+        assert '<rect width="2" height="2"' in html and "<circle" not in html, page

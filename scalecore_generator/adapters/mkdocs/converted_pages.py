@@ -138,8 +138,55 @@ def _site_key(config, files) -> tuple[str | None, str | None]:
     if outside:
         return f"the Markdown extension {outside[0]} may keep what it converts outside the page", None
     listing = sorted((f.src_uri, f.dest_uri, f.url, str(getattr(f, "inclusion", ""))) for f in files)
-    text = json.dumps([FORM, settings, _converters(config["markdown_extensions"]), listing])
+    text = json.dumps([FORM, settings, _converters(config["markdown_extensions"]), listing,
+                       _named_folders(settings, os.path.dirname(os.path.abspath(config.config_file_path or "")))])
     return None, hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+FOLDER_FILES = 2000  # a folder a setting names, with more files than this, is left to the files opened
+
+
+def _named_folders(settings, base: str) -> list:
+    """Each small folder an extension's settings name (Material's custom icons), as its files' paths,
+    sizes and times. An extension may read such a file once per process and remember it (Material
+    keeps each icon it loaded), so the conversions after the first do not open it again: a
+    changed or added icon would not convert them again by the files they opened alone. The
+    project's own folder (a snippets base path), or any holding it, is left to the files opened,
+    as is a folder of more than FOLDER_FILES entries."""
+    found = []
+
+    def named(value):
+        if isinstance(value, list):
+            for item in value:
+                named(item)
+        elif isinstance(value, dict):
+            for item in value.values():
+                named(item)
+        elif isinstance(value, str) and value and os.path.isdir(os.path.join(base, value)):
+            folder = os.path.abspath(os.path.join(base, value))
+            if not (base + os.sep).startswith(folder.rstrip(os.sep) + os.sep):
+                found.append(folder)
+
+    named(settings)
+    return [[folder, _small_folder(folder)] for folder in dict.fromkeys(found)]
+
+
+def _small_folder(folder: str) -> list | str:
+    """Every file under ``folder`` (path, size, time), or "large" once more than FOLDER_FILES
+    entries were seen (a folder counts as one)."""
+    files, seen = [], 0
+    for root, folders, names in os.walk(folder):
+        seen += len(folders) + len(names)
+        if seen > FOLDER_FILES:
+            return "large"
+        folders.sort()
+        for name in sorted(names):
+            try:
+                stat = os.stat(os.path.join(root, name))
+            except OSError:
+                continue
+            files.append([os.path.relpath(os.path.join(root, name), folder), stat.st_size, stat.st_mtime_ns])
+    return files
 
 
 def _converted(page, convert, config, files, digest) -> dict | None:
