@@ -52,10 +52,11 @@ def _file_stamps(folder: Path) -> dict:
 def test_a_compute_function_that_raises_for_one_point(good, tmp_path):
     folder, errors = broken(good, tmp_path, lambda f: edit(f / "mkdocs.yml", "[0.5, 1.0, 2.0]", "[0.5, 1.0, 0.0]"))
     module = folder / "mylessons" / "temperature.py"
-    assert errors == [
+    assert errors == [  # the value's own line in mkdocs.yml: the setting that gave it
         f"scalecore: {module}:{line_of(module, 'raise ValueError')}: mylessons.temperature:weights(...) failed for "
         "the point {temperature: 0.0} of the kind 'temperature': ValueError: the temperature must be above 0, got "
-        "0.0. Fix: correct the function there, or leave that value out of the kind's grid."]
+        "0.0. Fix: correct the function there, or leave 0.0 out of the setting 'temperatures' of the kind "
+        f"'temperature' in the plugin option 'kinds', {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', '[0.5, 1.0, 0.0]')}."]
 
 
 def test_a_compute_function_whose_parameters_are_not_the_grids_names_its_def_and_the_grid(good, tmp_path):

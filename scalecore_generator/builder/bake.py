@@ -152,9 +152,23 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None,
             bake.listed[folder] = found
         else:
             jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group), code=code,
-                             inputs={path: str(inputs[path]) for path in reads},
+                             inputs={path: str(inputs[path]) for path in reads}, origins=_origins(kind.name, site),
                              points=[(point, p, grid.inner(point)) for point, p in zip(points, params)]))
     return bake, jobs
+
+
+def _origins(kind: str, site) -> dict[str, str]:
+    """Where each value of the kind's own settings is written (its setting's line in mkdocs.yml),
+    by the value as JSON: a compute function that fails for one point names the line to change."""
+    origins = {}
+    for setting, value in (site.options or {}).items():
+        where = site.option_at("kinds", kind, setting)
+        for item in value if isinstance(value, (list, tuple)) else [value]:
+            try:
+                origins.setdefault(dumps(item), where.strip(" ()"))
+            except (TypeError, ValueError):
+                continue
+    return {value: where for value, where in origins.items() if where}
 
 
 class LocalProcesses:

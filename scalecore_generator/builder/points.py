@@ -145,7 +145,7 @@ def bake_points(folder: Path, kind_folder: Path, job: dict, read) -> None:
     instance = kind()
     together, wanted = {}, []  # inner path -> the point's JSON text, encoded once
     for point, params, inner in job["points"]:
-        result, text = _compute(kind, function, point, params)
+        result, text = _compute(kind, function, point, params, job.get("origins", {}))
         if validator is not None:
             _check_schema(kind, validator, point, result)
         together[inner] = text
@@ -161,7 +161,7 @@ def bake_points(folder: Path, kind_folder: Path, job: dict, read) -> None:
     (folder / "data.js").write_text(encoded_data_script(job["data_key"], body), encoding="utf-8")
 
 
-def _compute(kind, function, point, params):
+def _compute(kind, function, point, params, origins=None):
     try:
         result = function(**params)
     except Exception as error:
@@ -170,7 +170,7 @@ def _compute(kind, function, point, params):
             raise BakeError(mismatch) from None
         raise BakeError(f"{_raised_at(error)}: {kind.compute}(...) failed for the point {_shown(point)} of the kind "
                         f"{kind.name!r}: {type(error).__name__}: {error}. Fix: correct the function there, or leave "
-                        "that value out of the kind's grid.") from None
+                        f"{_left_out(point, origins or {})}.") from None
     try:
         return result, dumps(result)
     except (TypeError, ValueError):  # found again, with its key path, only when it fails
@@ -178,6 +178,19 @@ def _compute(kind, function, point, params):
         raise BakeError(f"the kind {kind.name!r} ({kind.folder / 'kind.py'}): {kind.compute}(...) returned {problem} "
                         f"for the point {_shown(point)}; a baked point must be JSON (finite numbers, strings, "
                         "booleans, None, lists and dicts with string keys). Fix: return a JSON-ready value there.") from None
+
+
+def _left_out(point: dict, origins: dict[str, str]) -> str:
+    """What to leave out of which setting: the point's value the site's settings gave, with its
+    line ('0.0 out of the setting 'temperatures' of the kind ..., mkdocs.yml:18'), else the grid."""
+    for value in point.values():
+        try:
+            where = origins.get(dumps(value))
+        except (TypeError, ValueError):
+            continue
+        if where:
+            return f"{value} out of {where}"
+    return "that value out of the kind's grid"
 
 
 def _signature_mismatch(kind, function, params: dict) -> str | None:
