@@ -131,6 +131,27 @@ def test_a_failed_rebuild_is_said_on_the_open_page_until_a_build_works(visit, se
     visit.close_all()
 
 
+def test_an_edit_to_a_snippet_outside_docs_rebuilds_the_page_that_includes_it(visit, tmp_path):
+    """MkDocs watches docs/ and mkdocs.yml only: a snippet included from another folder was edited
+    and nothing rebuilt, the page kept the old text (a fresh author's finding). The files a page's
+    conversion read are watched too, from the first build on."""
+    folder = copy_site(tmp_path / "site", source=TUTORIAL)
+    with open(folder / "mkdocs.yml", "a", encoding="utf-8") as config:
+        config.write("\nmarkdown_extensions:\n  - pymdownx.snippets:\n      base_path: [parts]\n      check_paths: true\n")
+    (folder / "parts").mkdir()
+    (folder / "parts" / "aside.md").write_text("An aside from another folder.\n", encoding="utf-8")
+    edit(folder / "docs" / "index.md", "# My lessons\n", '# My lessons\n\n--8<-- "aside.md"\n')
+    server, url = start_serving(folder, free_port())
+    try:
+        page, watch = visit(url + "index.html", bypass_csp=False)
+        page.get_by_text("An aside from another folder.").wait_for()
+        (folder / "parts" / "aside.md").write_text("An aside, edited.\n", encoding="utf-8")
+        page.get_by_text("An aside, edited.").wait_for(timeout=120_000)  # rebuilt, then reloaded by the script
+        visit.close_all()
+    finally:
+        stop(server)
+
+
 def test_no_worker_takes_a_dev_servers_pages(visit, serving):
     """Service workers allowed, as a reader's browser has them: a dev build registers none, an
     edit shows on reload and on the next page, and the header's offline dialog says why."""

@@ -54,6 +54,7 @@ class ConvertedPages:
         self.made: dict[str, dict] = {}  # key -> entry, converted by this build
         self.used: set[str] = set()
         self.taken = self.converted = 0  # this build's pages, from the cache and converted (said with -v)
+        self.opened: set[str] = set()  # every file this build's conversions read (a snippet), taken or made
         self._common: tuple | None = None  # (files, their count, the key's part shared by every page)
 
     def take(self, page, config, files) -> None:
@@ -65,12 +66,15 @@ class ConvertedPages:
             key = self._key(page, config, files)
             entry = self._entry(key) if key is not None else None
             if entry is not None:
+                self.opened.update(entry.get("opened", {}))
                 _restore(page, entry, files)
                 self.used.add(key)
                 self.taken += 1
                 return
             self.converted += 1
             made = _converted(page, convert, config, files, self.digest)
+            if made is not None:
+                self.opened.update(made["opened"])
             if key is not None and made is not None:
                 self.made[key] = made
                 self.used.add(key)

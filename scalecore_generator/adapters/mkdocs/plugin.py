@@ -20,6 +20,7 @@ nav and dev server as the build needs them (site.py), and its error, raised once
 import functools
 import logging
 import secrets
+import sys
 from pathlib import Path
 
 from mkdocs.exceptions import Abort, PluginError
@@ -69,6 +70,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.command = None
         self.serve_nonce = None
         self.server = None  # mkdocs serve's server (on_serve)
+        self.watched: set[str] = set()  # the files outside docs/ the server watches for the pages that read them
         self.serve_failure = None  # under mkdocs serve: the last rebuild's error, shown on every page served
         self.failure_seen = False  # on_build_error saw this rebuild fail (else it failed before the hooks)
         self.build = None
@@ -251,8 +253,23 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.serve_failure = None
         self.build.finish(Path(config.site_dir))
         self.converted.save()
+        self._watch_what_pages_read(config)
         if self.last_good is not None:
             self.last_good.drop()
+
+    def _watch_what_pages_read(self, config) -> None:
+        """Under ``mkdocs serve``, the files a page's conversion read outside docs/ (a snippet that
+        pymdownx.snippets includes from another folder): MkDocs watches docs/ and mkdocs.yml
+        only, so an edit to one rebuilt nothing and the page stayed as it was. Installed
+        packages' files are not the author's to edit."""
+        if self.server is None:
+            return
+        docs, installed = Path(config.docs_dir).resolve(), {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
+        for path in sorted(self.converted.opened - self.watched):
+            place = Path(path).resolve()
+            if place.is_file() and not any(place.is_relative_to(folder) for folder in (docs, *installed)):
+                self.server.watch(str(place))
+                self.watched.add(path)
 
     def on_build_error(self, error):
         self.failure_seen = True
@@ -299,6 +316,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                 server.watch(str(path))
             site.mark_reload_script(server, self.serve_nonce, lambda: self.serve_failure)
             self.server = server
+            self._watch_what_pages_read(config)  # the first build's, made before the server was given
             self._see_config_failures(server)
         return server
 
