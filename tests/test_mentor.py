@@ -250,12 +250,12 @@ def test_a_difference_question_is_answered_with_both_sides(tmp_path):
     assert reply["lead"]["text"].startswith("A wide hole drains the bucket faster than a narrow hole")
 
 
-def test_the_evidence_is_the_three_closest_passages_whole(tmp_path):
-    """Round 3: an answer shows the closest passages up to three, each whole (a callout's box in
+def test_the_evidence_is_the_four_closest_passages_whole(tmp_path):
+    """Round 3: an answer shows the closest passages up to three (four from round 9), each whole (a callout's box in
     one piece), the lead's first; a self-check's answer is not among them (it answers another question)."""
     reply, = _lesson_answers(tmp_path, ["What does the rain do to the level of the bucket?"])
-    assert reply["found"] and len(reply["passages"]) == 3
-    assert len({p["id"] for p in reply["passages"]}) == 3 and all(p["role"] != "check" for p in reply["passages"])
+    assert reply["found"] and len(reply["passages"]) == 4
+    assert len({p["id"] for p in reply["passages"]}) == 4 and all(p["role"] != "check" for p in reply["passages"])
     concept = [p for p in reply["passages"] if p["role"] == "concept"]
     assert not concept or concept[0]["text"].startswith("A bucket holds") and "overflows" in concept[0]["text"]
 
@@ -292,6 +292,10 @@ def test_each_self_check_question_finds_its_self_check(built_site):
         assert reply["answer"]["check"] is not None, check["parts"]["question"]
         assert reply["answer"]["check"]["anchor"] == check["anchor"], check["parts"]["question"]
         assert reply["answer"]["check"]["explanation"] == check["parts"]["explanation"]
+        # round 9: beside the self-check, the passages of the page it stands on (up to three, none another self-check),
+        # as for any answer: before, only a passage holding 3/4 of the question was shown, and most showed none
+        shown = reply["answer"]["passages"]
+        assert 1 <= len(shown) <= 3 and all(p["role"] != "check" for p in shown), check["parts"]["question"]
 
 
 def test_a_numbers_question_gets_the_baked_value(built_site):

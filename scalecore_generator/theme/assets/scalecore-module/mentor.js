@@ -531,6 +531,12 @@
      the theme's instant navigation draws the page again on the first link into it (and its
      scroll to the section is lost), which would also take the answer away. */
   Mentor.prototype.link = function (page, anchor, text) {
+    // this page's opening (before its first section) has no section of its own: its title's heading stands for it (a
+    // link to the bare page drew the page again, and the answer was gone)
+    if (page === this.page && !anchor) {
+      var title = document.querySelector(".md-content h1[id]") || document.querySelector("h1[id]");
+      anchor = title ? title.id : "";
+    }
     var inPage = page === this.page && anchor;
     var link = el("a", { href: inPage ? "#" + anchor : this.url(page) + (anchor ? "#" + anchor : ""), text: text });
     if (inPage) {
