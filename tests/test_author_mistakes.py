@@ -144,6 +144,26 @@ def test_a_kinds_render_that_raises_names_its_line_in_kind_py_and_the_block(good
     assert not any("Traceback" in error for error in errors)
 
 
+def test_a_link_to_a_heading_a_page_no_longer_has_names_the_closest_anchor(good, tmp_path):  # noqa: F811
+    """A heading renamed: its anchor follows its words, and the link to the old one said only that
+    the anchor was missing (a fresh astronomy author guessed the new one)."""
+    from sites import build, copy_site
+
+    folder = copy_site(tmp_path / "tutorial", source=good)
+    lesson, home = folder / "docs" / "lessons" / "temperature.md", folder / "docs" / "index.md"
+    lesson.write_text(lesson.read_text(encoding="utf-8") + "\n## Why a low temperature sharpens\n\nText.\n",
+                      encoding="utf-8")
+    home.write_text(home.read_text(encoding="utf-8") + "\nSee [it](lessons/temperature.md#why-low-temperature-sharpens).\n",
+                    encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 1, result.describe()
+    assert result.lines("WARNING") == [
+        f"docs/index.md:{line_of(home, 'why-low-temperature')}: Doc file 'index.md' contains a link "
+        "'lessons/temperature.md#why-low-temperature-sharpens', but the doc 'lessons/temperature.md' does not contain "
+        "an anchor '#why-low-temperature-sharpens'. Fix: the closest anchor there is '#why-a-low-temperature-sharpens': "
+        "write 'lessons/temperature.md#why-a-low-temperature-sharpens'."], result.describe()
+
+
 def test_a_link_to_no_page_names_its_line_and_the_closest_page(good, tmp_path):  # noqa: F811
     """MkDocs' own warning ("contains a link ..., but the target ... is not found") had no line and,
     for a name it cannot guess, no fix (a fresh chemistry author's '../home.md')."""
@@ -157,4 +177,4 @@ def test_a_link_to_no_page_names_its_line_and_the_closest_page(good, tmp_path): 
     assert result.lines("WARNING") == [
         f"docs/lessons/temperature.md:{line_of(lesson, '../home.md')}: Doc file 'lessons/temperature.md' contains a "
         "link '../home.md', but the target 'home.md' is not found among documentation files. Fix: link to a page of "
-        "the site by its .md file, relative to this page, e.g. '../index.md'."]
+        "the site by its .md file, relative to this page, e.g. '../index.md', or create docs/home.md."]

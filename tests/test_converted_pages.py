@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from sites import CACHE, build, copy_site, edit, tree
+from sites import CACHE, build, copy_site, edit, line_of, tree
 
 
 
@@ -138,3 +138,18 @@ def test_an_icon_changed_in_a_folder_the_extensions_settings_name_converts_every
     for page in ("index.html", "lesson/index.html"):
         html = (folder / "site" / page).read_text(encoding="utf-8")
         assert '<rect width="2" height="2"' in html and "<circle" not in html, page
+
+
+def test_a_snippet_not_found_is_the_pages_line_and_the_fix_not_a_traceback(site, tmp_path):
+    folder = copy_site(tmp_path / "site", site)
+    before = tree(folder / "site")
+    edit(folder / "docs" / "lesson.md", '--8<-- "parts/aside.md"', '--8<-- "parts/asides.md"')
+    done = build(folder)
+    assert done.returncode == 1 and "Traceback" not in done.stderr, done.describe()
+    line = next(number for number, text in enumerate((folder / "docs" / "lesson.md").read_text().splitlines(), 1)
+                if "asides.md" in text)
+    assert done.errors == [
+        f"docs/lesson.md:{line}: Snippet at path 'parts/asides.md' could not be found (pymdownx.snippets, converting the "
+        f"page). Fix: correct that line, or the extension's settings under markdown_extensions "
+        f"({folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', 'markdown_extensions:')})."], done.describe()
+    assert tree(folder / "site") == before

@@ -214,7 +214,8 @@ def test_a_failed_build_leaves_the_previous_site_and_the_cache_as_they_were(cold
     assert result.returncode == 1, result.describe()
     assert result.lines("WARNING") == [  # at its line, with a fix (site.PageLinkLines)
         "docs/lesson.md:3: Doc file 'lesson.md' contains a link 'next.md', but the target is not found among "
-        "documentation files. Fix: link to a page of the site by its .md file, relative to this page, e.g. 'index.md'."
+        "documentation files. Fix: link to a page of the site by its .md file, relative to this page, e.g. 'index.md', "
+        "or create docs/next.md."
     ], result.describe()
     assert "Aborted with 1 warnings in 'strict' mode!" in result.stdout or \
         "Aborted with 1 warnings in strict mode!" in result.stdout, result.describe()

@@ -48,8 +48,9 @@ class ConvertedPages:
     """This build's conversions: ``take(page)`` makes the page's ``render`` come from the cache when
     it can; ``save()`` (the build succeeded) writes the new ones and drops those no page used."""
 
-    def __init__(self, folder: Path, digest):
+    def __init__(self, folder: Path, digest, failed=None):
         self.folder = Path(folder)
+        self.failed = failed  # (page, error) -> the error to raise instead, for a conversion that failed
         self.digest = digest  # a file's sha256 (the build's ledger: unchanged files are not read)
         self.made: dict[str, dict] = {}  # key -> entry, converted by this build
         self.used: set[str] = set()
@@ -72,7 +73,12 @@ class ConvertedPages:
                 self.taken += 1
                 return
             self.converted += 1
-            made = _converted(page, convert, config, files, self.digest)
+            try:
+                made = _converted(page, convert, config, files, self.digest)
+            except Exception as error:  # an extension's (a snippet not found): said by the adapter, page and line
+                if self.failed is None:
+                    raise
+                raise self.failed(page, error) from None
             if made is not None:
                 self.opened.update(made["opened"])
             if key is not None and made is not None:

@@ -105,7 +105,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.warnings.start()
         site.forget_said_messages()
         if config.get("docs_dir"):  # its link warnings' lines
-            site.put_on("mkdocs.structure.pages", site.PageLinkLines(config["docs_dir"]))
+            site.put_on("mkdocs.structure.pages", site.PageLinkLines(config["docs_dir"], self._anchors_of))
         return config
 
     @_edge
@@ -119,7 +119,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.build = SiteBuild(self.config, engine, self.command, log, self.serve_nonce,
                                references={"options": lambda kinds: reference(), "kind-settings": kind_settings_reference})
         self.build.configure()
-        self.converted = ConvertedPages(self.build.cache / "pages", self.build.digests.of)
+        self.converted = ConvertedPages(self.build.cache / "pages", self.build.digests.of, self._conversion_failed)
         if self.command == "build":
             config.site_dir = str(self.build.stage())
             if note := site.directory_urls_note(config):
@@ -256,6 +256,20 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self._watch_what_pages_read(config)
         if self.last_good is not None:
             self.last_good.drop()
+
+    def _anchors_of(self, src_uri: str) -> list[str]:
+        """The anchors of a page of this build, once converted (for a link to a missing one)."""
+        files = getattr(self, "site_files", None)
+        found = files.get_file_from_path(src_uri) if files is not None else None
+        page = getattr(found, "page", None)
+        return sorted(getattr(page, "present_anchor_ids", None) or ())
+
+    def _conversion_failed(self, page, error) -> PluginError:
+        """A page whose Markdown an extension could not convert (a snippet not found): its file and
+        line and the fix, as our own errors (MkDocs printed the extension's traceback)."""
+        self.page_errors.pages.add(page.file.src_uri)
+        return PluginError(site.conversion_error(page.file.src_uri, error, self.build.engine.docs_dir,
+                                                 self.build.engine.config_file))
 
     def _watch_what_pages_read(self, config) -> None:
         """Under ``mkdocs serve``, the files a page's conversion read outside docs/ (a snippet that

@@ -205,9 +205,13 @@ class PageLinkLines(logging.Filter):
 
     LINK = re.compile(r"Doc file '(?P<page>[^']+)' contains (?:a link|an unrecognized relative link) '(?P<link>[^']+)'")
 
-    def __init__(self, docs_dir: str):
+    ANCHOR = re.compile(r"but (?:the doc '(?P<target>[^']+)' does not contain an anchor|there is no such anchor on "
+                        r"this page)")
+
+    def __init__(self, docs_dir: str, anchors=None):
         super().__init__()
         self.docs = Path(docs_dir)
+        self.anchors = anchors  # a page's path under docs/ -> the anchors it has (once pages are converted)
 
     def filter(self, record):
         message = record.getMessage() if isinstance(record.msg, str) else ""
@@ -216,16 +220,51 @@ class PageLinkLines(logging.Filter):
             page, link = found["page"], found["link"]
             line = _link_line(self.docs / page, link)
             missing = "not found among documentation files" in message or "unrecognized relative link" in message
-            fix = f" Fix: {self._fix(page, link)}" if missing and "Did you mean" not in message else ""
+            anchor = self.ANCHOR.search(message)
+            fix = f" Fix: {self._fix(page, link)}" if missing and "Did you mean" not in message else \
+                f" Fix: {self._anchor_fix(anchor['target'] or page, link)}" if anchor else ""
             record.msg, record.args = f"{self.docs.name}/{page}{f':{line}' if line else ''}: {message}{fix}", ()
         return True
 
     def _fix(self, page: str, link: str) -> str:
+        """The closest other page (the page itself is never the fix), or the page to create."""
         target = posixpath.normpath(posixpath.join(posixpath.dirname(page), link.split("#")[0]))
         pages = sorted(path.relative_to(self.docs).as_posix() for path in self.docs.rglob("*.md"))
-        close = difflib.get_close_matches(target, pages, n=1, cutoff=0.3)
+        close = difflib.get_close_matches(target, [other for other in pages if other != page], n=1, cutoff=0.3)
         example = f", e.g. '{posixpath.relpath(close[0], posixpath.dirname(page) or '.')}'" if close else ""
-        return f"link to a page of the site by its .md file, relative to this page{example}."
+        create = f", or create {self.docs.name}/{target}" if target.endswith(".md") else ""
+        return f"link to a page of the site by its .md file, relative to this page{example}{create}."
+
+    def _anchor_fix(self, target: str, link: str) -> str:
+        """The closest anchor the linked page has (a heading renamed: its anchor follows its words)."""
+        path, _, anchor = link.partition("#")
+        ids = [found for found in (self.anchors(target) if self.anchors else []) if not found.startswith("__")]
+        close = difflib.get_close_matches(anchor, ids, n=1, cutoff=0.3)
+        if not close:
+            return "link to a heading the page has (its anchor is the heading's words, lowercase, joined by '-')."
+        return f"the closest anchor there is '#{close[0]}': write '{path}#{close[0]}'."
+
+
+def conversion_error(src_uri: str, error: Exception, docs_dir, config_file: str | None) -> str:
+    """'docs/page.md:12: Snippet at path 'x.md' could not be found (pymdownx.snippets, converting the
+    page). Fix: ...': the line is the first of the page that holds a quoted name the error gives."""
+    docs = Path(docs_dir)
+    said = str(error) or type(error).__name__
+    line = None
+    try:
+        lines = (docs / src_uri).read_text(encoding="utf-8-sig").splitlines()
+    except OSError:
+        lines = []
+    for name in re.findall(r"'([^']+)'|\"([^\"]+)\"", said):
+        name = name[0] or name[1]
+        line = next((number for number, text in enumerate(lines, 1) if name in text), None)
+        if line:
+            break
+    module = type(error).__module__.split(".")[0] if type(error).__module__ != "builtins" else None
+    by = f" ({type(error).__module__}, converting the page)" if module else " (converting the page)"
+    where = key_line(config_file, "markdown_extensions")
+    return (f"{docs.name}/{src_uri}{f':{line}' if line else ''}: {said}{by}. Fix: correct "
+            f"{'that line' if line else 'the page'}, or the extension's settings under markdown_extensions ({where}).")
 
 
 def _link_line(source: Path, link: str) -> int | None:
