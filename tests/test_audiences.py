@@ -47,7 +47,9 @@ def test_a_side_note_for_readers_the_page_does_not_list_is_named():
 @pytest.fixture(scope="module")
 def site(tmp_path_factory):
     folder = copy_site(tmp_path_factory.mktemp("audiences") / "physics", source=TUTORIAL)
-    edit(folder / "mkdocs.yml", "      packages: [mylessons]", OPTION + "      packages: [mylessons]")
+    config = (folder / "mkdocs.yml").read_text(encoding="utf-8")  # the readers `scalecore new` names, replaced
+    written = config[config.index("      audiences:\n"):config.index("perspective\"}\n") + len("perspective\"}\n")]
+    edit(folder / "mkdocs.yml", written, OPTION)
     lesson = folder / "docs" / "lessons" / "temperature.md"
     edit(lesson, "audience: [guest, it-ml, language-pro]", "audience: [students, teachers]")
     text = lesson.read_text(encoding="utf-8")

@@ -182,7 +182,7 @@ def _compute(kind, function, point, params, origins=None):
 
 def _left_out(point: dict, origins: dict[str, str]) -> str:
     """What to leave out of which setting: the point's value the site's settings gave, with its
-    line ('0.0 out of the setting 'temperatures' of the kind ..., mkdocs.yml:18'), else the grid."""
+    line ("2.0 out of the setting 'factors' of the kind 'k' ..., mkdocs.yml:18"), else the grid."""
     for value in point.values():
         try:
             where = origins.get(dumps(value))
