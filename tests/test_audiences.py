@@ -78,6 +78,10 @@ def test_the_page_shows_its_readers_and_the_switch_shows_their_notes(site, visit
     assert teacher.is_visible() and not student.is_visible()
     page.get_by_role("radio", name="Everyone").check()
     assert teacher.is_visible() and student.is_visible()
+    # each readers' notes in a colour of their own (they were all Material's grey note)
+    colours = [box.evaluate("box => getComputedStyle(box).borderLeftColor") for box in (student, teacher)]
+    grey = page.locator(".admonition.abstract").first.evaluate("box => getComputedStyle(box).borderLeftColor")
+    assert len({*colours, grey}) == 3, (colours, grey)
 
 
 def test_a_mistake_in_the_option_is_named_at_its_line(site, tmp_path):

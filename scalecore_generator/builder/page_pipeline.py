@@ -27,7 +27,7 @@ from scalecore_generator.builder.engine_site import PageInfo
 from scalecore_generator.errors import BuildError
 from scalecore_generator.pages import author_scripts, csp, formulas, math_font, module_page, offscreen
 from scalecore_generator.pages.generated import corpora_table, expand_generated
-from scalecore_generator.pages.module_meta import check_callouts, check_module_meta, check_neighbours, \
+from scalecore_generator.pages.module_meta import check_callouts, check_module_meta, check_neighbours, mark_callouts, \
     check_section_meta, listed_audience
 from scalecore_generator.pages.quotes import LazyNamespace, expand_quotes
 
@@ -64,6 +64,7 @@ class PagePipeline:
             check_callouts(markdown, where, offset, self.build.settings.readers(), listed_audience(page.meta))
         except ValueError as error:
             raise BuildError(str(error)) from None
+        markdown = mark_callouts(markdown, self.build.settings.readers())
         if self.build.typesetter is not None:  # math on: a formula left open would show as text
             formulas.check_closed(markdown, where, offset)
         context = PageContext(

@@ -229,6 +229,29 @@ def check_callouts(markdown: str, page: str, line_offset: int = 0, audiences: di
             raise ValueError(f"{page}:{number}: {said}")
 
 
+CALLOUT_SLOTS = 3  # the stylesheet's colours for readers' side notes (module.css: .scalecore-callout-1..3)
+
+
+def mark_callouts(markdown: str, audiences: dict) -> str:
+    """Each readers' side note (``!!! student "For students"``) with the class of its readers' place
+    among the site's (``scalecore-callout-1`` for the first, ...), which the stylesheet colours: a
+    site's own readers' notes were all one grey. Python-Markdown's admonitions (and pymdownx's
+    details) take a second class after the type."""
+    from scalecore_generator.foundation.text import fenced_lines
+
+    slots = {audience["callout"]: place % CALLOUT_SLOTS + 1 for place, audience in enumerate(audiences.values())}
+    words = "|".join(re.escape(callout) for callout in sorted(slots))
+    if not words or not re.search(rf"(?:!!!|\?\?\?)\+?[ \t]+(?:{words})\b", markdown):
+        return markdown
+    lines = markdown.split("\n")
+    for number, fenced in enumerate(fenced_lines(markdown)):
+        match = None if fenced else ADMONITION.match(lines[number])
+        if match and match["type"] in slots:
+            lines[number] = lines[number][:match.end()] + f" scalecore-callout-{slots[match['type']]}" + \
+                lines[number][match.end():]
+    return "\n".join(lines)
+
+
 def _callout_problem(typed: str, marker: str, audiences: dict, listed: list | None) -> str | None:
     """What is wrong with an admonition of type ``typed`` on a page for ``listed`` readers, if anything."""
     callouts = {code: audience["callout"] for code, audience in audiences.items()}
