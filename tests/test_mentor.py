@@ -324,7 +324,17 @@ def test_a_layer_is_named_by_its_number_and_a_placement_by_what_is_absent(built_
              ("stream spread after six layers on demo with pre-LN", "encoder/demo/0/pre/layers/5/stream_spread"),
              ("how large is the stream after layer 2 on wordnet with post-LN?", "encoder/wordnet/0/post/layers/1/stream_spread")]
     got = first_numbers_are(built_site, page, baked, asked)
-    assert got[0]["answer"]["numbers"][0]["text"] == f"{round(baked.value(asked[0][1]))}"
+    assert got[0]["answer"]["numbers"][0]["text"] == f"{round(baked.value(asked[0][1])):,}"  # as the panel prints it
+
+
+def test_a_large_number_is_printed_as_the_page_prints_it(built_site):
+    """A baked value the page's text writes in groups of three digits ("7,903,577") is given as written, and one it
+    does not write, as the panel's table prints it ("27,534"): never "7903577" (round 9; the heldout sets' keys)."""
+    baked = Baked(built_site)
+    spread, = first_numbers_are(built_site, MODULE, baked,
+                                [("What is the score spread on kjv with init and scale at seed 0?", "scale-guards/kjv/0/init+scale/score_spread")])
+    assert spread["answer"]["numbers"][0]["text"] == "7,903,577"
+    assert "7,903,577" in (built_site / MODULE).read_text(encoding="utf-8")
 
 
 def first_numbers_are(built_site, page: str, baked, asked: list[tuple[str, str]]) -> list[dict]:

@@ -187,12 +187,13 @@
       if (score === 0) return;
       if (!named(last, asked) && !column) score -= 0.5; // a measure named in full goes first ("word row-max": word_row_max)
       if (score > top) { top = score; best = []; }
-      if (score === top && best.length < 3) best.push({ path: fact.path, value: fact.value, order: order });
+      if (score === top) best.push({ path: fact.path, value: fact.value, order: order });
     });
     // A mean over seeds is given when the question asks for a mean or an average, else the seed's own.
     var wantsMean = /\b(mean|average|averaged|over (all )?seeds)\b/.test(text.replace(/mean[_ -]row[_ -]max/g, ""));
     var own = best.filter(function (fact) { return fact.path.slice(1, -1).indexOf("mean") < 0; });
-    if (!wantsMean && own.length) best = own;
+    if (!wantsMean && own.length) best = own; // a seed's own among all the best, not only among the first three
+    best = best.slice(0, 3);
     var panels = this.data.panels || {};
     var self = this;
     return best.map(function (fact) {
@@ -202,17 +203,20 @@
   };
 
   /* A baked value as the page prints it: the number of the module's text that is this value to
-     the digits it shows (0.9999 stays 0.9999, never 1.00), the most digits first; else four
-     significant digits, trailing zeros off. */
+     the digits it shows (0.9999 stays 0.9999, never 1.00), the most digits first, written as the page writes it
+     (7,903,577); else four significant digits, trailing zeros off, a whole number of 1,000 or more in groups of
+     three digits (27,534), as the panels' tables print it. */
   function printed(value) {
     if (!this.printedNumbers) {
       var seen = {};
       this.data.passages.forEach(function (p) {
-        (p.plain || [p.text]).join(" ").replace(/(\d),(\d{3})\b/g, "$1$2").replace(/\d+\.\d+|\d+/g, function (s) {
-          seen[s] = true;
+        (p.plain || [p.text]).join(" ").replace(/\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+\.\d+|\d+/g, function (s) {
+          var bare = s.replace(/,/g, "");
+          if (!seen[bare] || s.length > seen[bare].length) seen[bare] = s; // as written: "7,903,577" is 7903577
           return s;
         });
       });
+      this.printedAs = seen;
       this.printedNumbers = Object.keys(seen).sort(function (a, b) {
         return (b.split(".")[1] || "").length - (a.split(".")[1] || "").length;
       });
@@ -223,9 +227,14 @@
       if (!decimals) return (Number.isInteger(value) || Math.abs(value) >= 100) && Number(s) === Math.round(value) && value >= 10;
       return decimals >= 2 && Number(s) === Number(value.toFixed(decimals));
     });
-    if (found) return found;
-    if (Number.isInteger(value) || Math.abs(value) >= 1000) return String(Math.round(value)); // 27,533.8: 27534
+    if (found) return this.printedAs[found];
+    if (Number.isInteger(value) || Math.abs(value) >= 1000) return grouped(Math.round(value)); // 27,533.8: 27,534
     return String(Number(value.toPrecision(4)));
+  }
+
+  /* A whole number in groups of three digits from 1,000 (Python's ",.0f", the panels' tables). */
+  function grouped(n) {
+    return Math.abs(n) < 1000 ? String(n) : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   };
 
   /* The link to the panel of a fact, carrying the state the fact was baked in (the panels'
