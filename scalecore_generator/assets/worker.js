@@ -146,14 +146,20 @@ async function start(config) {
   input = config.input ? { state: new Int32Array(config.input, 0, 2), bytes: new Uint8Array(config.input, 8) } : null;
 
   progress("download", 0, "Downloading the Python runtime\u2026");
-  // What the console can import beyond the standard library (runtime.py): the site's own lock
-  // file, and a deployer's package mirror when one is configured.
-  const packages = config.packages ? JSON.parse(await checkedText(config.packages)) : { mirror: null };
-  const mirror = packages.mirror ? new URL(packages.mirror, config.pyodide).href : null;
-  const lock = config.lock ? await lockFile(config.lock, mirror) : null;
   const downloads = trackDownloads(config.runtime || [], config.snapshot ? [config.snapshot.url] : []);
   let restored = false;
+  let mirror = null;
+  let wheels = [];
   try {
+    // The core's wheels, fetched and checked from the first moment, beside Pyodide's own downloads,
+    // and unpacked once Python is up (they were fetched only then: a tenth of the start).
+    wheels = (config.wheels || []).map(checkedWheel);
+    for (const pending of wheels) pending.catch(() => {}); // awaited below, reported there
+    // What the console can import beyond the standard library (runtime.py): the site's own lock
+    // file, and a deployer's package mirror when one is configured.
+    const packages = config.packages ? JSON.parse(await checkedText(config.packages)) : { mirror: null };
+    mirror = packages.mirror ? new URL(packages.mirror, config.pyodide).href : null;
+    const lock = config.lock ? await lockFile(config.lock, mirror) : null;
     await downloads.verifyModules(); // pyodide.mjs and pyodide.asm.mjs, before they run
     const pyodideModule = await import(config.pyodide);
     const { loadPyodide } = pyodideModule;
@@ -209,18 +215,7 @@ async function start(config) {
   const paths = pyodide.pyimport("sysconfig").get_paths();
   const purelib = paths.get("purelib");
   paths.destroy();
-  for (const wheel of config.wheels) {
-    const response = await fetch(wheel.url);
-    if (!response.ok) throw new Error(`could not download the wheel ${wheel.url} (HTTP ${response.status})`);
-    const bytes = new Uint8Array(await response.arrayBuffer());
-    const actual = await sha256(bytes);
-    if (actual !== wheel.sha256) {
-      throw new Error(`the wheel ${wheel.url} failed its check: its sha256 is ${actual}, the manifest says ` +
-        `${wheel.sha256}. The site's files are inconsistent (a partial upload or a stale cache?); ` +
-        "reload the page, and rebuild the site if this persists.");
-    }
-    pyodide.unpackArchive(bytes, "wheel", { extractDir: purelib });
-  }
+  for (const checked of wheels) pyodide.unpackArchive(await checked, "wheel", { extractDir: purelib });
   timings.coreMs = performance.now() - t;
 
   t = performance.now();
@@ -266,6 +261,20 @@ function snapshotPlan(config, version, timings) {
   const bytes = snapshotBytes(entry, timings);
   bytes.catch(() => {}); // loadPyodide awaits it; the reason is reported there, never as unhandled
   return { bytes };
+}
+
+/* One of the core's wheels, downloaded and checked against the manifest's sha256: its bytes. */
+async function checkedWheel(wheel) {
+  const response = await fetch(wheel.url);
+  if (!response.ok) throw new Error(`could not download the wheel ${wheel.url} (HTTP ${response.status})`);
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  const actual = await sha256(bytes);
+  if (actual !== wheel.sha256) {
+    throw new Error(`the wheel ${wheel.url} failed its check: its sha256 is ${actual}, the manifest says ` +
+      `${wheel.sha256}. The site's files are inconsistent (a partial upload or a stale cache?); ` +
+      "reload the page, and rebuild the site if this persists.");
+  }
+  return bytes;
 }
 
 function snapshotProblem(status, text) {
