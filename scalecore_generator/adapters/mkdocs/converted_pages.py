@@ -12,14 +12,16 @@ build takes it instead of converting again:
   identity of the installed packages that convert (an upgrade moves their folder's time);
 - the level of MkDocs' log (what a conversion says depends on it);
 - every file the conversion opened (a snippet, a glossary): each is checked against the digest it
-  had, through the build's digest ledger, before the entry is taken.
+  had, through the build's digest ledger, before the entry is taken; and the files of a small
+  folder an extension's settings name (Material's custom icons, read once per process).
 
 What a conversion leaves on the page (its HTML, table of contents, title, anchors, the anchors it
 links to) is put back as MkDocs' ``Page.render`` sets it, and what it logged (a link to a missing
 page) is said again, so a strict build fails as it did. A conversion that sets anything else on the
 page (another MkDocs, a plugin that wraps ``render``) is not kept: its page is converted each time.
 
-Only this adapter knows MkDocs' page; the entries are the cache's records (their own sha256 in each),
+A conversion that fails (a snippet not found) is handed to the adapter, which says it with the
+page's line (``failed``). Only this adapter knows MkDocs' page; the entries are the cache's records (their own sha256 in each),
 written when the build succeeds, and those no page of the last build used are removed.
 """
 
