@@ -243,7 +243,7 @@ code: T01.fixture.01
 title: "Fixture Module"
 description: "A module page of the fixture site, quoting numbers from its bake."
 audience: [guest, it-ml]
-prerequisites: [Lesson, Missing Module]
+prerequisites: [lesson, Missing Module]
 next: Encoder Block
 external: [Missing Module, Encoder Block]
 ---
@@ -319,6 +319,8 @@ def test_module_header_cards_link_only_to_pages_that_exist(fixture_site):
     assert len(cards) == 3
     lesson, missing, after = cards
     assert re.search(r'<a class="scalecore-card__link" href="\.\./lesson/"', lesson)
+    # the page's own title, not the name as the front matter typed it ('lesson')
+    assert '<span class="scalecore-card__title">Lesson</span>' in lesson, lesson
     for card, name in ((missing, "Missing Module"), (after, "Encoder Block")):
         assert "<a" not in card and name in card and "not on this site" in card
     assert "Guests" in header and "IT and ML practitioners" in header and "Language professionals" not in header
