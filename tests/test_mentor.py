@@ -327,6 +327,17 @@ def test_a_layer_is_named_by_its_number_and_a_placement_by_what_is_absent(built_
     assert got[0]["answer"]["numbers"][0]["text"] == f"{round(baked.value(asked[0][1])):,}"  # as the panel prints it
 
 
+def test_a_self_check_asked_in_a_reader_s_own_words_is_found_by_meaning(built_site):
+    """Round 9: a question that shares few words with a self-check's own question but says the same thing (the
+    sentence encoder's cosine) is answered by that self-check, with its answer and the passages beside it."""
+    page = "modules/encoder-block.html"
+    reply, = answers(built_site, [{"question": "if the residual stream doubles in size, by how much do the raw scores grow?"}],
+                     page)["answers"]
+    check = reply["answer"]["check"]
+    assert check is not None and check["question"].startswith("Suppose the stream that reaches a layer"), check
+    assert check["answer"] and reply["answer"]["lead"]["role"] == "check" and reply["answer"]["passages"]
+
+
 def test_a_large_number_is_printed_as_the_page_prints_it(built_site):
     """A baked value the page's text writes in groups of three digits ("7,903,577") is given as written, and one it
     does not write, as the panel's table prints it ("27,534"): never "7903577" (round 9; the heldout sets' keys)."""
