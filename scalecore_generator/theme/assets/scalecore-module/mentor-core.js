@@ -883,7 +883,7 @@
   /* What the optional local model is given: the sources of one answer and the question, and
      nothing else. Short on purpose: a small model in WebAssembly reads a few hundred tokens a
      second at best, and more text gives it more to get wrong. */
-  var SYSTEM = "You answer a reader's question about a lesson on attention in Transformers. Use only the " +
+  var SYSTEM = "You answer a reader's question about the lesson the numbered sources come from. Use only the " + // any site's
     "numbered sources. If they do not answer the question, say that you do not know. Answer in at most three sentences.";
 
   function clip(text, size) {
