@@ -338,6 +338,13 @@ def test_a_self_check_asked_in_a_reader_s_own_words_is_found_by_meaning(built_si
     assert check["answer"] and reply["answer"]["lead"]["role"] == "check" and reply["answer"]["passages"]
 
 
+def test_a_question_about_the_site_s_data_sets_is_not_refused_as_an_unknown_topic(built_site):
+    """'dataset' is no word of the module's text, but the site's corpora are its data sets: a question about them is
+    answered from the passages on the corpora (round 9; it was refused as a topic the module never speaks of)."""
+    reply, = answers(built_site, [{"question": "Which dataset is the biggest one here?"}])["answers"]
+    assert reply["answer"]["found"] and "kjv" in " ".join(p["text"] for p in reply["answer"]["passages"]).lower()
+
+
 def test_a_large_number_is_printed_as_the_page_prints_it(built_site):
     """A baked value the page's text writes in groups of three digits ("7,903,577") is given as written, and one it
     does not write, as the panel's table prints it ("27,534"): never "7903577" (round 9; the heldout sets' keys)."""
