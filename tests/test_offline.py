@@ -357,6 +357,29 @@ def test_pages_read_stay_readable_offline_and_an_unread_one_says_so(reader, site
     assert context.refused == []
 
 
+def test_a_choice_never_viewed_online_says_offline_that_it_was_not_saved(reader, site_server, built_site):
+    """A reader offline chose a seed they had not viewed online: the panel said "Could not load kjv,
+    seed 3: could not load http://.../data.js" (a fresh reader). It says, as the pages do, that
+    it was not saved, and keeps what it showed."""
+    context, page = reader(site_server)
+    lesson = page_url(module_page(built_site))
+    controlled(page, site_server.url + lesson)
+    page.reload()
+    wait_hydrated(page)
+    page.wait_for_load_state("networkidle")
+    context.set_offline(True)
+    panel = page.locator(".scalecore-panel--scale-guards").filter(has=page.get_by_label("Seed")).first
+    panel.scroll_into_view_if_needed()
+    seed = panel.get_by_label("Seed").first
+    shown = seed.input_value()
+    other = [value for value in seed.locator("option").evaluate_all("options => options.map(o => o.value)")
+             if value != shown][-1]
+    seed.select_option(other)
+    status = panel.locator(".scalecore-panel__status, [role=status]").filter(has_text="not saved on this device")
+    expect(status.first).to_contain_text("is not saved on this device, and there is no network", timeout=10_000)
+    assert "could not load" not in panel.inner_text().lower()
+
+
 def compute_live(page) -> None:
     """Compute live in the page's first scale-guards panel, and wait for its live results."""
     guards = page.locator(".scalecore-panel--scale-guards").first

@@ -638,8 +638,19 @@
       panel.render(clicked);
     }, function (error) {
       panel.view.removeAttribute("aria-busy");
-      panel.status.textContent = "Could not load " + choice.what + ": " + error.message;
+      panel.status.textContent = notLoaded(choice.what, error);
     });
+  }
+
+  /* What a panel says when the data of ``what`` ("kjv, seed 3") did not load: offline, a choice
+     never viewed online was never saved, said as the pages say it (it showed the data script's
+     URL: a fresh reader); online, the loader's own error. */
+  function notLoaded(what, error) {
+    if (navigator.onLine === false) {
+      return what.charAt(0).toUpperCase() + what.slice(1) + " is not saved on this device, and there is no network: " +
+        "it loads once you are online.";
+    }
+    return "Could not load " + what + ": " + error.message;
   }
 
   /* One choice among a few, every option visible: a fieldset of radio buttons drawn as a segmented
@@ -714,6 +725,7 @@
     labelledSelect: labelledSelect, needsHttp: needsHttp, unreachable: unreachable, live: live, progressView: progressView,
     showError: showError, clearError: clearError, liveForm: liveForm, wholeNumber: wholeNumber,
     corpusTitle: corpusTitle, corpusSeedPickers: corpusSeedPickers, loadGroup: loadGroup, chooseGroup: chooseGroup,
+    notLoaded: notLoaded,
     segmented: segmented,
     sentenceSeedFields: sentenceSeedFields, byKey: byKey, bakedAxis: bakedAxis,
     guardSetName: guardSetName, parseGuards: parseGuards, guardSwitches: guardSwitches,

@@ -227,7 +227,7 @@
       if (self.liveSeed && !self.live) self.liveSeed.value = String(seed);
     }, function (error) {
       self.view.removeAttribute("aria-busy");
-      self.status.textContent = "Could not load " + corpus + ", seed " + seed + ": " + error.message;
+      self.status.textContent = u.notLoaded(corpus + ", seed " + seed, error);
       if (self.corpusSelect) self.corpusSelect.value = self.corpus;
       if (self.seedSelect) self.seedSelect.value = String(self.seed);
     });
