@@ -262,6 +262,8 @@ def test_input_asks_the_reader_where_the_page_is_isolated(visit, isolated, lesso
     answer.wait_for(timeout=PYODIDE_TIMEOUT_MS)
     assert panel.locator(".scalecore-console__prompt").text_content() == "name? "
     assert answer.evaluate("el => document.activeElement === el")  # the reader can type at once
+    region = panel.locator(".scalecore-live-region")  # what a screen reader hears: the prompt's own mark kept
+    expect(region).to_have_text("Python asks: name? Type the answer, then Enter.")
     answer.fill("Ada Lovelace")
     answer.press("Enter")
     page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)

@@ -500,7 +500,9 @@ class Console {
     });
     field.focus();
     this.status.textContent = "Waiting for your input\u2026";
-    this.announce("Python asks: " + (prompt.trim() || "a line of input") + ". Type the answer, then Enter.");
+    var asked = prompt.trim() || "a line of input";
+    // "your name?" keeps its own mark: "Python asks: your name?. Type..." read oddly (a fresh reader)
+    this.announce("Python asks: " + asked + (/[.?!:]$/.test(asked) ? "" : ".") + " Type the answer, then Enter.");
   }
 
   /* The input line becomes plain text: the prompt and what was answered (or nothing, if the
