@@ -509,6 +509,12 @@ def test_live_mode_reproduces_the_baked_numbers_and_names_unknown_words(open_pag
     message = panel.locator(".scalecore-live__message").text_content()
     assert "zyxwv" in message and "qwrtp" in message and "Not in the vocabulary" in message
 
+    panel.get_by_label("Sentence").fill("  ")  # nothing to compute over: said in words, not Python's ValueError
+    panel.get_by_role("button", name="Recompute live").click()
+    live_message = panel.locator(".scalecore-live__message")
+    expect(live_message).to_contain_text("Write a sentence first")
+    assert "ValueError" not in live_message.text_content()
+
     panel.get_by_label("Sentence").fill("the man looked at the sun")
     panel.locator(".scalecore-live__form").get_by_label("Seed").fill("123456")
     panel.get_by_role("button", name="Recompute live").click()

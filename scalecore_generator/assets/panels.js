@@ -680,7 +680,7 @@
       fields: [{ label: "Sentence", input: sentence }, { label: "Seed", input: seedInput }],
       values: function () {
         if (!manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
-        return { sentence: sentence.value, seed: wholeNumber(seedInput, 0, MAX_SEED, "The seed") };
+        return { sentence: words(sentence), seed: wholeNumber(seedInput, 0, MAX_SEED, "The seed") };
       },
     };
   }
@@ -690,6 +690,13 @@
     var found = {};
     results.forEach(function (result) { found[result[key]] = result; });
     return found;
+  }
+
+  /* The sentence typed in an input, or an Error that says what to write: an empty one reached
+     Python and came back as its raw "ValueError: no words in the sentence ''" (a fresh reader). */
+  function words(input) {
+    if (!input.value.trim()) throw new Error("Write a sentence first: live mode computes attention over its words.");
+    return input.value;
   }
 
   /* A whole number from low to high typed in an input, or an Error that says so. */
@@ -727,7 +734,7 @@
     corpusTitle: corpusTitle, corpusSeedPickers: corpusSeedPickers, loadGroup: loadGroup, chooseGroup: chooseGroup,
     notLoaded: notLoaded,
     segmented: segmented,
-    sentenceSeedFields: sentenceSeedFields, byKey: byKey, bakedAxis: bakedAxis,
+    sentenceSeedFields: sentenceSeedFields, words: words, byKey: byKey, bakedAxis: bakedAxis,
     guardSetName: guardSetName, parseGuards: parseGuards, guardSwitches: guardSwitches,
     options: options,
   };

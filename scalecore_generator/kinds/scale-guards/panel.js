@@ -324,7 +324,7 @@
         { label: "d_k", input: this.liveDk }],
       points: function () {
         if (!self.manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
-        request = { corpus: self.corpus, sentence: self.liveSentence.value,
+        request = { corpus: self.corpus, sentence: u.words(self.liveSentence),
           seed: u.wholeNumber(self.liveSeed, 0, MAX_SEED, "The seed"), d_k: u.wholeNumber(self.liveDk, 1, 256, "d_k") };
         return u.bakedAxis(self.manifest, "scale-guards", "guards", []).map(function (guards) {
           return { corpus: request.corpus, seed: request.seed, guards: guards, sentence: request.sentence,
