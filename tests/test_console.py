@@ -257,13 +257,17 @@ def test_input_asks_the_reader_where_the_page_is_isolated(visit, isolated, lesso
     page, _ = visit(isolated.url + lesson)
     assert page.evaluate("crossOriginIsolated") is True
     panel, editor, output = console(page)
+    panel.evaluate("""root => {  // every announcement, as a screen reader hears them one after another
+      window.__said = [];
+      const region = root.querySelector(".scalecore-live-region");
+      new MutationObserver(() => window.__said.push(region.textContent)).observe(region, {childList: true, characterData: true, subtree: true});
+    }""")
     run(page, editor, "name = input('name? ')\nprint('hello', name)", wait=False)
     answer = panel.locator("input.scalecore-console__answer")
     answer.wait_for(timeout=PYODIDE_TIMEOUT_MS)
     assert panel.locator(".scalecore-console__prompt").text_content() == "name? "
     assert answer.evaluate("el => document.activeElement === el")  # the reader can type at once
-    region = panel.locator(".scalecore-live-region")  # what a screen reader hears: the prompt's own mark kept
-    expect(region).to_have_text("Python asks: name? Type the answer, then Enter.")
+    page.wait_for_function("() => window.__said.includes('Python asks: name? Type the answer, then Enter.')")  # its own mark kept
     answer.fill("Ada Lovelace")
     answer.press("Enter")
     page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)
@@ -368,6 +372,29 @@ def test_what_the_reader_types_while_the_isolation_reload_is_under_way_is_kept(v
     editor.press("Control+Enter")
     page.wait_for_function(RUNNING, timeout=PYODIDE_TIMEOUT_MS)
     assert last_run(output) == "42\n"
+    watch.check()
+
+
+def test_keys_typed_on_through_the_isolation_reload_reach_the_editor_in_order(visit, plain, lesson):
+    """A fresh reader clicked into the editor and typed on: the keys that came while the reloaded
+    page was still giving the focus back reached the page itself, and were lost, or its 'p' and 'n'
+    shortcuts took the reader to another page. They reach the editor, once, in order (a key typed
+    in the instant no page is there, between the old page and the new, has nowhere to go)."""
+    page, watch = visit(plain.url + lesson, service_workers="allow")
+    page.wait_for_function("() => globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.active === true")
+    _, editor, _ = console(page)
+    assert watch.settle(page), watch.still_in_flight()
+    editor.click()
+    page.keyboard.type("print('kept, not a page turned')", delay=60)  # through the reload and after it
+    wait_isolated(page)
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches("
+                           "'.scalecore-panel--console textarea')")
+    page.wait_for_function("() => document.querySelector('.scalecore-panel--console textarea').value"
+                           ".includes(\"nt('kept, not a page turned')\")", timeout=20_000)
+    _, editor, _ = console(page)
+    assert editor.input_value().count("kept") == 1
+    assert page.url.endswith(lesson), page.url  # no shortcut took the page away
+    assert page.evaluate("performance.getEntriesByType('navigation')[0].type") == "reload"
     watch.check()
 
 

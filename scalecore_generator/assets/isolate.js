@@ -53,6 +53,10 @@
     window.scrollTo(0, reached.y);
     var deadline = Date.now() + 20000;
     var typed = reached.typed || [];
+    // The keys typed on since this page's first moment, held before Material's script saw them
+    // (pages/held-keys.js, inline): typed where the focus comes back, after what was held before.
+    var later = globalThis.scalecoreHeldKeys || null;
+    var focusedAt = 0;
     (function attempt() {
       var panel = document.getElementById(reached.panel);
       if (panel && typed.length && panel.querySelectorAll(TEXT).length > typed[typed.length - 1].index) {
@@ -81,10 +85,26 @@
         delete reached.press; // once
         if (pressed && pressed.tagName === "BUTTON" && !pressed.disabled) pressed.click();
       }
-      if ((!focused || typed.length || reached.press !== undefined || reached.keys) && Date.now() < deadline) {
+      if (focused && !focusedAt) focusedAt = Date.now();
+      // with keys held: until the panel is ready for them (its editor hydrated), 5 s at most
+      var waiting = later && !ready && Date.now() - focusedAt < 5000;
+      if ((!focused || waiting || typed.length || reached.press !== undefined || reached.keys) && Date.now() < deadline) {
         setTimeout(attempt, 100);
+      } else if (later) {
+        putHeld(later, focused ? document.activeElement : null);
       }
     })();
+  }
+
+  function putHeld(kept, field) {
+    kept.stop();
+    if (!field || !field.matches || !field.matches(TEXT)) return;
+    if (kept.all) field.select();
+    if (kept.text || kept.all) {
+      field.setRangeText(kept.text, field.selectionStart, field.selectionEnd, "end");
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+    }
+    if (kept.run) field.dispatchEvent(new KeyboardEvent("keydown", Object.assign({ key: "Enter", bubbles: true }, kept.run)));
   }
 
   // What the reader typed between reaching for the panel and the reload taking the page away (a
