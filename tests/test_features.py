@@ -135,7 +135,8 @@ def test_a_link_to_a_missing_anchor_stops_a_strict_build(minimal, tmp_path):
     assert result.returncode == 1
     assert result.lines("WARNING") == [  # at its line (site.PageLinkLines)
         "docs/other.md:3: Doc file 'other.md' contains a link 'index.md#no-such-heading', but the doc 'index.md' does "
-        "not contain an anchor '#no-such-heading'."], result.describe()
+        "not contain an anchor '#no-such-heading'. Fix: link to a heading the page has (its anchor is the heading's "
+        "words, lowercase, joined by '-')."], result.describe()  # no anchor there close to it
     assert tree(folder / "site") == before
 
 

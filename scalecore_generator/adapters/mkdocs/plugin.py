@@ -276,7 +276,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         pymdownx.snippets includes from another folder): MkDocs watches docs/ and mkdocs.yml
         only, so an edit to one rebuilt nothing and the page stayed as it was. Installed
         packages' files are not the author's to edit."""
-        if self.server is None:
+        if self.server is None or self.converted is None:
             return
         docs, installed = Path(config.docs_dir).resolve(), {Path(sys.prefix).resolve(), Path(sys.base_prefix).resolve()}
         for path in sorted(self.converted.opened - self.watched):
