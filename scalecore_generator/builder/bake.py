@@ -130,6 +130,7 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None,
     for point in grid.points():
         groups.setdefault(grid.group(point), []).append(point)
     jobs = []
+    origins = _origins(kind.name, site)  # where the kind's setting values are written, for a failing job's message
     for group, points in groups.items():
         params = [grid.params(point) for point in points]
         reads = sorted({path for point in points for path in instance.inputs(point, site)})
@@ -152,7 +153,7 @@ def _plan(kind, grid, site, inputs, input_hashes, root, log, imports=None,
             bake.listed[folder] = found
         else:
             jobs.append(dict(folder=str(kind.folder), target=str(target), data_key=data_key(kind.name, group), code=code,
-                             inputs={path: str(inputs[path]) for path in reads}, origins=_origins(kind.name, site),
+                             inputs={path: str(inputs[path]) for path in reads}, origins=origins,
                              points=[(point, p, grid.inner(point)) for point, p in zip(points, params)]))
     return bake, jobs
 

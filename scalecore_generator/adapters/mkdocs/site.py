@@ -260,8 +260,8 @@ def conversion_error(src_uri: str, error: Exception, docs_dir, config_file: str 
         line = next((number for number, text in enumerate(lines, 1) if name in text), None)
         if line:
             break
-    module = type(error).__module__.split(".")[0] if type(error).__module__ != "builtins" else None
-    by = f" ({type(error).__module__}, converting the page)" if module else " (converting the page)"
+    raised_by = type(error).__module__
+    by = f" ({raised_by}, converting the page)" if raised_by != "builtins" else " (converting the page)"
     where = key_line(config_file, "markdown_extensions")
     return (f"{docs.name}/{src_uri}{f':{line}' if line else ''}: {said}{by}. Fix: correct "
             f"{'that line' if line else 'the page'}, or the extension's settings under markdown_extensions ({where}).")
