@@ -124,9 +124,16 @@ def console(page):
 
 
 def run(page, editor, code: str, wait: bool = True, timeout: float = PYODIDE_TIMEOUT_MS):
+    """Type ``code`` and press Ctrl+Enter; with ``wait``, until that run has ended. The run must
+    be seen to start (its code echoed into the output): a key press the page lost would
+    otherwise look like a run that ended at once."""
+    output = ".scalecore-panel--console pre.scalecore-console__output"
+    before = page.locator(output).first.text_content()
     editor.fill(code)
     editor.press("Control+Enter")
     if wait:
+        page.wait_for_function("([selector, before]) => document.querySelector(selector).textContent !== before",
+                               arg=[output, before], timeout=10_000)
         page.wait_for_function(RUNNING, timeout=timeout)
 
 
@@ -290,8 +297,9 @@ def test_input_asks_the_reader_where_the_page_is_isolated(visit, isolated, lesso
     run(page, editor, "print(2)")
     assert last_run(output) == "2\n"
 
-    # Output streams while code runs, line by line, without flush=True.
-    run(page, editor, "import time\nprint('first')\ntime.sleep(1.5)\nprint('second')", wait=False)
+    # Output streams while code runs, line by line, without flush=True: a line printed a moment
+    # after another (output is sent at most every 50 ms) shows while Python then sleeps.
+    run(page, editor, "import time\nprint('zero')\nprint('first')\ntime.sleep(1.5)\nprint('second')", wait=False)
     page.wait_for_function("el => el.textContent.endsWith('first\\n')", arg=output.element_handle(), timeout=10_000)
     assert panel.get_attribute("data-scalecore-running") is not None
     page.wait_for_function(RUNNING, timeout=10_000)

@@ -460,13 +460,16 @@ async function sha256(bytes) {
 // STREAM_EVERY_MS (the page paints at most once a frame), not two million messages, and a flood
 // keeps only its last STREAM_KEEP characters (what the page keeps), counting the rest as cut.
 // The parts keep the order stdout and stderr were written in. What is left is sent before the
-// run's answer.
+// run's answer. What is written less than STREAM_EVERY_MS after a send waits for a timer, which
+// fires while Python sleeps (time.sleep suspends it) or awaits: print("a"); print("b");
+// time.sleep(5) shows "b" at once, not five seconds later. A run's first output goes at once.
 const STREAM_EVERY_MS = 50;
 const STREAM_KEEP = 200000;
 let pending = []; // [{stream, text}]
 let pendingSize = 0;
 let pendingCut = 0;
 let lastSent = 0;
+let flushTimer = null;
 
 function stream(name, text) {
   const last = pending[pending.length - 1];
@@ -474,7 +477,9 @@ function stream(name, text) {
   else pending.push({ stream: name, text });
   pendingSize += text.length;
   if (pendingSize > 2 * STREAM_KEEP) keepTail();
-  if (performance.now() - lastSent >= STREAM_EVERY_MS) flush();
+  const since = performance.now() - lastSent;
+  if (since >= STREAM_EVERY_MS) flush();
+  else if (flushTimer === null) flushTimer = setTimeout(flush, STREAM_EVERY_MS - since);
 }
 
 function keepTail() {
@@ -491,6 +496,8 @@ function keepTail() {
 }
 
 function flush() {
+  if (flushTimer !== null) clearTimeout(flushTimer);
+  flushTimer = null;
   lastSent = performance.now();
   if (!pending.length && !pendingCut) return;
   keepTail();
@@ -633,6 +640,7 @@ const HANDLERS = {
       sessions.set(session, namespace);
     }
     streamId = id;
+    lastSent = 0; // this run's first output is sent at once
     const t = performance.now();
     try {
       // The packages the code imports, from the site (or the mirror), before it runs: each wheel
