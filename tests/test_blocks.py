@@ -191,6 +191,12 @@ def test_softmax_panel_is_computed_by_the_core():
     assert [s["src"] for s in Panels(html).find("script")] == ["../../api/softmax/data.js"]
 
 
+def test_softmax_scores_are_bounded_so_that_times_the_factor_they_stay_finite():
+    with pytest.raises(Exception, match="a number from -1,000,000 to 1,000,000, got 1e\\+308"):
+        expand(block("softmax", "scores: [1.0e+308, 0]", "factor: 2"))
+    assert "NaN" not in expand(block("softmax", "scores: [1000000, 0]", "factor: 1000000"))
+
+
 def test_softmax_without_jacobian_table():
     html = expand(block("softmax", "show: [weights]"))
     assert "scalecore-jacobian" not in html and 'class="scalecore-softmax"' in html
@@ -417,9 +423,9 @@ def test_wrong_type_names_option_value_and_type():
     assert error(block("console", "height: 100")) == (
         f"{PAGE}:2: /// console: option 'height': expected an integer from 1 to 60, got 100")
     assert error(block("softmax", "scores: [1, a]")) == (
-        f"{PAGE}:2: /// softmax: option 'scores': expected a number, got 'a' (text)")
+        f"{PAGE}:2: /// softmax: option 'scores': expected a number from -1,000,000 to 1,000,000, got 'a' (text)")
     assert error(block("softmax", "factor: -1")) == (
-        f"{PAGE}:2: /// softmax: option 'factor': expected a number >= 0, got -1")
+        f"{PAGE}:2: /// softmax: option 'factor': expected a number from 0 to 1,000,000, got -1")
     assert error(block("softmax", "factor: .nan")) == (
         f"{PAGE}:2: /// softmax: option 'factor': expected a finite number, got nan")
 

@@ -353,6 +353,16 @@ def test_variance_and_softmax_panels_follow_their_controls(open_page, base, buil
         got = softmax.evaluate("(root, f) => root.scalecorePanel.state(f)", point["factor"])
         assert _close(got["gradient"], point["gradient"], 1e-12)
         assert all(_close(a, b, 1e-12) for a, b in zip(got["weights"], point["weights"]))
+    # A reader's huge score is refused in words (1e308 x 8 was Infinity, and the chart NaN).
+    scores = softmax.locator("input[data-scalecore-state=scores]")
+    scores.fill("1e308, 0")
+    scores.dispatch_event("change")
+    assert "from -1,000,000 to 1,000,000" in softmax.locator(".scalecore-status").first.text_content()
+    assert scores.get_attribute("aria-invalid") == "true"
+    assert "NaN" not in softmax.inner_text()
+    scores.fill("1000000, 0")
+    scores.dispatch_event("change")
+    assert scores.get_attribute("aria-invalid") is None and "NaN" not in softmax.inner_text()
 
 
 def test_self_check_remembers_that_the_answer_was_seen(open_page, base, module):

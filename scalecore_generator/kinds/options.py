@@ -209,22 +209,35 @@ class Integer(Option):
         return value
 
 
-class Number(Option):
-    """A finite number (integer or decimal), stored as a float, optionally >= low."""
+def _shown(bound: float | None) -> str:
+    """A bound as an author reads it: 1,000,000 rather than 1e+06, 0.5 as 0.5."""
+    if bound is None:
+        return ""
+    return f"{int(bound):,}" if float(bound).is_integer() and abs(bound) < 1e15 else f"{bound:g}"
 
-    def __init__(self, low: float | None = None, default=None):
+
+class Number(Option):
+    """A finite number (integer or decimal), stored as a float, optionally >= low and <= high."""
+
+    def __init__(self, low: float | None = None, default=None, high: float | None = None):
         super().__init__(default)
         self.low = low
+        self.high = high
 
     def expected(self) -> str:
-        return "a number" if self.low is None else f"a number >= {self.low:g}"
+        low, high = _shown(self.low), _shown(self.high)
+        if self.low is not None and self.high is not None:
+            return f"a number from {low} to {high}"
+        if self.high is not None:
+            return f"a number <= {high}"
+        return "a number" if self.low is None else f"a number >= {low}"
 
     def run_validation(self, value):
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             raise ValidationError(f"expected {self.expected()}, got {describe(value)}")
         if not math.isfinite(value):
             raise ValidationError(f"expected a finite number, got {value!r}")
-        if self.low is not None and value < self.low:
+        if (self.low is not None and value < self.low) or (self.high is not None and value > self.high):
             raise ValidationError(f"expected {self.expected()}, got {value!r}")
         return float(value)
 

@@ -13,6 +13,7 @@ from scalecore.softmax import jacobian_norm, softmax, softmax_jacobian
 
 SHOW = ("weights", "jacobian", "table")
 EXAMPLES = [[1.0, 2.0, 3.0], [1.0, 5.0, 10.0], [10.0, 50.0, 100.0]]
+LARGEST = 1e6  # the largest score (and factor) in size; the panel's script holds readers to it too
 FACTORS = [0.25 * step for step in range(41)]  # the scores [1, 2, 3] multiplied by 0 ... 10
 
 
@@ -40,11 +41,12 @@ class Softmax(Kind):
     compute = "scalecore.softmax:saturation_lesson"
 
     class Options(PanelOptions):
-        # The row of scores (2 to 8 numbers, repeats allowed).
-        scores = ListOf(Number(), default=[1.0, 2.0, 3.0], min_items=2, max_items=8, unique=False,
+        # The row of scores (2 to 8 numbers, repeats allowed). Scores and factor are bounded so
+        # that their product stays finite: a million already saturates softmax completely.
+        scores = ListOf(Number(low=-LARGEST, high=LARGEST), default=[1.0, 2.0, 3.0], min_items=2, max_items=8, unique=False,
                         example="[1, 2, 3]")
         # The initial multiplier of the scores: 0 is even attention, large is one-hot.
-        factor = Number(low=0, default=1.0)
+        factor = Number(low=0, high=LARGEST, default=1.0)
         show = ListOf(OneOf(SHOW), default=list(SHOW), min_items=1, order=SHOW, example="[weights, table]")
 
     def grid(self, site):

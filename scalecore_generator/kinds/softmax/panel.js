@@ -43,11 +43,17 @@
     return Math.sqrt(sum);
   }
 
+  /* The reader's scores: 2 to 12 numbers, each at most a million in size (the kind's LARGEST),
+     so that a score times the factor stays finite (1e308 x 2 is Infinity, and softmax NaN). */
+  var LARGEST = 1e6;
   function parseScores(text) {
     var parts = String(text).split(/[\s,;]+/).filter(Boolean);
     var values = parts.map(Number);
     if (values.length < 2 || values.length > 12 || values.some(function (v) { return !isFinite(v); })) {
       throw new Error("Write 2 to 12 numbers separated by commas, for example 1, 2, 3.");
+    }
+    if (values.some(function (v) { return Math.abs(v) > LARGEST; })) {
+      throw new Error("Write scores from -1,000,000 to 1,000,000: a million already puts all the weight on one score.");
     }
     return values;
   }
