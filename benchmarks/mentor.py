@@ -113,8 +113,10 @@ def score(entry: dict, answer: dict, baked, targets: Targets) -> dict:
         marks["due"] = True
         quiet = not (answer["passages"] or answer["numbers"] or answer.get("lead") or answer["check"])
         ok = marks["refused"] and quiet
-        if entry.get("language"):
+        if isinstance(entry.get("language"), str):  # a named language: the answer must say it reads English
             ok = ok and answer.get("language") == entry["language"]
+        # language: true (held-out sets 9 and 10: "in another language or not about the lesson") asks only
+        # for the refusal: the name of the language is not part of the set (True never equalled a name)
         if entry.get("closest"):
             ok = ok and any(c["page"] == entry["closest"] for c in answer.get("closest", []))
         marks["key"] = marks["lead"] = ok
