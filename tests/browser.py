@@ -18,6 +18,7 @@ the test.
 from __future__ import annotations
 
 import functools
+import io
 import json
 import os
 import re
@@ -133,6 +134,15 @@ class _Handler(SimpleHTTPRequestHandler):
         if not path.startswith(self.prefix):
             self.send_error(404, f"outside {self.prefix}")
             return None
+        error_page = Path(self.directory) / "404.html"
+        if not Path(self.translate_path(self.path)).exists() and error_page.is_file():
+            # As a static host does: a missing address under the site answers with its 404 page.
+            body = error_page.read_bytes()
+            self.send_response(404)
+            self.send_header("Content-Type", "text/html; charset=utf-8")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return io.BytesIO(body)
         return super().send_head()
 
     def translate_path(self, path):

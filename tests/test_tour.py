@@ -377,3 +377,23 @@ def test_live_mode_under_a_subpath(visit, subpath_server, built_site):
     assert pyodide and all(url.startswith(subpath_server.url) for url in pyodide), pyodide  # the worker's, watched
     outside = subpath_server.outside_since(mark)
     assert not outside, f"requests outside {SUBPATH}: {outside}"
+
+
+@pytest.mark.parametrize("missing", ["no-such-page.html", "modules/no-such-module.html", "guide/deep/no-such.html"])
+def test_the_404_page_under_a_subpath_is_styled_and_its_links_land(visit, subpath_server, missing):
+    # A static host answers a missing address, at any depth, with the site's 404.html: served from
+    # a subpath with no site_url, it asked the host's root for its stylesheets and linked there.
+    mark = len(subpath_server.paths)
+    page, watch = visit(subpath_server.url + missing, allowed=subpath_server.allows)
+    page.wait_for_load_state("load")
+    assert page.evaluate("getComputedStyle(document.querySelector('.md-header')).position") == "sticky"  # styled
+    assert page.evaluate("document.baseURI") == subpath_server.url
+    home = page.locator(".md-header__button.md-logo")
+    assert home.evaluate("a => a.href") == subpath_server.url + "index.html"
+    assert page.evaluate("JSON.parse(document.getElementById('__config').textContent).base") == SUBPATH
+    page.locator(".md-nav--primary a.md-nav__link[href$='corpora.html']").first.click()
+    page.wait_for_url(subpath_server.url + "corpora.html")
+    assert page.locator("h1").first.is_visible()
+    outside = subpath_server.outside_since(mark)
+    assert not outside, f"requests outside {SUBPATH}: {outside}"
+    watch.errors[:] = [error for error in watch.errors if missing not in error]  # the 404 itself

@@ -27,7 +27,7 @@ from mkdocs.exceptions import Abort, PluginError
 from mkdocs.plugins import BasePlugin, CombinedEvent, event_priority, get_plugin_logger
 from mkdocs.structure.files import File
 
-from scalecore_generator.adapters.mkdocs import features, site
+from scalecore_generator.adapters.mkdocs import error_page, features, site
 from scalecore_generator.adapters.mkdocs.converted_pages import ConvertedPages
 from scalecore_generator.adapters.mkdocs.config import ScalecoreConfig, kind_settings_reference, reference
 from scalecore_generator.adapters.mkdocs.last_good import LastGoodSite
@@ -240,6 +240,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         """The theme's own pages (404.html) get the same policy as every other page."""
         if not template_name.endswith(".html"):
             return output_content
+        if error_page.needs_root(template_name, config.site_url):  # a 404 page a subpath host serves
+            ours = self.site_files.build_uris() if isinstance(self.site_files, site.SiteFiles) else set()
+            uris = [file.dest_uri for file in self.site_files or ()] + sorted(ours)
+            output_content = error_page.relative_error_page(output_content, error_page.site_folders(uris))
         return self.build.pages.finish_page(None, output_content)
 
     @event_priority(-100)  # after the other plugins' on_post_build: the search plugins write their index there

@@ -31,6 +31,10 @@ class SiteFiles(Files):
         super().__init__(list(files))
         self._config, self._ours, self._made = config, ours, {}
 
+    def build_uris(self) -> set[str]:
+        """The site paths of the build's own files (not MkDocs Files)."""
+        return set(self._ours)
+
     def get_file_from_path(self, path: str) -> File | None:
         found = super().get_file_from_path(path)
         if found is None:
