@@ -406,6 +406,7 @@ def test_offline_live_mode_and_the_console_say_what_was_saved(reader, site_serve
     console.locator("textarea").fill("print(6 * 7)")
     console.locator("textarea").press("Control+Enter")
     expect(console.locator("pre.scalecore-console__output")).to_contain_text("not saved on this device", timeout=10_000)
+    assert console.locator("pre.scalecore-console__output").text_content().endswith("you are online.\n")  # a sentence
     page.reload()
     guards = page.locator(".scalecore-panel--scale-guards").first
     guards.scroll_into_view_if_needed()
@@ -413,6 +414,7 @@ def test_offline_live_mode_and_the_console_say_what_was_saved(reader, site_serve
     message = guards.locator(".scalecore-live__message")
     expect(message).to_contain_text("not saved on this device", timeout=30_000)
     assert "dynamically imported" not in message.text_content()
+    assert message.text_content().rstrip().endswith("you are online.")
     assert not page.locator(".scalecore-panel--console").first.get_by_text("rather than opened from disk").is_visible()
     context.set_offline(False)
     page.reload()

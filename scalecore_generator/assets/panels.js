@@ -288,8 +288,8 @@
     var said = new Error(offline
       ? what + " is not saved on this device, and there is no network. It is kept once it has started on a " +
         "page while online; to keep it for every page, choose \u201cMake this site available offline\u201d in " +
-        "the header, with the live runtime, the next time you are online"
-      : what + " could not be downloaded: the site's server did not answer. Try again in a moment");
+        "the header, with the live runtime, the next time you are online."
+      : what + " could not be downloaded: the site's server did not answer. Try again in a moment.");
     said.unreachable = true;
     return said;
   }

@@ -371,7 +371,7 @@
       return mentor;
     });
     this.ready.catch(function (error) {
-      self.say("The mentor could not start: " + error.message + ".");
+      self.say("The mentor could not start: " + error.message.replace(/[.!?]?$/, "."));
     });
     return this.ready;
   };
