@@ -179,7 +179,7 @@ def test_the_kind_template_switches_and_computes_live(visit, bare_with_kind):
         assert panel.locator(".scaled-bars").get_attribute("data-factor") == "4"
         panel.get_by_role("button", name="Compute live").click()  # opens the live form (u.liveForm)
         panel.get_by_label("Any factor").fill("3")
-        panel.locator("form").get_by_role("button", name="Compute live").click()
+        panel.locator("form").get_by_role("button", name="Compute", exact=True).click()
         page.wait_for_function("el => el.querySelector('.scaled-bars').getAttribute('data-factor') === '3'",
                                arg=panel.element_handle(), timeout=PYODIDE_TIMEOUT_MS)
     finally:

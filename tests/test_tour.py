@@ -33,7 +33,7 @@ PAGES = docs_pages()
 SCHEMES = {"light": ("default", "Switch to dark mode", "slate"),
            "dark": ("slate", "Switch to light mode", "default")}
 WIDTHS = (1280, 390)
-STARTS_PYTHON = ("Compute live", "Recompute live", "Run", "Sample live")
+STARTS_PYTHON = ("Compute live", "Compute", "Recompute live", "Run", "Sample live")
 MAX_TAB_STOPS = 600
 
 # A panel's visible state: its data-scalecore-* attributes, its text (not the live region's, which

@@ -376,7 +376,10 @@
   function liveForm(root, spec) {
     var message = el("p", { class: "scalecore-live__message", "aria-live": "polite" });
     var progress = progressView();
-    var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" }, spec.run || "Compute live");
+    // The form's own button: "Compute" where "Compute live" (the open button beside it) only
+    // opened the form; two buttons of one name side by side left a reader guessing which computes.
+    var run = el("button", { type: "submit", class: "scalecore-button scalecore-button--primary" },
+      spec.run || (spec.computeOnOpen ? "Compute live" : "Compute"));
     var back = spec.back ? el("button", { type: "button", class: "scalecore-button", hidden: true }, "Show baked data") : null;
     var fields = spec.fields.map(function (field) {
       field.input.id = field.input.id || nextId("scalecore-input");
