@@ -673,14 +673,15 @@
   }
 
   /* The fields most live forms ask for: a sentence (the site's, to start with) and a seed. Its
-     values() are {sentence, seed}, or an Error that says what is wrong with the seed. */
+     values() are {sentence, seed}, or an Error that says what is wrong with the seed. "Any seed":
+     the panel's own "Seed" picker, beside it, offers the baked seeds only. */
   function sentenceSeedFields(manifest, seed) {
     var sentence = el("input", { type: "text", class: "scalecore-input scalecore-input--wide", spellcheck: "false",
       autocomplete: "off", value: (manifest && manifest.data.sentence) || "" });
     var seedInput = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1,
       value: seed, inputmode: "numeric" });
     return {
-      fields: [{ label: "Sentence", input: sentence }, { label: "Seed", input: seedInput }],
+      fields: [{ label: "Sentence", input: sentence }, { label: "Any seed", input: seedInput }],
       values: function () {
         if (!manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
         return { sentence: words(sentence), seed: wholeNumber(seedInput, 0, MAX_SEED, "The seed") };

@@ -320,7 +320,7 @@
       what: "all 8 guard sets",
       run: "Recompute live",
       computeOnOpen: true, // the first time: this corpus and seed, computed live
-      fields: [{ label: "Sentence", input: this.liveSentence }, { label: "Seed", input: this.liveSeed },
+      fields: [{ label: "Sentence", input: this.liveSentence }, { label: "Any seed", input: this.liveSeed },
         { label: "d_k", input: this.liveDk }],
       points: function () {
         if (!self.manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");
