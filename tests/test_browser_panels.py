@@ -373,6 +373,7 @@ def test_self_check_remembers_that_the_answer_was_seen(open_page, base, module):
     check.locator("summary").click()
     # Kept on the details' toggle event, which the browser fires after the click returns.
     page.wait_for_function("k => localStorage.getItem(k) === '1'", arg=key)
+    assert check.locator(".scalecore-seen").count() == 0  # seen now, not "seen before"
     page.reload()
     _hydrated(page)
     assert page.locator(".scalecore-panel--self-check").first.locator(".scalecore-seen").count() == 1

@@ -579,7 +579,13 @@ def test_self_check_progress_counts_persists_and_resets(context, base_url):
     page.reload()
     assert page.locator("[data-scalecore-progress-text]").inner_text() == f"2 of {total} self-checks done"
     assert page.locator("[data-scalecore-done='true']").count() == 2
+    page.once("dialog", lambda dialog: dialog.dismiss())  # Reset asks first: "Cancel" keeps everything
     page.get_by_role("button", name="Reset").click()
+    assert page.locator("[data-scalecore-progress-text]").inner_text() == f"2 of {total} self-checks done"
+    asked = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.accept()))
+    page.get_by_role("button", name="Reset").click()
+    assert asked == ["Forget which self-check answers you have revealed on this page?"]
     assert page.locator("[data-scalecore-progress-text]").inner_text() == f"0 of {total} self-checks done"
     assert page.get_by_role("button", name="Reset").is_disabled()
     page.reload()
@@ -596,6 +602,7 @@ def test_progress_counts_answers_the_self_check_panels_remember(context, base_ur
     page.reload()
     page.wait_for_selector("[data-scalecore-module][data-scalecore-ready='true']", state="attached")
     assert page.locator("[data-scalecore-progress-text]").inner_text() == f"1 of {total} self-checks done"
+    page.once("dialog", lambda dialog: dialog.accept())
     page.get_by_role("button", name="Reset").click()
     assert page.locator("[data-scalecore-progress-text]").inner_text() == f"0 of {total} self-checks done"
     assert page.evaluate("id => localStorage.getItem('scalecore:revealed:' + id)", first) is None

@@ -48,9 +48,10 @@
         }
       }
       if (store && store.getItem(key) === "1") seen();
+      // Revealed now: remembered for the next visit, which says "(answer seen before)"; not said
+      // in this one (a reader who had just opened it for the first time read "seen before").
       details.addEventListener("toggle", function () {
         if (!details.open) return;
-        seen();
         try {
           if (store) store.setItem(key, "1");
         } catch (error) {

@@ -259,6 +259,8 @@
       });
     });
     reset.addEventListener("click", function () {
+      // Nothing else undoes it: asked first, as the notes ask before an import replaces them.
+      if (!window.confirm("Forget which self-check answers you have revealed on this page?")) return;
       done = [];
       save(key, null);
       ids.forEach(forgetRevealed);
