@@ -17,6 +17,7 @@ import json
 import os
 import re
 import shutil
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import expect
@@ -508,3 +509,19 @@ def test_a_full_browser_storage_is_said_as_such(reader, site_server):
     assert "network" not in status.text_content() and ".." not in status.text_content()
     expect(dialog.get_by_role("button", name="Save for offline")).to_be_enabled()
     assert page.evaluate("caches.keys().then(names => names.length)") == 1  # what was saved stays
+
+
+def test_the_offline_guide_states_the_sizes_the_dialog_states(built_site):
+    """docs/guide/offline.md gives the three choices' sizes for this site; the dialog computes
+    them from offline.json (offline.js: site, runtime, stack). The guide's "about" numbers stay
+    within a twentieth of what this build's dialog would say."""
+    guide = (Path(__file__).resolve().parent.parent / "docs" / "guide" / "offline.md").read_text(encoding="utf-8")
+    found = re.search(r"about (\d+) MB for this site\).*?about (\d+) MB in all\).*?about (\d+) MB in all\)",
+                      " ".join(guide.split()))
+    assert found, "the guide's three sizes"
+    files = json.loads((built_site / "offline.json").read_text(encoding="utf-8"))["files"]
+    site = sum(f["bytes"] for f in files.values() if not f.get("runtime") and not f.get("stack"))
+    runtime = sum(f["bytes"] for f in files.values() if not f.get("stack"))
+    stack = sum(f["bytes"] for f in files.values())
+    for stated, measured in zip(map(int, found.groups()), (site, runtime, stack)):
+        assert abs(stated - measured / 1e6) <= 0.05 * measured / 1e6, (stated, round(measured / 1e6, 1))
