@@ -152,6 +152,29 @@ def test_an_edit_to_a_snippet_outside_docs_rebuilds_the_page_that_includes_it(vi
         stop(server)
 
 
+def test_a_package_added_while_serving_is_watched_from_the_next_build(visit, tmp_path):
+    """MkDocs calls on_serve once: the folders the first build read were watched, and a package
+    added to ``packages`` while serving was read by the next build, but an edit to it rebuilt
+    nothing until the server restarted (a fresh author's finding)."""
+    folder = copy_site(tmp_path / "site", source=TUTORIAL)
+    server, url = start_serving(folder, free_port())
+    try:
+        page, watch = visit(url + "index.html", bypass_csp=False)
+        page.evaluate("window.__before = true")
+        (folder / "helpers").mkdir()
+        (folder / "helpers" / "__init__.py").write_text("G = 9.81\n", encoding="utf-8")
+        edit(folder / "mkdocs.yml", "packages: [mylessons]", "packages: [mylessons, helpers]")
+        page.wait_for_function("() => window.__before === undefined", timeout=120_000)  # rebuilt with it
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(1000)
+        page.evaluate("window.__before = true")
+        (folder / "helpers" / "__init__.py").write_text("G = 1.62\n", encoding="utf-8")
+        page.wait_for_function("() => window.__before === undefined", timeout=120_000)  # rebuilt and reloaded
+        visit.close_all()
+    finally:
+        stop(server)
+
+
 def test_no_worker_takes_a_dev_servers_pages(visit, serving):
     """Service workers allowed, as a reader's browser has them: a dev build registers none, an
     edit shows on reload and on the next page, and the header's offline dialog says why."""

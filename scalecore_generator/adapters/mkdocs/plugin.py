@@ -257,6 +257,7 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.serve_failure = None
         self.build.finish(Path(config.site_dir))
         self.converted.save()
+        self._watch_the_builds_folders()
         self._watch_what_pages_read(config)
         if self.last_good is not None:
             self.last_good.drop()
@@ -274,6 +275,17 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.page_errors.pages.add(page.file.src_uri)
         return PluginError(site.conversion_error(page.file.src_uri, error, self.build.engine.docs_dir,
                                                  self.build.engine.config_file))
+
+    def _watch_the_builds_folders(self) -> None:
+        """The folders the build reads (corpora, kinds, packages...), watched under ``mkdocs
+        serve``, those a rebuild's settings added too: a package added to ``packages`` while
+        serving was read by the rebuild, but an edit to it then rebuilt nothing."""
+        if self.server is None or self.build is None:
+            return
+        for path in self.build.watched():
+            if str(path) not in self.watched:
+                self.server.watch(str(path))
+                self.watched.add(str(path))
 
     def _watch_what_pages_read(self, config) -> None:
         """Under ``mkdocs serve``, the files a page's conversion read outside docs/ (a snippet that
@@ -330,10 +342,9 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
                       f"python -m http.server). Fix: stop it, or serve on another port: mkdocs serve -a {host}:{port + 1}")
             raise Abort("Aborted: the port is in use.")
         if self.config.enabled and self.build is not None:
-            for path in self.build.watched():
-                server.watch(str(path))
-            site.mark_reload_script(server, self.serve_nonce, lambda: self.serve_failure)
             self.server = server
+            self._watch_the_builds_folders()
+            site.mark_reload_script(server, self.serve_nonce, lambda: self.serve_failure)
             self._watch_what_pages_read(config)  # the first build's, made before the server was given
             self._see_config_failures(server)
         return server
