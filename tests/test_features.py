@@ -140,6 +140,24 @@ def test_a_link_to_a_missing_anchor_stops_a_strict_build(minimal, tmp_path):
     assert tree(folder / "site") == before
 
 
+def test_a_folder_style_link_and_a_missing_image_stop_a_strict_build_with_their_fixes(minimal, tmp_path):
+    # "../other/" is a 404 on a site whose pages are files: MkDocs says so at INFO level only
+    # (a fresh author's build passed); a missing image got the advice for a page.
+    folder = copy_site(tmp_path / "site", source=minimal[0])
+    (folder / "docs" / "img").mkdir()
+    (folder / "docs" / "img" / "orbit.png").write_bytes(b"\x89PNG\r\n\x1a\n")
+    (folder / "docs" / "other.md").write_text("# Other\n\nSee [the concept](index/).\n\n![An orbit](img/orbits.png)\n",
+                                              encoding="utf-8")
+    result = build(folder)
+    assert result.returncode == 1
+    assert result.lines("WARNING") == [
+        "docs/other.md:3: Doc file 'other.md' contains an unrecognized relative link 'index/', it was left as is. "
+        "Fix: link to a page of the site by its .md file, relative to this page, e.g. 'index.md'.",
+        "docs/other.md:5: Doc file 'other.md' contains a link 'img/orbits.png', but the target is not found among "
+        "documentation files. Fix: link to a file under docs/ by its path relative to this page, e.g. "
+        "'img/orbit.png', or add the file as docs/img/orbits.png."], result.describe()
+
+
 # --------------------------------------------------------------------------------------------
 # Nothing the author did not mean runs (pages/author_scripts.py)
 # --------------------------------------------------------------------------------------------

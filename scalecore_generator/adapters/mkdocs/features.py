@@ -16,9 +16,10 @@ needs is dropped silently. The author's own settings win wherever they work:
   the site names is an error with the fix;
 - palette: a site that sets none gets a light and a dark scheme following the reader's system,
   with a toggle; a site that sets one keeps it;
-- links: a link to a heading that does not exist is a warning (so ``strict`` stops the build),
-  not MkDocs' default, a line at INFO level that no one reads; a site that sets
-  ``validation: {anchors: ...}`` itself keeps its choice.
+- links: a link to a heading that does not exist, and a link to a folder-style address
+  (``../lessons/pendulum/``, a 404 on a site whose pages are files) are warnings (so ``strict``
+  stops the build), not MkDocs' default, a line at INFO level that no one reads; a site that sets
+  ``validation: {anchors: ...}`` or ``{unrecognized_links: ...}`` itself keeps its choice.
 """
 
 import logging
@@ -118,16 +119,19 @@ def _palette(config) -> list[str]:
 
 
 def _anchors(config) -> list[str]:
-    links = config.validation.links
-    if links.anchors >= logging.WARNING or _sets_anchors(config.config_file_path):
-        return []
-    links.anchors = logging.WARNING
-    return ["links to missing anchors as warnings"]
+    links, added = config.validation.links, []
+    if links.anchors < logging.WARNING and not _sets(config.config_file_path, "anchors"):
+        links.anchors = logging.WARNING
+        added.append("links to missing anchors as warnings")
+    if links.unrecognized_links < logging.WARNING and not _sets(config.config_file_path, "unrecognized_links"):
+        links.unrecognized_links = logging.WARNING
+        added.append("links to folder-style addresses as warnings")
+    return added
 
 
-def _sets_anchors(config_file: str | None) -> bool:
+def _sets(config_file: str | None, key: str) -> bool:
     try:
         text = Path(config_file or "mkdocs.yml").read_text(encoding="utf-8-sig")
     except OSError:
         return False
-    return re.search(r"^\s*anchors\s*:", text, re.M) is not None
+    return re.search(rf"^\s*{key}\s*:", text, re.M) is not None

@@ -231,8 +231,16 @@ class PageLinkLines(logging.Filter):
         return True
 
     def _fix(self, page: str, link: str) -> str:
-        """The closest other page (the page itself is never the fix), or the page to create."""
+        """The closest other page (the page itself is never the fix), or the page to create; for a
+        file that is not a page (an image), the closest file, or the file to add."""
         target = posixpath.normpath(posixpath.join(posixpath.dirname(page), link.split("#")[0]))
+        extension = posixpath.splitext(target)[1].lower()
+        if extension not in ("", ".md", ".html"):
+            files = sorted(path.relative_to(self.docs).as_posix() for path in self.docs.rglob(f"*{extension}"))
+            close = difflib.get_close_matches(target, files, n=1, cutoff=0.3)
+            example = f", e.g. '{posixpath.relpath(close[0], posixpath.dirname(page) or '.')}'" if close else ""
+            return (f"link to a file under {self.docs.name}/ by its path relative to this page{example}, "
+                    f"or add the file as {self.docs.name}/{target}.")
         pages = sorted(path.relative_to(self.docs).as_posix() for path in self.docs.rglob("*.md"))
         close = difflib.get_close_matches(target, [other for other in pages if other != page], n=1, cutoff=0.3)
         example = f", e.g. '{posixpath.relpath(close[0], posixpath.dirname(page) or '.')}'" if close else ""
