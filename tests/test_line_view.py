@@ -42,6 +42,9 @@ def test_whole_ticks_are_written_whole_and_fractions_keep_two_decimals():
     ticks = lambda markup: re.findall(r'text-anchor="end" class="scalecore-tick">([^<]+)<', markup)  # noqa: E731
     assert ticks(draw(dict(THROW_45, yMax=20))) == ["0", "10", "20"]
     assert ticks(draw({"xs": [0, 1], "ys": [0.2, 0.5]})) == ["0.00", "0.25", "0.50"]
+    # small values keep three significant digits: a pendulum's swing of 0.004 read 0.00 three times
+    assert ticks(draw({"xs": [0, 1], "ys": [0.001, 0.004]})) == ["0", "0.002", "0.004"]
+    assert ticks(draw({"xs": [0, 1], "ys": [0, 0.0152]})) == ["0", "0.0076", "0.0152"]
 
 
 def test_the_older_name_of_the_y_axis_end_still_works():

@@ -410,10 +410,13 @@
       fraction = function (y) { return y / ymax; };
       ticks = [0, ymax / 2, ymax];
     }
-    // Large values (a residual stream of 10^5) get the shared number format, and room for it;
-    // whole numbers are written whole (20, not 20.00).
+    // Large values (a residual stream of 10^5) and small ones (a swing of 0.004, whose ticks read
+    // 0.00, 0.00, 0.00 to two decimals) get the shared number format, and room for it; whole
+    // numbers are written whole (20, not 20.00).
     var whole = ticks.every(function (t) { return Number.isInteger(t); });
-    var tick = spec.log || ymax >= 1000 ? format : function (y) { return whole ? String(y) : y.toFixed(2); };
+    var small = function (y) { return format(y).replace(/(\.\d*?)0+$/, "$1").replace(/\.$/, ""); }; // 0.002, not 0.00200
+    var tick = spec.log || ymax >= 1000 ? format : ymax < 0.1 && !whole ? small :
+      function (y) { return whole ? String(y) : y.toFixed(2); };
     var longest = ticks.reduce(function (n, t) { return Math.max(n, tick(t).length); }, 0);
     var legend = series.length > 1 ? 20 : 0;
     var plot = { left: Math.max(40, Math.round(longest * 6.5 + 12)), right: spec.xTicks ? 16 : 10,
