@@ -485,7 +485,11 @@ def test_malformed_yaml_reports_the_page_line():
         "lists as [a, b]")
     assert error(block("scale-guards", "corpus: demo", "seed: 0: 1")) == (
         f"{PAGE}:3: /// scale-guards: the options are not valid YAML (mapping values are not allowed here); "
-        "write one 'option: value' per line, lists as [a, b]")
+        "write one 'option: value' per line, lists as [a, b]; a value that holds ': ' (a question with a colon) "
+        "must be quoted, question: \"...\", or written as a block, question: | and the text indented below it")
+    # a fresh author's self-check question with a colon in it
+    assert "must be quoted" in error(block("self-check", "question: The period of a 1 m pendulum: roughly?",
+                                           "answer: 2 s"))
 
 
 def test_body_must_be_a_mapping():

@@ -166,9 +166,12 @@ def _parse_body(raw: RawBlock, prefix: str, loader_class) -> tuple[dict, dict[st
         problem = error.problem
         if error.context and error.context_mark is not None:  # where the broken construct began
             problem += f", {error.context} that starts on line {page_line(error.context_mark)}"
+        fix = ("; a value that holds ': ' (a question with a colon) must be quoted, "
+               "question: \"...\", or written as a block, question: | and the text indented below it"
+               if "mapping values are not allowed" in (error.problem or "") else "")
         raise Located(page_line(error.problem_mark),
                       f"{prefix}the options are not valid YAML ({problem}); write one "
-                      "'option: value' per line, lists as [a, b]") from None
+                      f"'option: value' per line, lists as [a, b]{fix}") from None
     except yaml.YAMLError as error:
         raise Located(raw.body_line, f"{prefix}the options are not valid YAML ({error}); write one "
                                      "'option: value' per line, lists as [a, b]") from None
