@@ -334,3 +334,14 @@ def test_a_setting_written_on_its_own_line_is_named_by_that_line(tmp_path):
     assert _option_line(str(yml), "kinds", "compound", "rate") == 9
     assert _option_line(str(yml), "kinds", "compound", "absent") == 7  # the deepest key found
     assert _option_line(str(yml), "kinds", "nothing", "rate") == 6
+
+
+def test_a_failing_point_names_every_setting_that_gave_its_values():
+    # A fresh author's pendulum failed for {length: 0.25, amplitude: 90.0}; the fix named only the
+    # length's setting, when the amplitude was the cause: every value is named, with its setting.
+    from scalecore_generator.builder.points import _left_out
+
+    origins = {"0.25": "the setting 'lengths' (mkdocs.yml:20)", "90.0": "the setting 'amplitudes' (mkdocs.yml:21)"}
+    assert _left_out({"length": 0.25, "amplitude": 90.0}, origins) == (
+        "0.25 out of the setting 'lengths' (mkdocs.yml:20), or 90.0 out of the setting 'amplitudes' (mkdocs.yml:21)")
+    assert _left_out({"length": 3.0}, origins) == "that value out of the kind's grid"

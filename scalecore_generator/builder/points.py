@@ -181,16 +181,19 @@ def _compute(kind, function, point, params, origins=None):
 
 
 def _left_out(point: dict, origins: dict[str, str]) -> str:
-    """What to leave out of which setting: the point's value the site's settings gave, with its
-    line ("2.0 out of the setting 'factors' of the kind 'k' ..., mkdocs.yml:18"), else the grid."""
+    """What to leave out of which setting: each of the point's values the site's settings gave,
+    with its line ("2.0 out of the setting 'factors' of the kind 'k' ..., mkdocs.yml:18"), else the
+    grid. Every one is named: which of them made the function fail is the author's to read (the
+    first alone sent a fresh author to a length when the amplitude was the cause)."""
+    found = []
     for value in point.values():
         try:
             where = origins.get(dumps(value))
         except (TypeError, ValueError):
             continue
         if where:
-            return f"{value} out of {where}"
-    return "that value out of the kind's grid"
+            found.append(f"{value} out of {where}")
+    return ", or ".join(found) if found else "that value out of the kind's grid"
 
 
 def _signature_mismatch(kind, function, params: dict) -> str | None:
