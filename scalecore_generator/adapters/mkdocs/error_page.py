@@ -14,9 +14,9 @@ so a second script, just after that configuration, writes the root there.
 The root is the shortest start of the address whose rest starts with a folder of the site's
 pages (the build knows them), or is the missing page's own folder: /course/modules/typo.html and
 /course/modules/old/typo.html are under /course/, since "modules" is a folder of the site and
-"course" is not; /course/typo.html is under /course/. An address whose folders coincide with the site's own is
-ambiguous without asking the server; this rule reads it as a mistake inside the site, the
-likelier of the two. Written by hand: no library rewrites a page's addresses for a base the
+"course" is not; /course/typo.html is under /course/. An address whose folders coincide with the
+site's own is ambiguous without asking the server; this rule reads it as a mistake inside the
+site, the likelier of the two. Written by hand: no library rewrites a page's addresses for a base the
 page only learns when it is read. A site with site_url set keeps MkDocs' own page (its path is
 known).
 """
