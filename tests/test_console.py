@@ -406,6 +406,26 @@ def test_keys_typed_on_through_the_isolation_reload_reach_the_editor_in_order(vi
     watch.check()
 
 
+def test_select_all_and_typing_through_the_isolation_reload_replace_the_code(visit, plain, lesson):
+    """A fresh reader clicked into the editor, pressed Ctrl+A and typed print('A') through the
+    reload (12 times in 12): the starter code came back with "int('A')" stuck to its end. What
+    they meant, replacing the code, is what the editor holds, wherever the reload fell."""
+    page, watch = visit(plain.url + lesson, service_workers="allow")
+    page.wait_for_function("() => globalThis.scalecoreIsolation && globalThis.scalecoreIsolation.active === true")
+    _, editor, _ = console(page)
+    assert watch.settle(page), watch.still_in_flight()
+    editor.click()
+    page.keyboard.press("Control+A")
+    page.keyboard.type("print('A')", delay=60)
+    wait_isolated(page)
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches("
+                           "'.scalecore-panel--console textarea')")
+    page.wait_for_timeout(1500)  # whatever the reload held is typed back by now
+    _, editor, output = console(page)
+    assert editor.input_value() == "print('A')"
+    watch.check()
+
+
 def test_run_pressed_first_runs_after_the_isolation_reload(visit, plain, lesson):
     """A fresh author's reader clicked Run first thing on a served site: the click reached for the
     console, the page reloaded to become isolated, and the Run was lost (nothing printed until a

@@ -11,7 +11,8 @@
  * registered on every page (the next page load is isolated), but a page is never reloaded under a
  * reader who is only reading: it is reloaded once, the first time the reader reaches for a panel
  * that needs isolation (focus or press inside it; its kind sets Kind.isolated, as the console
- * does), before anything is typed into it, and the control they reached for gets the focus back
+ * does), before anything is typed into it, as soon as they pause, and the control they reached
+ * for gets the focus back
  * after the reload, with whatever they typed into its fields while the reload was under way (a
  * button they pressed, Run, is pressed again for them once the panel is ready). Once
  * the reader has typed into such a panel, it is never reloaded (nothing they wrote is lost): the
@@ -73,9 +74,10 @@
       var ready = panel && panel.getAttribute("data-scalecore-hydrated") === "true";
       if (reached.keys && ready && !typed.length) { // the keys the reload held back, where they were typed
         var into = panel.querySelectorAll(TEXT)[reached.keys.index];
-        if (into) {
+        if (into) { // over what was selected then (Ctrl+A, then typing: the code replaced)
           var at = Math.min(reached.keys.at, into.value.length);
-          into.setRangeText(reached.keys.text, at, at, "end");
+          var end = Math.max(at, Math.min(reached.keys.end === undefined ? at : reached.keys.end, into.value.length));
+          into.setRangeText(reached.keys.text, at, end, "end");
           into.dispatchEvent(new Event("input", { bubbles: true }));
         }
         delete reached.keys;
@@ -183,7 +185,17 @@
       index: Array.prototype.indexOf.call(panel.querySelectorAll(FOCUSABLE), control) };
     if (event.type === "pointerdown" && control && control.tagName === "BUTTON") pressed = reached.index;
     if (reloadComing()) hold(panel);
-    reloadOnce();
+    reloadWhenQuiet();
+  }
+
+  // The reload waits until the reader has paused for QUIET_MS: a key pressed while one document
+  // gives way to the next reaches neither (a fresh reader who clicked, pressed Ctrl+A and typed on
+  // lost the first keys, 12 times in 12). Keys typed before the pause are held and made again.
+  var QUIET_MS = 600;
+  var quietTimer = null;
+  function reloadWhenQuiet() {
+    clearTimeout(quietTimer);
+    quietTimer = setTimeout(reloadOnce, holding ? QUIET_MS : 0);
   }
 
   // Between the reader reaching for the panel and the reload (the worker may still be starting:
@@ -204,18 +216,30 @@
       "what you type meanwhile comes back after it.";
     panel.insertBefore(note, panel.firstChild);
     holding = { panel: panel, note: note };
-    setTimeout(letGo, HOLD_MS);
+    state.holding = true; // the panel's own start (the console's Python) waits for the reload
+    setTimeout(function () { if (!active) letGo(); }, HOLD_MS);
   }
   var HOLD_MS = 5000; // a worker that neither starts nor fails within this lets typing through
 
+  // No reload comes: what was held goes into the field now, where it was typed.
   function letGo() {
     if (!holding || state.reloading) return;
+    var field = heldKeys && !heldTyping ? holding.panel.querySelectorAll(TEXT)[heldKeys.index] : null;
+    if (field && heldKeys.text) {
+      var at = Math.min(heldKeys.at, field.value.length);
+      field.setRangeText(heldKeys.text, at, Math.max(at, Math.min(heldKeys.end, field.value.length)), "end");
+      field.dispatchEvent(new Event("input", { bubbles: true }));
+      typed = true; // the reader's text is in the panel now: never reloaded away
+    }
+    heldKeys = null;
     holding.note.remove();
     holding = null;
+    state.holding = false;
   }
 
   function held(event) {
     if (!holding || panelOf(event.target) !== holding.panel) return;
+    reloadWhenQuiet(); // the reader is still typing
     event.preventDefault();
     if (event.type === "beforeinput") keep(event);
     var button = event.type === "click" && event.target.closest("button");
@@ -230,7 +254,7 @@
       heldTyping = true; // another field, or none: not made again
       return;
     }
-    heldKeys = heldKeys || { index: index, at: field.selectionStart || 0, text: "" };
+    heldKeys = heldKeys || { index: index, at: field.selectionStart || 0, end: field.selectionEnd || 0, text: "" };
     if (type === "insertText" || type === "insertReplacementText") heldKeys.text += event.data || "";
     else if (type === "insertLineBreak" || type === "insertParagraph") heldKeys.text += "\n";
     else if (type === "insertFromPaste" && event.dataTransfer) heldKeys.text += event.dataTransfer.getData("text/plain");
@@ -241,11 +265,14 @@
   document.addEventListener("click", held, true); // Run would start a Python the reload stops
   document.addEventListener("keydown", function (event) {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey || event.shiftKey)) held(event);
+    else if (holding && panelOf(event.target) === holding.panel) reloadWhenQuiet(); // Ctrl+A, arrows: typing
   }, true);
   document.addEventListener("focusin", reach, true);
   document.addEventListener("pointerdown", reach, true);
   document.addEventListener("input", function (event) {
-    if (panelOf(event.target)) typed = changed = true;
+    if (!panelOf(event.target)) return;
+    changed = true; // kept across the reload
+    if (!holding) typed = true; // typed before any reload was asked for: never reloaded away
   }, true);
   // Material's instant navigation swaps pages without loading them: what was reached on the page
   // before does not count on the next one.
@@ -273,6 +300,6 @@
   }).then(function () {
     active = true;
     state.active = true;
-    reloadOnce(); // the reader reached for the panel while the worker was still starting
+    if (reached) reloadWhenQuiet(); // the reader reached for the panel while the worker was still starting
   }, noReload); // refused (for example a browser setting): the panels keep their fallbacks
 })();

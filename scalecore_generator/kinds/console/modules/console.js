@@ -105,7 +105,15 @@ class Console {
     this.editor.addEventListener("keydown", (event) => this.keydown(event));
     // Intent to run code (the editor focused, a pointer over or pressing Run, focus on it):
     // Python starts now (live.js, prefetch), so less is left to wait for after Run.
-    const warm = () => (this.runtime === "full" ? this.client() : prefetch(this.manifest));
+    // Not while the page waits to reload for isolation (isolate.js holds the panel): the reload
+    // would cut the download off, and the reloaded page download it again. A task later: the
+    // focus event comes before isolate.js's focusin says it holds the panel.
+    const warm = () => setTimeout(() => {
+      const isolation = globalThis.scalecoreIsolation;
+      if (isolation && isolation.holding) return; // Python starts on the reloaded page
+      if (this.runtime === "full") this.client();
+      else prefetch(this.manifest);
+    }, 0);
     this.editor.addEventListener("focus", warm, { once: true });
     for (const type of ["pointerenter", "pointerdown", "focus"]) this.runButton.addEventListener(type, warm, { once: true });
   }
