@@ -707,6 +707,30 @@ def _numbers(value):
         yield value
 
 
+def test_a_live_forms_seed_follows_the_panels_seed_until_the_reader_types_one(open_page, base, built_site):
+    """A fresh reader opened the encoder at seed 4 (its address) and computed live: the live form
+    said seed 0, and so did the result. The form's seed shows the panel's, until the reader types
+    a seed of their own."""
+    [encoder_page] = [page for page in _pages(built_site)
+                      if "scalecore-panel--encoder" in (built_site / page).read_text(encoding="utf-8")][:1]
+    page, _ = open_page(base + encoder_page)
+    panel = page.locator(".scalecore-panel--encoder").first
+    panel.scroll_into_view_if_needed()
+    page.wait_for_function("el => el.scalecorePanel", arg=panel.element_handle(), timeout=20_000)
+    panel.get_by_label("Seed", exact=True).select_option("4")
+    page.wait_for_function("el => el.scalecorePanel.seed === 4", arg=panel.element_handle())
+    panel.get_by_role("button", name="Compute live").click()
+    seed = panel.locator(".scalecore-live__form").get_by_label("Any seed")
+    assert seed.input_value() == "4"
+    panel.get_by_label("Seed", exact=True).select_option("2")
+    page.wait_for_function("el => el.scalecorePanel.seed === 2", arg=panel.element_handle())
+    assert seed.input_value() == "2"
+    seed.fill("7")  # the reader's own seed stays
+    panel.get_by_label("Seed", exact=True).select_option("1")
+    page.wait_for_function("el => el.scalecorePanel.seed === 1", arg=panel.element_handle())
+    assert seed.input_value() == "7"
+
+
 def test_the_encoders_live_mode_shows_the_placement_on_screen_first_then_the_other_two(open_page, base, built_site):
     """The encoder computes three placements of six layers; the reader looks at one: it is shown as
     soon as it is computed, the other two follow, and each equals its baked file within 1e-9."""

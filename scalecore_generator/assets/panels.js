@@ -680,7 +680,12 @@
       autocomplete: "off", value: (manifest && manifest.data.sentence) || "" });
     var seedInput = el("input", { type: "number", class: "scalecore-input", min: 0, max: MAX_SEED, step: 1,
       value: seed, inputmode: "numeric" });
+    var edited = false; // the reader's own seed: kept whatever the panel shows
+    seedInput.addEventListener("input", function () { edited = true; });
     return {
+      // The panel's seed as it changes (its picker, an address that names one), until the reader
+      // types a seed of their own: live mode computed seed 0 while the panel showed seed 4.
+      follow: function (now) { if (!edited) seedInput.value = String(now); },
       fields: [{ label: "Sentence", input: sentence }, { label: "Any seed", input: seedInput }],
       values: function () {
         if (!manifest) throw new Error("Live mode needs the site's manifest (api/index.json), which did not load.");

@@ -118,7 +118,11 @@
   Panel.prototype.choose = function (corpus, seed) {
     var self = this;
     return u.chooseGroup(this, { kind: KIND, group: corpus + "/" + seed, key: this.key(corpus, seed),
-      what: corpus + ", seed " + seed, apply: function () { self.corpus = corpus; self.seed = seed; } });
+      what: corpus + ", seed " + seed, apply: function () {
+        self.corpus = corpus;
+        self.seed = seed;
+        if (self.liveInputs) self.liveInputs.follow(seed);
+      } });
   };
 
   /* ------------------------------------------------------------------ the view */
@@ -221,7 +225,7 @@
 
   Panel.prototype.buildLive = function () {
     var self = this;
-    var inputs = u.sentenceSeedFields(this.manifest, this.seed);
+    var inputs = this.liveInputs = u.sentenceSeedFields(this.manifest, this.seed);
     return u.liveForm(this.root, {
       kind: KIND,
       what: "the three placements of " + this.deepest + " layers",

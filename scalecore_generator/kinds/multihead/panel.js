@@ -124,7 +124,13 @@
     var self = this;
     return u.chooseGroup(this, { kind: KIND, group: corpus + "/" + seed + "/" + heads, key: this.key(corpus, seed, heads),
       what: corpus + ", seed " + seed + ", " + heads + " heads",
-      apply: function () { self.corpus = corpus; self.seed = seed; self.heads = heads; self.head = Math.min(self.head, heads); } });
+      apply: function () {
+        self.corpus = corpus;
+        self.seed = seed;
+        self.heads = heads;
+        self.head = Math.min(self.head, heads);
+        if (self.liveInputs) self.liveInputs.follow(seed);
+      } });
   };
 
   Panel.prototype.pick = function (head) {
@@ -253,7 +259,7 @@
 
   Panel.prototype.buildLive = function () {
     var self = this;
-    var inputs = u.sentenceSeedFields(this.manifest, this.seed);
+    var inputs = this.liveInputs = u.sentenceSeedFields(this.manifest, this.seed);
     var form = {
       kind: KIND,
       fields: inputs.fields,
