@@ -707,16 +707,22 @@ def _numbers(value):
         yield value
 
 
-def test_a_live_forms_seed_follows_the_panels_seed_until_the_reader_types_one(open_page, base, built_site):
-    """A fresh reader opened the encoder at seed 4 (its address) and computed live: the live form
-    said seed 0, and so did the result. The form's seed shows the panel's, until the reader types
-    a seed of their own."""
+def _encoder_panel(open_page, base, built_site):
+    """The first page with an encoder panel, opened, and that panel once its script runs."""
     [encoder_page] = [page for page in _pages(built_site)
                       if "scalecore-panel--encoder" in (built_site / page).read_text(encoding="utf-8")][:1]
     page, _ = open_page(base + encoder_page)
     panel = page.locator(".scalecore-panel--encoder").first
     panel.scroll_into_view_if_needed()
     page.wait_for_function("el => el.scalecorePanel", arg=panel.element_handle(), timeout=20_000)
+    return page, panel
+
+
+def test_a_live_forms_seed_follows_the_panels_seed_until_the_reader_types_one(open_page, base, built_site):
+    """A fresh reader opened the encoder at seed 4 (its address) and computed live: the live form
+    said seed 0, and so did the result. The form's seed shows the panel's, until the reader types
+    a seed of their own."""
+    page, panel = _encoder_panel(open_page, base, built_site)
     panel.get_by_label("Seed", exact=True).select_option("4")
     page.wait_for_function("el => el.scalecorePanel.seed === 4", arg=panel.element_handle())
     panel.get_by_role("button", name="Compute live").click()
@@ -734,12 +740,7 @@ def test_a_live_forms_seed_follows_the_panels_seed_until_the_reader_types_one(op
 def test_the_encoders_live_mode_shows_the_placement_on_screen_first_then_the_other_two(open_page, base, built_site):
     """The encoder computes three placements of six layers; the reader looks at one: it is shown as
     soon as it is computed, the other two follow, and each equals its baked file within 1e-9."""
-    [encoder_page] = [page for page in _pages(built_site)
-                      if "scalecore-panel--encoder" in (built_site / page).read_text(encoding="utf-8")][:1]
-    page, _ = open_page(base + encoder_page)
-    panel = page.locator(".scalecore-panel--encoder").first
-    panel.scroll_into_view_if_needed()
-    page.wait_for_function("el => el.scalecorePanel", arg=panel.element_handle(), timeout=20_000)
+    page, panel = _encoder_panel(open_page, base, built_site)
     panel.evaluate("""root => {
       const p = root.scalecorePanel, render = p.render.bind(p);
       root.renders = [];
