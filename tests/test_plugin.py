@@ -249,7 +249,8 @@ def test_a_page_links_to_the_builds_own_files_as_to_any_file_of_the_site(cold, t
     [warning] = result.lines("WARNING")
     assert warning.startswith(f"docs/lesson.md:{text.count(chr(10)) + 2}: Doc file 'lesson.md' contains a link "
                               f"'{UNITS}/nowhere.json', but the target is not found among documentation files. Fix: "
-                              "link to a page of the site by its .md file, relative to this page"), result.describe()
+                              "link to a file the build writes, by its path relative to this page, e.g. "
+                              f"'{UNITS}/"), result.describe()
 
 
 # --------------------------------------------------------------------------------------------

@@ -105,7 +105,8 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self.warnings.start()
         site.forget_said_messages()
         if config.get("docs_dir"):  # its link warnings' lines
-            site.put_on("mkdocs.structure.pages", site.PageLinkLines(config["docs_dir"], self._anchors_of))
+            site.put_on("mkdocs.structure.pages", site.PageLinkLines(config["docs_dir"], self._anchors_of,
+                                                                     self._built_files))
         return config
 
     @_edge
@@ -261,6 +262,10 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
         self._watch_what_pages_read(config)
         if self.last_good is not None:
             self.last_good.drop()
+
+    def _built_files(self) -> set[str]:
+        """The site paths of the files the build writes itself (for a link's fix)."""
+        return self.site_files.build_uris() if isinstance(self.site_files, site.SiteFiles) else set()
 
     def _anchors_of(self, src_uri: str) -> list[str]:
         """The anchors of a page of this build, once converted (for a link to a missing one)."""

@@ -212,10 +212,11 @@ class PageLinkLines(logging.Filter):
     ANCHOR = re.compile(r"but (?:the doc '(?P<target>[^']+)' does not contain an anchor|there is no such anchor on "
                         r"this page)")
 
-    def __init__(self, docs_dir: str, anchors=None):
+    def __init__(self, docs_dir: str, anchors=None, built=None):
         super().__init__()
         self.docs = Path(docs_dir)
         self.anchors = anchors  # a page's path under docs/ -> the anchors it has (once pages are converted)
+        self.built = built  # () -> the site paths of the files the build writes itself (api/...)
 
     def filter(self, record):
         message = record.getMessage() if isinstance(record.msg, str) else ""
@@ -236,9 +237,14 @@ class PageLinkLines(logging.Filter):
         target = posixpath.normpath(posixpath.join(posixpath.dirname(page), link.split("#")[0]))
         extension = posixpath.splitext(target)[1].lower()
         if extension not in ("", ".md", ".html"):
+            built = sorted(uri for uri in (self.built() if self.built else ()) if uri.endswith(extension))
             files = sorted(path.relative_to(self.docs).as_posix() for path in self.docs.rglob(f"*{extension}"))
-            close = difflib.get_close_matches(target, files, n=1, cutoff=0.3)
+            close = difflib.get_close_matches(target, files + built, n=1, cutoff=0.3)
             example = f", e.g. '{posixpath.relpath(close[0], posixpath.dirname(page) or '.')}'" if close else ""
+            folder = posixpath.dirname(target)
+            if any(posixpath.dirname(uri) == folder or uri.startswith(folder + "/") for uri in built) and folder:
+                # a folder the build writes (baked data): the file is the build's to write, not the author's
+                return f"link to a file the build writes, by its path relative to this page{example}."
             return (f"link to a file under {self.docs.name}/ by its path relative to this page{example}, "
                     f"or add the file as {self.docs.name}/{target}.")
         pages = sorted(path.relative_to(self.docs).as_posix() for path in self.docs.rglob("*.md"))
