@@ -74,12 +74,7 @@
       var ready = panel && panel.getAttribute("data-scalecore-hydrated") === "true";
       if (reached.keys && ready && !typed.length) { // the keys the reload held back, where they were typed
         var into = panel.querySelectorAll(TEXT)[reached.keys.index];
-        if (into) { // over what was selected then (Ctrl+A, then typing: the code replaced)
-          var at = Math.min(reached.keys.at, into.value.length);
-          var end = Math.max(at, Math.min(reached.keys.end === undefined ? at : reached.keys.end, into.value.length));
-          into.setRangeText(reached.keys.text, at, end, "end");
-          into.dispatchEvent(new Event("input", { bubbles: true }));
-        }
+        if (into) typeBack(into, reached.keys);
         delete reached.keys;
       }
       if (reached.press !== undefined && ready && !typed.length && !reached.keys) {
@@ -96,6 +91,15 @@
         putHeld(later, focused ? document.activeElement : null);
       }
     })();
+  }
+
+  // Held keys typed into ``field`` over what was selected when they were held (Ctrl+A, then
+  // typing: the code replaced), announced to the panel as typing.
+  function typeBack(field, keys) {
+    var at = Math.min(keys.at, field.value.length);
+    var end = Math.max(at, Math.min(keys.end === undefined ? at : keys.end, field.value.length));
+    field.setRangeText(keys.text, at, end, "end");
+    field.dispatchEvent(new Event("input", { bubbles: true }));
   }
 
   function putHeld(kept, field) {
@@ -226,9 +230,7 @@
     if (!holding || state.reloading) return;
     var field = heldKeys && !heldTyping ? holding.panel.querySelectorAll(TEXT)[heldKeys.index] : null;
     if (field && heldKeys.text) {
-      var at = Math.min(heldKeys.at, field.value.length);
-      field.setRangeText(heldKeys.text, at, Math.max(at, Math.min(heldKeys.end, field.value.length)), "end");
-      field.dispatchEvent(new Event("input", { bubbles: true }));
+      typeBack(field, heldKeys);
       typed = true; // the reader's text is in the panel now: never reloaded away
     }
     heldKeys = null;
