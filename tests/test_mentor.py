@@ -92,7 +92,7 @@ def test_a_page_becomes_passages_under_their_sections():
     ]
     assert page.passages[-1]["parts"] == {"question": "Why divide by √d_k?", "answer": "Because the variance adds up."}
     assert page.outline == [{"title": "1. Step one", "anchor": "step-one"}, {"title": "2. Step two", "anchor": "step-two"}]
-    assert page.panels == [{"kind": "self-check", "anchor": "check-1"}, {"kind": "heatmap", "anchor": "heat"}]
+    assert page.panels == [{"kind": "self-check", "anchor": "check-1", "options": {}}, {"kind": "heatmap", "anchor": "heat", "options": {}}]
 
 
 @pytest.mark.parametrize("tex, text", [
@@ -404,6 +404,31 @@ def test_a_number_is_given_as_the_page_prints_it_with_a_state_the_panel_can_show
         assert first["text"] == "0.9999" and "0.9999" in html
         assert "=mean" not in first["panel"]  # (Node has no panel base: the state is added in the page, below)
         assert "{{" not in json.dumps(reply["answer"]) and "baked:" not in json.dumps(reply["answer"])
+
+
+def test_a_number_links_to_a_panel_that_can_show_its_state_and_names_it_in_words(built_site):
+    """The page's first guards panel has its guards locked at init+scale: a number baked with norm alone links to the
+    panel whose switches offer it, one with init alone on demo to the first panel that offers that (the init-guard
+    panel, whose corpus is demo), never to a panel that would show another state. The number is named in words (the
+    measure, then each setting by its axis), never by its path ("scale-guards · kjv · 0 · norm · mean_row_max")."""
+    got = answers(built_site, [{"question": "What is the mean row-max on kjv at seed 0 with norm only?"},
+                               {"question": "mean row-max on demo at seed 0 with init only?"},
+                               {"question": "What is the mean row-max on kjv at seed 0 with init+scale?"}])["answers"]
+    html = (built_site / MODULE).read_text(encoding="utf-8")
+    panels = {m.group(1): json.loads(m.group(2).replace("&#34;", '"')) for m in re.finditer(
+        r'id="(scalecore-docs-[^"]+)"[^>]*data-scalecore-kind="scale-guards" data-scalecore-options="([^"]*)"', html)}
+    for reply, path in zip(got, ["scale-guards/kjv/0/norm/mean_row_max", "scale-guards/demo/0/init/mean_row_max",
+                                 "scale-guards/kjv/0/init+scale/mean_row_max"]):
+        first = reply["answer"]["numbers"][0]
+        assert first["path"] == path
+        _, corpus, _, guards, _ = path.split("/")
+        options = panels[first["panel"].split("#")[1]]
+        assert corpus in options["corpus"]
+        locked = options["locked"]
+        initial = set(options["guards"].split("+"))
+        assert all((name in initial) == (name in guards.split("+")) for name in locked), (path, options)
+        assert first["label"] == f"mean row max, corpus {corpus}, seed 0, guards {guards}", first["label"]
+    assert any(options["locked"] for options in panels.values())  # the page has a panel that could not show them
 
 
 def test_no_answer_carries_template_text(built_site):
@@ -882,8 +907,19 @@ def test_a_number_in_the_page_is_printed_as_the_page_prints_it_and_its_link_show
     text = numbers.text_content()
     assert "0.9999" in text and "1.00" not in text
     assert not re.search(r"\{\{|\}\}|baked:", region.text_content())
-    href = numbers.get_by_role("link", name="See it in the panel").get_attribute("href")
-    assert "seed=0" in href and "corpus=kjv" in href and "mean" not in href.split("#")[0], href
+    assert "is the mean row max, corpus kjv, seed 0, guards init+scale" in text and "scale-guards" not in text
+    link = numbers.get_by_role("link", name="See it in the panel")
+    href = link.get_attribute("href")
+    assert "corpus=kjv" in href and "mean" not in href.split("#")[0], href
+    # the link opens a panel in that very state (one whose guards are not locked away from it)
+    link.click()
+    panel = page.locator("#" + href.split("#")[1])
+    panel.locator("[role=switch]").first.wait_for()
+    page.wait_for_function("p => p.scalecorePanel && p.scalecorePanel.corpus === 'kjv'", arg=panel.element_handle())
+    state = panel.evaluate("p => ({corpus: p.scalecorePanel.corpus, seed: p.scalecorePanel.seed, "
+                           "on: [...p.querySelectorAll('[data-scalecore-state-item]')].filter(s => "
+                           "s.getAttribute('aria-checked') === 'true').map(s => s.dataset.scalecoreStateItem)})")
+    assert state == {"corpus": "kjv", "seed": 0, "on": ["init", "scale"]}, state
     watch.check()
 
 

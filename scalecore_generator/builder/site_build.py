@@ -249,6 +249,15 @@ class SiteBuild:
         """Each baked kind's axis names, in the order of its points' paths (the mentor's links)."""
         return {name: list(baked.grid.axes) for name, baked in self.baked.items()}
 
+    def offers(self, name: str, options: dict) -> dict[str, list[str]]:
+        """The values of a baked kind's axes that its panel with these options can show, where
+        not all (Kind.offers): the mentor's links go to a panel that can show their state."""
+        baked = self.baked.get(name)
+        if baked is None or name not in self.used:
+            return {}
+        axes = {axis: tuple(str(value) for value in values) for axis, values in baked.grid.axes.items()}
+        return self.used[name]().offers(options, axes)
+
     def site(self, name: str | None = None) -> Site:
         """What a kind sees of the site: the corpora, seeds and settings, and its own settings."""
         settings = self.settings
@@ -426,7 +435,7 @@ class SiteBuild:
         try:
             scripts = self.pages.mentor.scripts(self.pages.quotes, typeset, self.axes(),
                                                 self.typesetter.version if self.typesetter is not None else None,
-                                                only=self.pages.mentor_pages)
+                                                only=self.pages.mentor_pages, offers=self.offers)
         finally:
             if self.typesetter is not None:
                 self.typesetter.save()

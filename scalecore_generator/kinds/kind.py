@@ -206,6 +206,14 @@ class Kind:
     def render(self, options: PanelOptions, panel) -> str:
         raise NotImplementedError
 
+    def offers(self, options: dict, axes: dict[str, tuple]) -> dict[str, list[str]]:
+        """The values of the grid's axes (``axes``: name -> values) that a panel with these
+        options (canonical, as its page carries them) can be brought to, by its controls or its
+        address, for each axis where that is not every value. The mentor links a baked number
+        only to a panel that can show the state it was baked in (a panel whose guards are locked
+        cannot show another guard set). By default every value of every axis."""
+        return {}
+
     def canonical(self, options: PanelOptions) -> dict:
         """The options after validation, every key present, in the schema's order."""
         return {key: options[key] for key, _ in self.Options._schema}
@@ -229,6 +237,18 @@ def corpus_option():
 def seed_option():
     """The initial seed; default: the first baked seed."""
     return Optional(Integer(low=0))
+
+
+def offered_corpus_and_seed(options: dict, axes: dict[str, tuple]) -> dict[str, list[str]]:
+    """What ``offers`` says of the shared ``corpus`` and ``seed`` options: the corpora the panel
+    lists, the first alone when its corpus picker is not shown; its initial seed alone when its
+    seed picker is not shown."""
+    show = options.get("show") or []
+    corpora = [str(c) for c in options.get("corpus") or axes.get("corpus", ())]
+    offered = {"corpus": corpora if "corpus" in show else corpora[:1]}
+    if "seed" not in show and options.get("seed") is not None:
+        offered["seed"] = [str(options["seed"])]
+    return offered
 
 
 def check_corpus_and_seed(options, site: Site) -> None:
@@ -258,3 +278,15 @@ def head_maps(panel, tokens: list, per_head: list[dict], title, row_max) -> list
              "src": panel.figure("heatmap", {"tokens": tokens, "weights": head["weights"], "title": title(number)}),
              "row_max": row_max(head)}
             for number, head in enumerate(per_head, start=1)]
+
+
+def offered_guard_sets(options: dict, guard_sets) -> list[str]:
+    """The guard sets (of ``guard_sets``, as written) a panel of guard switches can show: every
+    one whose ``locked`` guards keep their initial state (``options["guards"]``), or the initial
+    set alone when the switches are not shown."""
+    initial = set(options["guards"].split("+")) - {"none"}
+    if "switches" not in (options.get("show") or []):
+        return [str(options["guards"])]
+    locked = options.get("locked") or []
+    return [str(g) for g in guard_sets
+            if all((name in initial) == (name in set(str(g).split("+"))) for name in locked)]

@@ -65,12 +65,15 @@ class Collector:
         return sorted(url for url, meta in self.meta.items() if meta.get("code"))
 
     def scripts(self, tree: dict, typeset=None, axes: dict[str, list[str]] | None = None,
-                typesetter: str | None = None, only: set[str] | None = None) -> dict[str, str | bytes]:
+                typesetter: str | None = None, only: set[str] | None = None,
+                offers: Callable[[str, dict], dict] | None = None) -> dict[str, str | bytes]:
         """Site path -> text of every module page's mentor data script, and bytes of its passages'
         vectors where the encoder made them (script.vectors_path) (``only``: of these site
         paths, the pages that show the mentor); ``typeset(tex, display)``
         gives a formula's markup (the build's typesetter, whose cache already holds each one,
-        ``typesetter`` its version); ``axes``: each kind's axis names (see data_script)."""
+        ``typesetter`` its version); ``axes``: each kind's axis names (see data_script);
+        ``offers(kind, options)``: the axes' values a panel with these options can show, where
+        not all (Kind.offers), so that a number links to a panel that can show its state."""
         from scalecore_generator.pages.module_meta import titles_of
 
         titles = self._by_title()
@@ -84,10 +87,14 @@ class Collector:
 
             def write(typeset, url=url, sources=sources, code=str(meta["code"])):
                 pages = [self.page(source) for source in sources]
-                panels: dict[str, str] = {}
+                panels: dict[str, list[dict]] = {}  # each kind's panels, this page's first
                 for page in pages:
                     for panel in page.panels:
-                        panels.setdefault(panel["kind"], f"{page.url}#{panel['anchor']}")
+                        if panel["kind"] not in tree:  # a kind that baked no number is never linked to
+                            continue
+                        offered = offers(panel["kind"], panel.get("options") or {}) if offers else {}
+                        panels.setdefault(panel["kind"], []).append(
+                            {"link": f"{page.url}#{panel['anchor']}", "offers": offered or {}})
                 # The numbers of the kinds this page shows: a prerequisite's numbers are its mentor's.
                 shown = {panel["kind"] for panel in pages[0].panels} | {"corpus", "settings"}
                 vectors = bytearray()

@@ -8,6 +8,7 @@ own, well-formed output, and a full HTML library would be a dependency for a few
 
 from __future__ import annotations
 
+import json
 import posixpath
 import re
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 LEAD_IN = re.compile(r"^([A-Z][A-Za-z' ]{2,30}):\s")  # "Why it matters: ..." (authoring.md's conventions)
 LEAD_ROLES = {"why it matters": "why", "you will be able to": "goals", "where next": "navigation",
               "on this site": "navigation", "see also": "navigation", "next": "navigation"}
-READING_FORM = "mentor-reading/2"  # the memo's name for a page's reading: a new form when what is read changes
+READING_FORM = "mentor-reading/3"  # the memo's name for a page's reading: a new form when what is read changes (3: panels' options)
 CONCEPT_CALLOUT = "abstract"  # authoring.md: a step's one idea, stated exactly, is an '!!! abstract' box
 
 
@@ -79,7 +80,8 @@ class _Passages(HTMLParser):
         elif "data-scalecore-kind" in a and self._inside("panel") is None:
             opened.kind, opened.anchor = "panel", a.get("id", "")
             opened.label = a.get("aria-label") or ""
-            self.page.panels.append({"kind": a["data-scalecore-kind"], "anchor": opened.anchor})
+            self.page.panels.append({"kind": a["data-scalecore-kind"], "anchor": opened.anchor,
+                                     "options": _options(a.get("data-scalecore-options"))})
             self.parts = {}
         elif self._inside("panel") is not None:
             if tag == "table" and self.table is None:  # a baked view's table: its column names name its numbers
@@ -219,6 +221,15 @@ class _Passages(HTMLParser):
                 self.parts[self.part].append(data)
         elif self.text is not None:
             self.text.append(data)
+
+
+def _options(text: str | None) -> dict:
+    """A panel's options as its page carries them (canonical JSON); {} where there are none."""
+    try:
+        options = json.loads(text or "{}")
+    except ValueError:
+        return {}
+    return options if isinstance(options, dict) else {}
 
 
 def read_page(html: str, url: str, title: str) -> Page:

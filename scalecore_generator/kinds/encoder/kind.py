@@ -12,7 +12,7 @@ from scalecore_generator.kinds.options import OptionError, PanelOptions
 from scalecore_generator.kinds.options import Integer, ListOf, OneOf, Optional
 from scalecore_generator.kinds.options import Bounded, described
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, head_maps, \
-    seed_option
+    offered_corpus_and_seed, seed_option
 from scalecore.encoder import MAX_LAYERS, NORMS
 from scalecore.multihead import head_width
 
@@ -101,6 +101,10 @@ class Encoder(Kind):
                     for number in range(1, site.options["layers"] + 1)
                 }
         return tree
+
+    def offers(self, options, axes):
+        norms = list(axes["norm"]) if "norm" in options["show"] else [options["norm"]]
+        return {**offered_corpus_and_seed(options, axes), "norm": norms}
 
     def check(self, options, site):
         check_corpus_and_seed(options, site)

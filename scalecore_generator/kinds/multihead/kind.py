@@ -14,7 +14,7 @@ from scalecore_generator.kinds.options import OptionError, PanelOptions
 from scalecore_generator.kinds.options import Integer, ListOf, OneOf, Text, Type, listing
 from scalecore_generator.kinds.options import described
 from scalecore_generator.kinds.kind import Grid, Kind, KindSettings, check_corpus_and_seed, corpus_option, head_maps, \
-    seed_option
+    offered_corpus_and_seed, offered_guard_sets, seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 from scalecore.multihead import head_width
 
@@ -130,6 +130,11 @@ class Multihead(Kind):
                                    for divisor in ("unscaled", "sqrt_d_k", "sqrt_d_model")},
                     }
         return tree
+
+    def offers(self, options, axes):
+        heads = [str(h) for h in axes["heads"]] if "heads" in options["show"] else [str(options["heads"])]
+        return {**offered_corpus_and_seed(options, axes), "heads": heads,
+                "guards": offered_guard_sets(options, axes["guards"])}
 
     def check(self, options, site):
         check_corpus_and_seed(options, site)

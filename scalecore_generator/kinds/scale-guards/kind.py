@@ -10,7 +10,8 @@ import json
 
 from scalecore_generator.kinds.options import PanelOptions
 from scalecore_generator.kinds.options import ListOf, OneOf, Option, ValidationError, describe
-from scalecore_generator.kinds.kind import Grid, Kind, check_corpus_and_seed, corpus_option, seed_option
+from scalecore_generator.kinds.kind import Grid, Kind, check_corpus_and_seed, corpus_option, offered_corpus_and_seed, \
+    offered_guard_sets, seed_option
 from scalecore.guards import GUARD_NAMES, GuardSet, all_guard_sets
 
 SHOW = ("heatmap", "measures", "switches", "corpus", "seed", "table", "live")
@@ -103,6 +104,9 @@ class ScaleGuards(Kind):
                     for guards in GUARD_SETS
                 }
         return tree
+
+    def offers(self, options, axes):
+        return {**offered_corpus_and_seed(options, axes), "guards": offered_guard_sets(options, axes["guards"])}
 
     def check(self, options, site):
         check_corpus_and_seed(options, site)

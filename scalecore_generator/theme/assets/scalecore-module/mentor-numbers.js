@@ -187,7 +187,7 @@
       if (score === 0) return;
       if (!named(last, asked) && !column) score -= 0.5; // a measure named in full goes first ("word row-max": word_row_max)
       if (score > top) { top = score; best = []; }
-      if (score === top) best.push({ path: fact.path, value: fact.value, order: order });
+      if (score === top) best.push({ path: fact.path, value: fact.value, rows: fact.rows, order: order });
     });
     // A mean over seeds is given when the question asks for a mean or an average, else the seed's own.
     var wantsMean = /\b(mean|average|averaged|over (all )?seeds)\b/.test(text.replace(/mean[_ -]row[_ -]max/g, ""));
@@ -198,9 +198,36 @@
     var self = this;
     return best.map(function (fact) {
       return { path: fact.path.join("/"), value: fact.value, text: self.printed(fact.value),
-        panel: panelAt(panels[fact.path[0]], fact.path, axes[fact.path[0]]) };
+        label: described(fact, axes[fact.path[0]] || [], labels[fact.path[0]]),
+        panel: panelFor(panels[fact.path[0]], fact.path, axes[fact.path[0]]) };
     });
   };
+
+  var OVER = { mean: "mean over the", lowest: "lowest over the", highest: "highest over the", all: "over every" };
+  /* What a baked value is, in the words of the page's panels, not its path: the measure as the
+     panel's table names it, then each setting by its axis ("corpus kjv, seed 0, guards
+     init+scale"; a seed's "mean" is "mean over the seeds"), then the rows it is in ("layer 3").
+     "mean_row_max for scale-guards · kjv · 0 · init+scale · mean_row_max" told a reader nothing. */
+  function described(fact, names, labels) {
+    var path = fact.path;
+    var last = path[path.length - 1];
+    var label = labels && labels[last] && labels[last][0] ? String(labels[last][0]) : null;
+    var measure = [last.replace(/_/g, " ")];
+    var parts = [];
+    names.forEach(function (name, i) {
+      var value = path[i + 1];
+      if (value !== undefined) parts.push(OVER[value] ? OVER[value] + " " + name + "s" : name + " " + value);
+    });
+    for (var i = names.length + 1; i < path.length - 1; i++) {
+      if (/^\d+$/.test(path[i + 1] || "")) continue; // a list ("layers") is named by its row
+      var row = fact.rows[i];
+      // a row by its own number ("layer 3"), else by the list's last word and its place, from 1 ("per_head/2": "head 3")
+      if (row) parts.push(row.word + " " + row.number);
+      else if (/^\d+$/.test(path[i])) parts.push(path[i - 1].split("_").pop().replace(/s$/, "") + " " + (Number(path[i]) + 1));
+      else if (!label) measure.splice(measure.length - 1, 0, path[i].replace(/_/g, " "));
+    }
+    return (label || measure.join(" ")) + (parts.length ? ", " + parts.join(", ") : "");
+  }
 
   /* A baked value as the page prints it: the number of the module's text that is this value to
      the digits it shows (0.9999 stays 0.9999, never 1.00), the most digits first, written as the page writes it
@@ -237,6 +264,22 @@
     return Math.abs(n) < 1000 ? String(n) : String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ",");
   };
 
+  /* The first of a kind's panels ([{link, offers: {axis: [values]}}], the module page's first)
+     that can show the state a fact was baked in: one whose offers hold the fact's value on every
+     axis they name (a panel whose guards are locked shows no other guard set). A mean over an
+     axis is no state of it. None when no panel can show the state. */
+  function panelFor(panels, path, names) {
+    var list = typeof panels === "string" ? [{ link: panels }] : panels || [];
+    var found = list.filter(function (panel) {
+      var offers = panel.offers || {};
+      return (names || []).every(function (name, i) {
+        var value = path[i + 1];
+        return !offers[name] || value === "mean" || offers[name].indexOf(value) >= 0;
+      });
+    })[0];
+    return found ? panelAt(found.link, path, names) : null;
+  }
+
   /* The link to the panel of a fact, carrying the state the fact was baked in (the panels'
      address: ?<panel key>.<axis>=<value>, see panels.js); the panel takes what it offers and
      leaves the rest at its defaults. Without the panel base (no page), the bare link. */
@@ -254,5 +297,5 @@
     return at[0] + (query.length ? "?" + query.join("&") : "") + "#" + at[1];
   }
 
-  return { numbers: numbers, printed: printed, panelAt: panelAt };
+  return { numbers: numbers, printed: printed, panelAt: panelAt, panelFor: panelFor };
 });

@@ -595,7 +595,7 @@
       answer.numbers.forEach(function (fact) {
         var item = el("li", {}, [
           el("strong", { text: fact.text || String(fact.value) }), // as the page prints it (mentor-core.js)
-          el("span", { text: " for " + fact.path.split("/").join(" · ") })
+          el("span", { text: " is the " + (fact.label || fact.path.split("/").join(" · ")) })
         ]);
         if (fact.panel) {
           var at = fact.panel.split("#");
@@ -722,7 +722,7 @@
     var asked = readJSON(questionsKey(this.code), []);
     var sections = [];
     answer.numbers.slice(0, 1).forEach(function (fact) {
-      if (fact.panel) sections.push({ title: "the panel for " + fact.path, href: fact.panel });
+      if (fact.panel) sections.push({ title: "the panel for " + (fact.label || fact.path), href: fact.panel });
     });
     if (answer.lead && !answer.check && !answer.lead.source) {
       sections.push({ title: answer.lead.section, href: answer.lead.page + (answer.lead.anchor ? "#" + answer.lead.anchor : "") });
