@@ -496,6 +496,23 @@ def test_a_question_about_a_thing_the_module_never_names_is_refused_in_common_wo
         assert answered["found"] and answered["passages"], answered["question"]
 
 
+def test_a_question_about_a_hyphenated_name_the_module_never_writes_is_refused(built_site):
+    """A method named by a compound the module never writes, in any spelling ("grouped-query attention": grouped,
+    query and attention are each the module's words), is a method it does not teach: refused, however near in
+    meaning. A compound the module writes ("one-hot", "pre-LN" as "pre LN" or "preLN"), or one of a stop word
+    ("blow-up"), is answered."""
+    softmax = [{"question": q} for q in ("What is grouped-query attention?", "How does the decoder's cross-attention "
+                                         "read the encoder?", "What is top-k sampling?", "why does the attention go one-hot?")]
+    grouped, cross, top_k, one_hot = [r["answer"] for r in answers(built_site, softmax)["answers"]]
+    for refused in (grouped, cross, top_k):
+        assert not refused["found"] and refused["lead"] is None and refused["passages"] == [], refused["question"]
+    encoder = [{"question": q} for q in ("How does the blow-up of the stream happen layer after layer?",
+                                         "what is pre-ln for?")]
+    answered = [r["answer"] for r in answers(built_site, encoder, "modules/encoder-block.html")["answers"]]
+    for answer in [one_hot, *answered]:
+        assert answer["found"] and answer["passages"], answer["question"]
+
+
 def test_a_readers_words_for_a_corpus_and_the_modules_abbreviations_find_the_passages(built_site):
     """The bible is kjv (the corpus's own description says so); a feed-forward network is the FFN
     the page defines; the expansion comes from the site's data, not from any question set."""

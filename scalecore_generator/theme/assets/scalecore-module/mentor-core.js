@@ -274,6 +274,7 @@
   // "names" (a capital or a digit in the word), true (any such word), false (none)
   S.TOPIC = 2; // round 7: refuse a question whose topic (its first this many content words) the module never uses
   S.TOPIC_BELOW = 0.45; // ... when the refusal's one score (words and meaning) is below this
+  S.COMPOUNDS = true; // round 10: refuse a question about a hyphenated name the module never writes (namedCompound)
   S.COMPOSE_GAP = 0; // ... and is this many sentences or more away from it in the same passage
   // Round 8 (session 41): a section's opening joins the evidence when this many of its passages are there (0: never;
   // Mentor.prototype.opener). On the 256 development questions, key facts 169 -> 171 (1 or 2), 172 (3); merit by halves
@@ -447,6 +448,30 @@
       if (!frequency[t] && !(related[t] || []).length && !aliases[t] && !typo && !corpusWord) out.push(w);
     }
     return out;
+  };
+
+  /* A hyphenated name the module never writes, as the thing a question asks about ("What is grouped-query attention",
+     "How does the decoder's cross-attention ...", "What is top-k sampling"): the compound just past the question's
+     opening (a possessive before it allowed), written nowhere in the module with its hyphen, a space or
+     nothing between its parts, and none of its parts a stop word ("blow-up" is a reader's word). Such a compound
+     names a method, and one the module never names is one it does not teach, however well it knows each part
+     ("grouped", "query" and "attention" are all the module's words; round 10, development: 8 of 30 answered
+     unanswerable questions, and no answerable one, opened with one). */
+  Mentor.prototype.namedCompound = function (question) {
+    var opening = String(question).match(TOPIC_OPENING);
+    if (!opening) return null;
+    var rest = String(question).slice(opening[0].length);
+    var found = /^(?:[\p{L}\p{N}]+'s\s+)?([\p{L}\p{N}]+(?:-[\p{L}\p{N}]+)+)\b/u.exec(String(rest).toLowerCase());
+    if (!found || found[1].split("-").some(function (part) { return STOPWORDS[part]; })) return null;
+    if (!this.written) {
+      var all = this.data.passages.filter(function (p) { return !POINTERS[p.role]; })
+        .map(function (p) { return p.plain.join(" "); }).join(" ").toLowerCase();
+      this.written = { hyphen: all, space: all.replace(/-/g, " "), joined: all.replace(/[-\s]/g, "") };
+    }
+    var name = found[1];
+    var w = this.written;
+    return w.hyphen.indexOf(name) >= 0 || w.space.indexOf(name.replace(/-/g, " ")) >= 0 ||
+      w.joined.indexOf(name.replace(/-/g, "")) >= 0 ? null : name;
   };
 
   /* Optimal string alignment distance (Damerau-Levenshtein: a swap of two letters is one edit),
@@ -742,6 +767,7 @@
       (words >= S.COVER_SOME && (!vector || words + meaning >= S.COVER_SUM)));
     var named = foreign || !S.RARE ? [] : this.rare(question, asked, aliases);
     var reach = S.WORDS_SHARE * words + (1 - S.WORDS_SHARE) * meaning; // the refusal's one score
+    if (!foreign && S.COMPOUNDS && !named.length) named = [this.namedCompound(question)].filter(Boolean);
     if (!foreign && S.TOPIC && !named.length && reach < S.TOPIC_BELOW) named = this.topic(question, aliases);
     if (named.length) covered = false;
     var close = foreign || named.length ? null : this.closestCheck(question, vector);
