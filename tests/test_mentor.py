@@ -431,6 +431,16 @@ def test_a_number_links_to_a_panel_that_can_show_its_state_and_names_it_in_words
     assert any(options["locked"] for options in panels.values())  # the page has a panel that could not show them
 
 
+def test_a_number_the_question_gives_an_axis_is_that_axis_s_value_only(built_site):
+    """"4 heads ... seed 1": 4 is the heads and 1 the seed, so no number of 1 head or of seed 4 is given (the fresh
+    reader got three, two of them of states the question did not ask for)."""
+    reply, = answers(built_site, [{"question": "what is the mean row-max with 4 heads on wordnet seed 1 with all guards on?"}],
+                     "modules/multi-head-attention.html")["answers"]
+    paths = [n["path"].split("/") for n in reply["answer"]["numbers"]]
+    assert paths and paths[0][:5] == ["multihead", "wordnet", "1", "4", "norm+init+scale"], paths
+    assert all(p[3] == "4" and p[2] in ("1", "all", "mean") for p in paths), paths
+
+
 def test_no_answer_carries_template_text(built_site):
     for module in MODULES:
         got = answers(built_site, [{"question": q} for q in _asked_on(module)], module)["answers"]
@@ -937,6 +947,26 @@ def test_a_number_in_the_page_is_printed_as_the_page_prints_it_and_its_link_show
                            "on: [...p.querySelectorAll('[data-scalecore-state-item]')].filter(s => "
                            "s.getAttribute('aria-checked') === 'true').map(s => s.dataset.scalecoreStateItem)})")
     assert state == {"corpus": "kjv", "seed": 0, "on": ["init", "scale"]}, state
+    watch.check()
+
+
+def test_a_layer_s_number_links_to_the_panel_stacked_to_that_layer(visit, site_server, built_site):
+    """A number of layer 3 opens the encoder panel with three layers stacked and layer 3 read closely, in the state
+    it was baked in, and the panel's table shows that number (before: the panel opened at its one layer, whose row
+    was another number)."""
+    page, watch = visit(site_server.url + page_url("modules/encoder-block.html"))
+    region = _ask(page, "what's the stream spread after layer 3 on kjv without layernorm?")
+    item = region.locator(".scalecore-mentor__numbers li").first
+    assert "layer 3" in item.text_content() and "stream spread" in item.text_content()
+    link = item.get_by_role("link", name="See it in the panel")
+    href = link.get_attribute("href")
+    assert "layers=3" in href and "norm=none" in href and "corpus=kjv" in href, href
+    link.click()
+    panel = page.locator("#" + href.split("#")[1])
+    value = round(Baked(built_site).value("encoder/kjv/0/none/layers/2/stream_spread"))
+    page.wait_for_function("([p, v]) => p.getAttribute('data-encoder-layers') === '3' && [...p.querySelectorAll('table')]"
+                           ".pop().innerText.replace(/,/g, '').includes('\\t' + v + '\\t')",  # the row of layer 3
+                           arg=[panel.element_handle(), value])
     watch.check()
 
 

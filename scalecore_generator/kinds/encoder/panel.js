@@ -171,7 +171,7 @@
     if (p.table) p.table.innerHTML = V.table(layersTable(point, L, where));
     if (clicked !== null) {
       S.timings.lastRepaintMs = performance.now() - clicked;
-      this.say(what + ", " + L + " layers: the stream's spread is " + V.number(last.stream_spread) +
+      this.say(what + ", " + L + (L === 1 ? " layer" : " layers") + ": the stream's spread is " + V.number(last.stream_spread) +
         "; the last layer's mean row-max is " + last.mean_row_max.toFixed(2) + ".");
     }
   };

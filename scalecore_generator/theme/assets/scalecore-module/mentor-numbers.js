@@ -160,10 +160,16 @@
     }
     var axes = this.data.axes || {};
     var labels = this.data.labels || {};
+    var bound = boundAxes(text, axes);
     var best = [];
     var top = 0;
     this.facts.forEach(function (fact, order) {
       var last = fact.path[fact.path.length - 1];
+      // a number the question gives an axis ("seed 1", "4 heads") is that axis's value, and no other axis's
+      if ((axes[fact.path[0]] || []).some(function (name, i) {
+        var value = fact.path[i + 1];
+        return bound[name] !== undefined && /^\d+$/.test(value || "") && value !== bound[name];
+      })) return;
       var column = labelled(labels[fact.path[0]], last, asked);
       if (/^\d+$/.test(last) || !(named(last, asked) || column || meanOf(last, asked) || sizeOf(last, asked))) return;
       if (fact.rows[fact.path.length - 2] && fact.rows[fact.path.length - 2].word === last) return; // a row's own number
@@ -186,6 +192,8 @@
       }
       if (score === 0) return;
       if (!named(last, asked) && !column) score -= 0.5; // a measure named in full goes first ("word row-max": word_row_max)
+      // ... and of two named in full, the one of more words the question says ("score spread": score_spread, not scores)
+      else if (named(last, asked)) score += 0.1 * (segmentTerms(last).length - 1);
       if (score > top) { top = score; best = []; }
       if (score === top) best.push({ path: fact.path, value: fact.value, rows: fact.rows, order: order });
     });
@@ -199,11 +207,11 @@
     return best.map(function (fact) {
       return { path: fact.path.join("/"), value: fact.value, text: self.printed(fact.value),
         label: described(fact, axes[fact.path[0]] || [], labels[fact.path[0]]),
-        panel: panelFor(panels[fact.path[0]], fact.path, axes[fact.path[0]]) };
+        panel: panelFor(panels[fact.path[0]], fact.path, axes[fact.path[0]], fact.rows) };
     });
   };
 
-  var OVER = { mean: "mean over the", lowest: "lowest over the", highest: "highest over the", all: "over every" };
+  var OVER = { mean: "mean over the %s", lowest: "lowest over the %s", highest: "highest over the %s", all: "over every %" };
   /* What a baked value is, in the words of the page's panels, not its path: the measure as the
      panel's table names it, then each setting by its axis ("corpus kjv, seed 0, guards
      init+scale"; a seed's "mean" is "mean over the seeds"), then the rows it is in ("layer 3").
@@ -216,7 +224,7 @@
     var parts = [];
     names.forEach(function (name, i) {
       var value = path[i + 1];
-      if (value !== undefined) parts.push(OVER[value] ? OVER[value] + " " + name + "s" : name + " " + value);
+      if (value !== undefined) parts.push(OVER[value] ? OVER[value].replace("%", name) : name + " " + value);
     });
     for (var i = names.length + 1; i < path.length - 1; i++) {
       if (/^\d+$/.test(path[i + 1] || "")) continue; // a list ("layers") is named by its row
@@ -227,6 +235,21 @@
       else if (!label) measure.splice(measure.length - 1, 0, path[i].replace(/_/g, " "));
     }
     return (label || measure.join(" ")) + (parts.length ? ", " + parts.join(", ") : "");
+  }
+
+  /* The numbers a question gives an axis by its name, before or after it ("seed 1", "seed=1", "4 heads", "heads 4"):
+     {axis: "number"}. Without it "4 heads ... seed 1" named heads 1 (its "1") as well as heads 4. */
+  function boundAxes(text, axes) {
+    var bound = {};
+    Object.keys(axes).forEach(function (kind) {
+      axes[kind].forEach(function (name) {
+        var word = String(name).replace(/s$/, "").replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+        if (word.length < 3) return; // "d": too short to find as a word
+        var found = new RegExp("\\b" + word + "s?\\s*(?:=|:|of)?\\s*(\\d+)\\b|\\b(\\d+)\\s+" + word + "s?\\b").exec(text);
+        if (found) bound[name] = found[1] || found[2];
+      });
+    });
+    return bound;
   }
 
   /* A baked value as the page prints it: the number of the module's text that is this value to
@@ -268,7 +291,7 @@
      that can show the state a fact was baked in: one whose offers hold the fact's value on every
      axis they name (a panel whose guards are locked shows no other guard set). A mean over an
      axis is no state of it. None when no panel can show the state. */
-  function panelFor(panels, path, names) {
+  function panelFor(panels, path, names, rows) {
     var list = typeof panels === "string" ? [{ link: panels }] : panels || [];
     var found = list.filter(function (panel) {
       var offers = panel.offers || {};
@@ -277,13 +300,13 @@
         return !offers[name] || value === "mean" || offers[name].indexOf(value) >= 0;
       });
     })[0];
-    return found ? panelAt(found.link, path, names) : null;
+    return found ? panelAt(found.link, path, names, rows) : null;
   }
 
   /* The link to the panel of a fact, carrying the state the fact was baked in (the panels'
      address: ?<panel key>.<axis>=<value>, see panels.js); the panel takes what it offers and
      leaves the rest at its defaults. Without the panel base (no page), the bare link. */
-  function panelAt(link, path, names) {
+  function panelAt(link, path, names, rows) {
     if (!link) return null;
     var base = globalThis.scalecore && globalThis.scalecore.util;
     var at = link.split("#");
@@ -293,6 +316,13 @@
     names.slice(0, path.length - 2).forEach(function (name, i) {
       if (path[i + 1] === "mean") return; // a mean over the axis is no state of the panel: its default stays
       query.push(encodeURIComponent(key + "." + name) + "=" + encodeURIComponent(path[i + 1]).replace(/%2B/g, "+"));
+    });
+    // a row's number ("layer 3"): a panel that stacks its rows shows that many ("layers=3": a stack of 3 is the first
+    // three layers of a deeper one) and reads that row closely ("layer=3"); a panel without such controls ignores them
+    Object.keys(rows || {}).forEach(function (at) {
+      var row = rows[at];
+      query.push(encodeURIComponent(key + "." + row.word + "s") + "=" + row.number);
+      query.push(encodeURIComponent(key + "." + row.word) + "=" + row.number);
     });
     return at[0] + (query.length ? "?" + query.join("&") : "") + "#" + at[1];
   }
