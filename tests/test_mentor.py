@@ -302,9 +302,12 @@ def test_a_numbers_question_gets_the_baked_value(built_site):
     baked = Baked(built_site)
     got = answers(built_site, [{"question": "What is the mean row-max on kjv with norm+init+scale?"},
                                {"question": "what is the variance at d = 100?"},
-                               {"question": "What is the input spread on wordnet at seed 2 with init + scale?"}])["answers"]
+                               {"question": "What is the input spread on wordnet at seed 2 with init + scale?"},
+                               # a mean the panel names by its one word ("Entropy": mean_entropy; a fresh reader's)
+                               {"question": "what is the entropy on kjv at seed 0 with only the scale guard?"}])["answers"]
     for reply, path in zip(got, ["scale-guards/kjv/mean/norm+init+scale/mean_row_max", "variance/100/raw/variance",
-                                 "scale-guards/wordnet/2/init+scale/input_spread"]):
+                                 "scale-guards/wordnet/2/init+scale/input_spread", "scale-guards/kjv/0/scale/mean_entropy"],
+                           strict=True):
         first = reply["answer"]["numbers"][0]
         assert first["path"] == path
         assert first["value"] == pytest.approx(baked.value(path), rel=1e-6)

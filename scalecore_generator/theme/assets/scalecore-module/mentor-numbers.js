@@ -73,11 +73,11 @@
     return parts.length > 0 && parts.every(function (t) { return asked.terms[t]; });
   }
 
-  /* A mean named as the page names it in its tables, without the word mean ("row-max" for mean_row_max): the rest of
-     its words, two or more. */
+  /* A mean named as the page names it in its tables, without the word mean ("row-max" for mean_row_max, "entropy" for
+     mean_entropy): the rest of its words. */
   function meanOf(segment, asked) {
     var parts = segmentTerms(segment);
-    return parts[0] === "mean" && parts.length > 2 && parts.slice(1).every(function (t) { return asked.terms[t]; });
+    return parts[0] === "mean" && parts.length > 1 && parts.slice(1).every(function (t) { return asked.terms[t]; });
   }
 
   /* A spread (the site's measure of a size: a standard deviation) named by the rest of its words when the question asks
