@@ -444,6 +444,18 @@ def test_a_number_the_question_gives_an_axis_is_that_axis_s_value_only(built_sit
     assert all(p[3] == "4" and p[2] in ("1", "all", "mean") for p in paths), paths
 
 
+def test_a_number_no_setting_changes_is_given_once_and_a_refusal_names_each_section_once(built_site):
+    """The scores' cost is 3,200 under every guard set: one number, not three. A refusal's closest sections name each
+    section once (two anchors of "The switchboard" were two links of one name; a fresh reader's)."""
+    cost, rope = answers(built_site, [{"question": "how many multiply-adds do the score matrices cost?"},
+                                      {"question": "how does rotary position embedding (RoPE) work?"}],
+                         "modules/multi-head-attention.html")["answers"]
+    numbers = cost["answer"]["numbers"]
+    assert [n["text"] for n in numbers] == ["3,200"], numbers
+    titles = [(c["page"], c["title"]) for c in rope["answer"]["closest"]]
+    assert not rope["answer"]["found"] and titles and len(titles) == len(set(titles)), titles
+
+
 def test_no_answer_carries_template_text(built_site):
     for module in MODULES:
         got = answers(built_site, [{"question": q} for q in _asked_on(module)], module)["answers"]

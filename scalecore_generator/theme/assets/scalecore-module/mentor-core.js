@@ -670,8 +670,9 @@
     var seen = {};
     var add = function (page, anchor, title) {
       var key = page + "#" + anchor;
-      if (seen[key] || !page) return;
-      seen[key] = true;
+      // each once, by its place and by its name: two anchors of one section read as one link twice
+      if (seen[key] || seen[page + " " + title] || !page) return;
+      seen[key] = seen[page + " " + title] = true;
       out.push({ page: page, anchor: anchor, title: title });
     };
     var self = this;
