@@ -653,3 +653,21 @@ def test_without_javascript_the_header_and_cards_remain(chromium, base_url):
         assert page.locator(".admonition.guest").first.is_visible()
     finally:
         context.close()
+
+
+def test_the_encoder_s_layer_table_writes_each_column_one_way(built_site):
+    """Every cell of a decimal column to the same places: the row-max to two ("1.00", never "1" beside "0.99"), the
+    FFN's share to three, in the fallback as in the page's view (the same spec; a fresh reader saw "1" and "1.00" in
+    one column)."""
+    import re
+
+    html = (built_site / "modules" / "encoder-block.html").read_text(encoding="utf-8")
+    tables = re.findall(r'<table class="scalecore-encoder-layers">(.*?)</table>', html, re.S)
+    assert tables
+    for table in tables:
+        rows = [re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", row) for row in re.findall(r"<tr[^>]*>(.*?)</tr>", table, re.S)]
+        header, layers = rows[0], [r for r in rows[1:] if r and r[0].isdigit()]
+        assert layers
+        for row in layers:
+            assert re.fullmatch(r"\d\.\d\d", row[header.index("Row-max")]), row
+            assert re.fullmatch(r"\d\.\d\d\d", row[header.index("FFN share")]), row

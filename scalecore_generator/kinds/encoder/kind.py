@@ -22,6 +22,11 @@ LAYER_KEYS = ("attention_input_spread", "attention_update_spread", "ffn_update_s
               "mean_row_max", "gradient", "saturated_share")
 
 
+# The table's columns each written one way: the FFN's share to three decimals, the row-max to two ("1.00", never "1"
+# beside "0.99"); spreads and the gradient to three significant digits (the views' default, 1.39 × 10⁵ from 10⁵).
+LAYER_FORMATS = ["", "", "", "", ".3f", "", ".2f", ""]
+
+
 def layers_table(point: dict, layers: int, where: str) -> dict:
     """The spec of the shared table view: every layer's numbers, the stream's input first."""
     rows = [{"header": "input", "cells": ["", "", "", "", point["input_spread"], "", ""]}]
@@ -35,6 +40,7 @@ def layers_table(point: dict, layers: int, where: str) -> dict:
                    "add (and the FFN's share of what the layer adds), and of the residual stream after the layer; the heads' "
                    "mean row-max and gradient size.",
         "columns": ["Layer", "Heads see", "Attention adds", "FFN adds", "FFN share", "Stream", "Row-max", "Gradient"],
+        "formats": LAYER_FORMATS,
         "rows": rows,
     }
 

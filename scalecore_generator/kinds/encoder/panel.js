@@ -217,6 +217,7 @@
         "add (and the FFN's share of what the layer adds), and of the residual stream after the layer; the heads' " +
         "mean row-max and gradient size.",
       columns: ["Layer", "Heads see", "Attention adds", "FFN adds", "FFN share", "Stream", "Row-max", "Gradient"],
+      formats: ["", "", "", "", ".3f", "", ".2f", ""], // as kind.py's LAYER_FORMATS: the fallback's table
       rows: rows,
     };
   }
