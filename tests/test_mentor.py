@@ -474,6 +474,10 @@ def test_no_answer_carries_template_text(built_site):
     (MODULE, "what is teh fan in rule for initialising weights?", "fan_in"),
     ("modules/encoder-block.html", "why do skip connections help the gradient?", "identity"),
     ("modules/multi-head-attention.html", "does using eight heads cost more multiplications than a single head?", "the same"),
+    # a fresh reader's typos, mended before the question is searched and embedded (mulitple: multiple, scalling:
+    # scaling; it was refused), and a contraction left as written
+    ("modules/multi-head-attention.html", "why do mulitple heads not fix the scalling problem?", "do not protect"),
+    (MODULE, "why doesnt dividing by sqrt of d_k fix the bible corpus?", "√d_k"),
 ])
 def test_a_paraphrase_or_a_typo_is_answered_not_refused(built_site, module, question, fact):
     reply = answers(built_site, [{"question": question}], module)["answers"][0]["answer"]

@@ -274,6 +274,7 @@
   // "names" (a capital or a digit in the word), true (any such word), false (none)
   S.TOPIC = 2; // round 7: refuse a question whose topic (its first this many content words) the module never uses
   S.TOPIC_BELOW = 0.45; // ... when the refusal's one score (words and meaning) is below this
+  S.MEND = true; // round 10: a question's typos mended before it is searched and embedded (Mentor.prototype.mended)
   S.COMPOUNDS = true; // round 10: refuse a question about a hyphenated name the module never writes (namedCompound)
   S.COMPOSE_GAP = 0; // ... and is this many sentences or more away from it in the same passage
   // Round 8 (session 41): a section's opening joins the evidence when this many of its passages are there (0: never;
@@ -385,6 +386,58 @@
     return out;
   };
 
+  /* Whether ``w`` is a common English word: a whole word among the encoder's word pieces (``common``), in any of its
+     plain forms ("cutting": cut). */
+  function commonWord(w, common) {
+    var forms = [w, w.replace(/'s$/, ""), w.replace(/s$/, ""), w.replace(/es$/, ""), w.replace(/ed$/, ""),
+      w.replace(/ed$/, "e"), w.replace(/ing$/, ""), w.replace(/ing$/, "e"), w.replace(/(.)\1ing$/, "$1"), w.replace(/ly$/, "")];
+    return forms.some(function (f) { return f.length > 1 && common.has(f); });
+  }
+
+  /* The question with its typos mended, for the search and the sentence encoder alike ("why do mulitple heads not fix
+     the scalling problem": multiple, scaling). A word of five letters or more that is neither the module's nor common
+     English becomes the module's word one edit away (two in a word of eight letters or more; the same first letter),
+     the most frequent of the nearest, else such a common English word. The encoder reads a typo as word pieces that
+     mean something else ("mulitple": "mu", "##lit", "##ple"), and the keyword search's fuzzy match reaches only the
+     module's words; both missed questions a reader spelled loosely (a fresh reader: 2 of 3 refused or off target).
+     Written here: a spelling library ships a dictionary of its own, and the module's words are the ones to reach. */
+  Mentor.prototype.mended = function (question) {
+    var english = this.english, common = this.common;
+    if (!common || !S.MEND || language(question, english)) return String(question); // another language's words stay
+    if (!this.mendable) {
+      var counts = {};
+      this.data.passages.forEach(function (p) {
+        if (POINTERS[p.role]) return;
+        p.plain.forEach(function (text) { words(text).forEach(function (w) { counts[w] = (counts[w] || 0) + 1; }); });
+      });
+      var own = Object.keys(counts).filter(function (w) { return w.length >= 4 && /^\p{L}+$/u.test(w); });
+      var pieces = [];
+      common.forEach(function (_, piece) { if (piece.length >= 4 && /^\p{Ll}+$/u.test(piece)) pieces.push(piece); });
+      this.mendable = { own: own, counts: counts, pieces: pieces };
+    }
+    var m = this.mendable;
+    return String(question).replace(/\p{L}{5,}/gu, function (written) {
+      var w = written.toLowerCase();
+      if (english[w] || STOPWORDS[w] || commonWord(w, common)) return written;
+      if (/nt$/.test(w) && STOPWORDS[w.slice(0, -2)]) return written; // "doesnt", "wouldnt": a contraction
+      var most = w.length >= 8 ? 2 : 1;
+      var nearest = function (list) {
+        var best = null, fewest = most + 1;
+        list.forEach(function (v) {
+          if (v[0] !== w[0] || Math.abs(v.length - w.length) > most) return;
+          var d = edits(w, v, most);
+          if (d < fewest || (d === fewest && best && (m.counts[v] || 0) > (m.counts[best] || 0))) { best = v; fewest = d; }
+        });
+        return best && { word: best, edits: fewest };
+      };
+      // the fewest edits, the module's word before a common one at the same distance ("mulitple": multiple, not
+      // the module's "multiply", two edits away)
+      var own = nearest(m.own), other = nearest(m.pieces);
+      var chosen = own && (!other || own.edits <= other.edits) ? own : other;
+      return chosen ? chosen.word : written;
+    });
+  };
+
   /* The words of a question that name something this module never speaks of: a word the module does
      not use (nor one it begins, nor a typo of one of its words or of a stop word, nor a corpus's
      alias) that is not a common English word either: not a whole word among the encoder's 30,522
@@ -394,11 +447,7 @@
   Mentor.prototype.rare = function (question, asked, aliases) {
     var common = this.common, frequency = this.frequency, related = this.related || {};
     if (!common) return [];
-    var known = function (w) {
-      var forms = [w, w.replace(/'s$/, ""), w.replace(/s$/, ""), w.replace(/es$/, ""), w.replace(/ed$/, ""),
-        w.replace(/ed$/, "e"), w.replace(/ing$/, ""), w.replace(/ing$/, "e"), w.replace(/(.)\1ing$/, "$1"), w.replace(/ly$/, "")];
-      return forms.some(function (f) { return f.length > 1 && common.has(f); });
-    };
+    var known = function (w) { return commonWord(w, common); };
     var out = [];
     (String(question).match(/[\p{L}\p{N}_]+(?:[+'][\p{L}\p{N}_]+)*/gu) || []).forEach(function (written, i) {
       // a name: a capital past its first letter or anywhere but the question's first word ("GELU", "RMSNorm",
@@ -729,6 +778,8 @@
      mentor runs on the build's vectors; the static table embeds the question here. */
   Mentor.prototype.answer = function (question, extra, vector) {
     var self = this;
+    var written = String(question);
+    question = this.mended(written); // the caller embeds the same mended text (mentor.js, tests/mentor/answer.js)
     var foreign = language(question, this.english);
     var how = kind(question);
     var aliases = foreign ? {} : this.expand(question);
@@ -840,7 +891,7 @@
     });
     added.forEach(function (p) { delete self.byId[p.id]; });
     return {
-      question: String(question),
+      question: written,
       terms: asked,
       kind: how,
       language: foreign,

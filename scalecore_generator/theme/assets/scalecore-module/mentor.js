@@ -510,7 +510,8 @@
     var started = performance.now();
     Promise.all([this.load(), this.checking]).then(function (ready) {
       var mentor = ready[0];
-      return Promise.all([self.readAttached(), self.encoder ? self.encoder.embed(question).catch(function () { return null; }) : null]).then(function (got) {
+      var mended = mentor.mended(question); // embedded as it is searched: its typos mended (mentor-core.js)
+      return Promise.all([self.readAttached(), self.encoder ? self.encoder.embed(mended).catch(function () { return null; }) : null]).then(function (got) {
         var files = got[0];
         var answer = mentor.answer(question, files.passages, got[1]);
         self.render(answer, files);
