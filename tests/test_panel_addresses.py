@@ -314,6 +314,25 @@ def test_choices_that_depend_on_each_other_come_back_and_a_slider_replaces_its_e
     assert slider.input_value() == "6"
 
 
+def test_an_address_naming_a_corpus_a_seed_and_heads_shows_that_very_view(visit, site_server, built_site):
+    """Corpus, seed and heads at once (a copied link, the mentor's): each choice loads its data, so the address sets
+    them one after the other, each once the last has loaded. Set all at once, the corpus's load finished last, with
+    the heads it started with: the Heads radio said 2 while the maps showed 8 (a fresh reader, from the mentor)."""
+    page_url = "modules/multi-head-attention.html"
+    page, _ = visit(site_server.url + page_url)
+    panel_id = page.evaluate("""() => Array.from(document.querySelectorAll('.scalecore-panel[data-scalecore-kind="multihead"]'))
+      .filter(p => { const o = JSON.parse(p.dataset.scalecoreOptions); return o.show.includes('heads') && o.show.includes('corpus')
+        && o.heads !== 2; }).map(p => p.id).pop()""")
+    key = key_of(panel_id)
+    page.goto(site_server.url + page_url + f"?{key}.corpus=demo&{key}.seed=2&{key}.heads=2#{panel_id}")
+    hydrate(page, panel_id)
+    page.wait_for_function("id => document.getElementById(id).getAttribute('data-multihead-heads') === '2'", arg=panel_id)
+    state = page.evaluate("""id => { const p = document.getElementById(id).scalecorePanel;
+      return {corpus: p.corpus, seed: p.seed, heads: p.heads}; }""", panel_id)
+    assert state == {"corpus": "demo", "seed": 2, "heads": 2}, state
+    assert page.locator(f"#{panel_id} [data-scalecore-state=heads] input:checked").get_attribute("value") == "2"
+
+
 def test_a_heading_anchor_still_lands_and_keeps_the_panels_state(visit, site_server, built_site):
     page, _ = visit(site_server.url + module_page(built_site))
     panel_id = switchable_guards_panel(page)

@@ -195,16 +195,31 @@
 
   /* Bring a panel to the state its address names (defaults for what it does not name), in up
      to three passes: a choice may offer its values only once another has loaded (a head of 8
-     exists once 8 heads are shown). */
+     exists once 8 heads are shown). Within a pass one control at a time, each once the panel has
+     loaded what the last one chose: a kind's choice loads with the panel's other values as they
+     are, so corpus, seed and heads set at once ended with the corpus's load and the heads it
+     started with (the Heads radio said 2, the maps showed 8). A control is found again by its
+     name each time: a load may draw the panel's controls anew. */
   function restoreState(root) {
     var wanted = Object.assign({}, root.scalecoreDefaults || {}, stateInQuery(location.search, stateKey(root)));
     root.scalecoreRestoring = (root.scalecoreRestoring || 0) + 1;
+    function control(name) {
+      return controlsOf(root).filter(function (node) { return node.getAttribute("data-scalecore-state") === name; })[0];
+    }
     function pass(left) {
-      var pending = controlsOf(root).filter(function (node) {
-        var name = node.getAttribute("data-scalecore-state");
-        return name in wanted && setControl(node, wanted[name]) === "no";
-      });
-      return settled(root, 300).then(function () {
+      var names = controlsOf(root).map(function (node) { return node.getAttribute("data-scalecore-state"); })
+        .filter(function (name) { return name in wanted; });
+      var pending = [];
+      return names.reduce(function (done, name) {
+        return done.then(function () {
+          var node = control(name);
+          var result = node ? setControl(node, wanted[name]) : "no";
+          if (result === "no") pending.push(name);
+          return result === "set" ? settled(root, 300) : null;
+        });
+      }, Promise.resolve()).then(function () {
+        return settled(root, 300);
+      }).then(function () {
         if (pending.length && left > 1) return pass(left - 1);
       });
     }
