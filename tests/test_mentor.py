@@ -442,6 +442,11 @@ def test_a_number_the_question_gives_an_axis_is_that_axis_s_value_only(built_sit
     paths = [n["path"].split("/") for n in reply["answer"]["numbers"]]
     assert paths and paths[0][:5] == ["multihead", "wordnet", "1", "4", "norm+init+scale"], paths
     assert all(p[3] == "4" and p[2] in ("1", "all", "mean") for p in paths), paths
+    # and a number given to the heads names no seed: "2 heads" is not seed 2 (a second fresh reader's)
+    reply, = answers(built_site, [{"question": "What's the mean row-max with 2 heads on demo?"}],
+                     "modules/multi-head-attention.html")["answers"]
+    paths = [n["path"].split("/") for n in reply["answer"]["numbers"]]
+    assert paths and all(p[3] == "2" and p[2] != "2" for p in paths), paths
 
 
 def test_a_number_no_setting_changes_is_given_once_and_a_refusal_names_each_section_once(built_site):

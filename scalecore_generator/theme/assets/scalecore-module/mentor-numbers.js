@@ -186,6 +186,8 @@
         } else if (i > names.length && /^\d+$/.test(fact.path[i]) && Object.keys(asked.rows).some(function (w) {
           return asked.rows[w].indexOf(Number(fact.path[i])) >= 0; })) {
           score += 1;
+        } else if (i <= names.length && bound.by[fact.path[i]] && bound.by[fact.path[i]] !== names[i - 1]) {
+          // a number the question gives another axis ("2 heads") names no seed 2
         } else if (named(fact.path[i], asked) || (fact.path[i] === "none" && absentAxis(names[i - 1], asked))) {
           score += 1;
         }
@@ -257,6 +259,8 @@
         if (found) bound[name] = found[1] || found[2];
       });
     });
+    Object.defineProperty(bound, "by", { value: {} }); // {number: the axis it was given}
+    Object.keys(bound).forEach(function (name) { bound.by[bound[name]] = name; });
     return bound;
   }
 
@@ -305,7 +309,7 @@
       var offers = panel.offers || {};
       return (names || []).every(function (name, i) {
         var value = path[i + 1];
-        return !offers[name] || value === "mean" || offers[name].indexOf(value) >= 0;
+        return !offers[name] || OVER[value] || offers[name].indexOf(value) >= 0;
       });
     })[0];
     return found ? panelAt(found.link, path, names, rows) : null;
@@ -322,7 +326,7 @@
     var key = base.stateKey({ id: at[1] });
     var query = [];
     names.slice(0, path.length - 2).forEach(function (name, i) {
-      if (path[i + 1] === "mean") return; // a mean over the axis is no state of the panel: its default stays
+      if (OVER[path[i + 1]]) return; // a mean (lowest, all...) over the axis is no state of the panel: its default stays
       query.push(encodeURIComponent(key + "." + name) + "=" + encodeURIComponent(path[i + 1]).replace(/%2B/g, "+"));
     });
     // a row's number ("layer 3"): a panel that stacks its rows shows that many ("layers=3": a stack of 3 is the first
