@@ -242,7 +242,9 @@
       // a row by its own number ("layer 3"), else by the list's last word and its place, from 1 ("per_head/2": "head 3")
       if (row) parts.push(row.word + " " + row.number);
       else if (/^\d+$/.test(path[i])) parts.push(path[i - 1].split("_").pop().replace(/s$/, "") + " " + (Number(path[i]) + 1));
-      else if (!label) measure.splice(measure.length - 1, 0, path[i].replace(/_/g, " "));
+      // a group's name only where the measure's own is one word ("spread sqrt d k mean"; "mean row max", not "summary
+      // mean row max": a fresh reader read "summary" as an internal name)
+      else if (!label && segmentTerms(last).length === 1) measure.splice(measure.length - 1, 0, path[i].replace(/_/g, " "));
     }
     return (label || measure.join(" ")) + (parts.length ? ", " + parts.join(", ") : "");
   }
