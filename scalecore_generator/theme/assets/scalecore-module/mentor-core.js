@@ -79,10 +79,10 @@
     this.checks = data.passages.filter(function (p) { return p.parts && p.parts.question; });
     this.aliases = corpusAliases(data.corpora || [], frequency);
     this.abbreviations = abbreviations(data.passages);
-    var english = this.english = {}; // the words of the module's own text, as written
+    var english = this.english = {}; // the words of the module's own text, as written: how often each
     data.passages.forEach(function (p) {
       if (POINTERS[p.role]) return; // a reference's names and titles may be in any language
-      p.plain.forEach(function (text) { words(text).forEach(function (w) { english[w] = true; }); });
+      p.plain.forEach(function (text) { words(text).forEach(function (w) { english[w] = (english[w] || 0) + 1; }); });
     });
   }
 
@@ -405,15 +405,10 @@
     var english = this.english, common = this.common;
     if (!common || !S.MEND || language(question, english)) return String(question); // another language's words stay
     if (!this.mendable) {
-      var counts = {};
-      this.data.passages.forEach(function (p) {
-        if (POINTERS[p.role]) return;
-        p.plain.forEach(function (text) { words(text).forEach(function (w) { counts[w] = (counts[w] || 0) + 1; }); });
-      });
-      var own = Object.keys(counts).filter(function (w) { return w.length >= 4 && /^\p{L}+$/u.test(w); });
+      var own = Object.keys(english).filter(function (w) { return w.length >= 4 && /^\p{L}+$/u.test(w); });
       var pieces = [];
       common.forEach(function (_, piece) { if (piece.length >= 4 && /^\p{Ll}+$/u.test(piece)) pieces.push(piece); });
-      this.mendable = { own: own, counts: counts, pieces: pieces };
+      this.mendable = { own: own, counts: english, pieces: pieces };
     }
     var m = this.mendable;
     return String(question).replace(/\p{L}{5,}/gu, function (written) {

@@ -306,8 +306,7 @@
      axis they name (a panel whose guards are locked shows no other guard set). A mean over an
      axis is no state of it. None when no panel can show the state. */
   function panelFor(panels, path, names, rows) {
-    var list = typeof panels === "string" ? [{ link: panels }] : panels || [];
-    var found = list.filter(function (panel) {
+    var found = (panels || []).filter(function (panel) {
       var offers = panel.offers || {};
       return (names || []).every(function (name, i) {
         var value = path[i + 1];
