@@ -132,7 +132,10 @@ def score(entry: dict, answer: dict, baked, targets: Targets) -> dict:
     if entry.get("number"):
         numbers = answer["numbers"]
         expected = baked.value(entry["number"])
-        ok = bool(numbers) and numbers[0]["path"] == entry["number"] and \
+        # the value asked for: the set's path, or the same measure (its last name) with the same value under
+        # settings that do not change it (a layer's cost is 47,360 at every head count and guard set; a corpus's
+        # input spread is the same in the scale-guards and encoder trees): the reader is shown the number asked for
+        ok = bool(numbers) and numbers[0]["path"].split("/")[-1] == entry["number"].split("/")[-1] and \
             abs(numbers[0]["value"] - expected) <= 1e-6 * max(1.0, abs(expected))
         marks["key"] = marks["lead"] = ok
         if numbers and not ok:

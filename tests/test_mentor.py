@@ -368,6 +368,22 @@ def first_numbers_are(built_site, page: str, baked, asked: list[tuple[str, str]]
     return got
 
 
+def test_a_reader_s_names_for_a_setting_find_its_number(built_site):
+    """Round 11 (session 45), the development set's number questions: "every guard switched off" is the guard set none
+    (it gave norm+init+scale: "every guard" read as all on), "king james" names kjv by its title (the module writes
+    those words too, so they are no alias of it), and a measure named by its column ("the spread the first layer's
+    attention adds") goes before one that only shares a word with the question (stream_spread, by "the stream")."""
+    baked = Baked(built_site)
+    first_numbers_are(built_site, MODULE, baked, [
+        ("with every guard switched off on the demo corpus (seed 0) how big is the score spread?",
+         "scale-guards/demo/0/none/score_spread"),
+        ("score spread on kjv at seed 0 after turning off all three guards", "scale-guards/kjv/0/none/score_spread"),
+        ("whats the score spread on the king james corpus with init+scale, seed 0?", "scale-guards/kjv/0/init+scale/score_spread")])
+    first_numbers_are(built_site, "modules/encoder-block.html", baked, [
+        ("no layernorm, kjv, seed 0: how big is the spread that the first layer's attention adds to the stream?",
+         "encoder/kjv/0/none/layers/0/attention_update_spread")])
+
+
 def test_a_measure_is_named_by_its_column_in_the_panel_s_table(built_site):
     """The encoder panel's table calls attention_update_spread "Attention adds" and attention_input_spread "Heads see":
     the build reads the names from the tables the page shows (never from the mentor's code), and a reader's "attention

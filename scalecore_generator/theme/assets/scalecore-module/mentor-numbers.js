@@ -91,10 +91,10 @@
   /* A measure named by its column in the panel's table, as the reader sees it ("Attention adds" for
      attention_update_spread: the build's data.labels, read from the tables the page shows), two words or more. */
   function labelled(labels, segment, asked) {
-    return Boolean(labels && labels[segment]) && labels[segment].some(function (label) {
+    return !labels || !labels[segment] ? 0 : labels[segment].reduce(function (most, label) {
       var parts = segmentTerms(String(label).replace(/[^\p{L}\p{N}]+/gu, " "));
-      return parts.length > 1 && parts.every(function (t) { return asked.terms[t]; });
-    });
+      return parts.length > 1 && parts.every(function (t) { return asked.terms[t]; }) ? Math.max(most, parts.length) : most;
+    }, 0); // the words of the longest label the question names (0: none)
   }
 
   /* An axis's setting "none" named by what the question says is absent: a word holding the axis's name ("without
@@ -109,7 +109,11 @@
      norm, init, scale joined by "+", or "none"). A guard after "no", "not" or "without" is off. */
   var GUARDS = ["norm", "init", "scale"];
   function isGuardSet(name) { return name.split("+").every(function (g) { return GUARDS.indexOf(g) >= 0; }); }
+  var ALL_GUARDS = "(?:all|every|each)(?: of)?(?: the)?(?: three| 3)? guards?";
+  var ALL_OFF = new RegExp("\\b" + ALL_GUARDS + " (?:(?:is|are|being) )?(?:(?:switched|turned|set|left|toggled) )?" +
+    "(?:off|disabled|unchecked)\\b|\\b(?:switch|turn|disable|untick|uncheck)(?:ed|ing|s)?(?: off)? " + ALL_GUARDS + "\\b");
   function guardSet(text) {
+    if (ALL_OFF.test(text)) return ["none"]; // "every guard switched off" names no guard on
     if (/\b(?:all (?:three |the |3 )?guards|every guard|each guard|all three)\b/.test(text)) return [GUARDS.join("+")];
     if (/\b(?:no|without(?: any)?(?: the)?) guards?\b|\bguards? (?:all )?off\b/.test(text)) return ["none"];
     var on = {};
@@ -154,6 +158,13 @@
     if (asked.guards) asked.whole[asked.guards] = true;
     // a corpus by a reader's word for it ("the bible", "the big corpus"), when the question names none by its name
     var names = (this.data.corpora || []).map(function (c) { return c.name; });
+    // a corpus by the first words of its title ("king james" for kjv, the King James Version), which the module's own
+    // text uses too, so that they are no alias of it (mentor-core.js, corpusAliases)
+    (this.data.corpora || []).forEach(function (c) {
+      var title = words(String(c.title || "").toLowerCase()).slice(0, 2);
+      if (title.length === 2 && title.every(function (w) { return w.length > 2 && !STOPWORDS[w]; }) &&
+        text.indexOf(title.join(" ")) >= 0) asked.whole[c.name] = true;
+    });
     if (this.expand && !names.some(function (n) { return asked.whole[n]; })) {
       var corpora = this.expand(question);
       Object.keys(corpora).forEach(function (t) { if (typeof corpora[t] === "string") asked.whole[corpora[t]] = true; });
@@ -195,7 +206,9 @@
       if (score === 0) return;
       if (!named(last, asked) && !column) score -= 0.5; // a measure named in full goes first ("word row-max": word_row_max)
       // ... and of two named in full, the one of more words the question says ("score spread": score_spread, not scores)
-      else if (named(last, asked)) score += 0.1 * (segmentTerms(last).length - 1);
+      // (a column's label counts as its name: "attention adds" is attention_update_spread, not the stream_spread of
+      // "the stream")
+      else score += 0.1 * (Math.max(named(last, asked) ? segmentTerms(last).length : 0, column) - 1);
       if (score > top) { top = score; best = []; }
       if (score === top) best.push({ path: fact.path, value: fact.value, rows: fact.rows, order: order });
     });
