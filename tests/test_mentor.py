@@ -384,6 +384,14 @@ def test_a_reader_s_names_for_a_setting_find_its_number(built_site):
          "encoder/kjv/0/none/layers/0/attention_update_spread")])
 
 
+def test_a_what_is_question_is_answered_where_the_page_brings_the_term_in(built_site):
+    """Round 11: the encoder page names the residual stream in most sections and says what it is in the first ("a
+    running sum"); "what is the residual stream?" showed four later passages that only use the words."""
+    reply, = answers(built_site, [{"question": "what is the residual stream?"}], "modules/encoder-block.html")["answers"]
+    shown = " ".join(p["text"] for p in reply["answer"]["passages"]).lower()
+    assert "running sum" in shown, [p["section"] for p in reply["answer"]["passages"]]
+
+
 def test_a_measure_is_named_by_its_column_in_the_panel_s_table(built_site):
     """The encoder panel's table calls attention_update_spread "Attention adds" and attention_input_spread "Heads see":
     the build reads the names from the tables the page shows (never from the mentor's code), and a reader's "attention

@@ -298,6 +298,10 @@
   // refused 10 -> 11, nothing else moved; merit by halves 324/338 -> 325/342 (0.05: 589, 0.15: 592, 0.25 of 2: 592)
   S.SECTION_WEIGHT = 0.1;
   S.SECTION_TOP = 3; // ... of this many of them
+  // Round 11: a "what is" question's passage where the page first uses all its words, at this place (firstUse; 0: none).
+  // Development key facts 593 -> 596/708, in the lead 384 -> 387, nothing else moved (the same at places 1 to 4); by
+  // halves 325/342 -> 325/345
+  S.FIRST_USE = 2;
   // When to refuse: the module covers a question when one of its best passages holds this share of
   // the question's weight, or its nearest passage is this near in meaning, or both a little less.
   S.COVER_MIN = 0.6;
@@ -798,6 +802,24 @@
     });
   }
 
+  /* A question that asks what a thing is ("what is the residual stream?") is answered where the page first speaks of
+     all its words: a lesson defines a term where it brings it in, and later passages only use it (on the encoder page
+     the stream is named in most sections, and defined in the first). That passage moves to place S.FIRST_USE of the
+     fused list (from 1), unless it is there or higher already. */
+  var DEFINING = /^(what(?:'s|s| is| are)|define|meaning of|what do (?:you|they|we) mean by)\b/i;
+  Mentor.prototype.firstUse = function (asked, fused) {
+    if (!asked.length || asked.length > 3) return;
+    var first = this.data.passages.find(function (p) {
+      return !POINTERS[p.role] && p.role !== "goals" && p.role !== "check" &&
+        asked.every(function (t) { return p.allTerms[t]; });
+    });
+    if (!first) return;
+    var at = fused.findIndex(function (e) { return e.passage === first; });
+    if (at >= 0 && at < S.FIRST_USE) return;
+    var entry = at >= 0 ? fused.splice(at, 1)[0] : { passage: first, score: 0, result: null, similarity: 0 };
+    fused.splice(S.FIRST_USE - 1, 0, entry);
+  };
+
   /* ``vector``: the question's vector from the sentence encoder (mentor-encoder.js), when the
      mentor runs on the build's vectors; the static table embeds the question here. */
   Mentor.prototype.answer = function (question, extra, vector) {
@@ -826,6 +848,7 @@
     this.related = this.relate(asked);
     Object.keys(aliases).forEach(function (t) { self.related[t] = (self.related[t] || []).concat(aliases[t]); });
     var fused = foreign ? [] : this.fuse(results, vector, added);
+    if (S.FIRST_USE && !foreign && DEFINING.test(question.trim())) this.firstUse(asked, fused);
     // Whether the module speaks of what the question asks: the share of the question's weight
     // that one of the best passages holds (a corpus alias counts as its corpus), and how near in
     // meaning the nearest passage is. A question neither reaches is refused; one that only
