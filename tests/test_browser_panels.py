@@ -687,7 +687,7 @@ def test_console_interrupts_in_place_when_cross_origin_isolated(open_page, serve
     panel.get_by_role("button", name="Stop").click()
     page.wait_for_function("!document.querySelector('.scalecore-panel--console[data-scalecore-running]')",
                            timeout=10_000)
-    assert "KeyboardInterrupt" in output.text_content()
+    assert "KeyboardInterrupt" in output.text_content(), page.evaluate("scalecoreTimings.lastStopUnanswered || null")
     # noted when the live client's stop() resolves, which polls every 15 ms: it may come after the run ends
     page.wait_for_function("() => scalecoreTimings.lastStopMode !== undefined", timeout=10_000)
     assert page.evaluate("scalecoreTimings.lastStopMode") == "interrupted"

@@ -188,6 +188,11 @@ class LiveClient extends WorkerClient {
             resolve({ mode: "interrupted" });
           } else if (performance.now() - asked > STUCK_MS) { // stuck outside the interpreter loop
             clearInterval(poll);
+            // what went unanswered, for whoever reads why (a test's failure, the page's timings)
+            timings.lastStopUnanswered = ids.filter((id) => this.pending.has(id)).map((id) => {
+              const request = this.pending.get(id);
+              return `${request.type} #${id}, sent ${Math.round(asked - request.sent)} ms before the stop`;
+            });
             this.restart("stuck");
             resolve({ mode: "restarted", reason: "stuck" });
           }
