@@ -17,7 +17,7 @@
     "tell please mean means meant happen happens happened does work works get gets value values number many much " +
     "measure measures measured near nearly almost really actually every " +
     "t s don doesn didn isn aren wasn weren won couldn wouldn shouldn hasn haven " +
-    "whats thats hows whys come thing things stuff basically exactly anyway someone").split(" ");
+    "whats thats hows whys come thing things stuff basically exactly anyway someone against instead simply").split(" ");
   /* The mentor's settings, in one object: benchmarks/mentor.py measures others through
      tests/mentor/answer.js (MENTOR_SETTINGS), and the page uses these. */
   var S = {};

@@ -521,7 +521,7 @@
         self.section.setAttribute("data-scalecore-mentor-ms", String(ms));
         self.say(answer.found ? (answer.uncertain ? "Answered from the closest passages of this module (not certain)." :
           "Answered from this module's sources.") : answer.language ?
-          "The mentor reads English only: nothing in this module answers that yet." : "Nothing in this module answers that yet.");
+          "The mentor reads English only: ask in English and it answers from this module." : "Nothing in this module answers that yet.");
       });
     }).catch(function (error) {
       self.say("The mentor could not answer: " + (error && error.message || error) + ".");
