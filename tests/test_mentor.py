@@ -118,6 +118,28 @@ def test_the_data_script_cannot_be_closed_by_a_passage():
     assert data["passages"][0]["text"] == "A passage with </script><script>alert(1) in it."
 
 
+def test_a_paragraph_s_bold_run_in_title_is_marked_and_leads_only_with_its_sentence(tmp_path):
+    """"**Words used before the next module explains them.** Its three guards ..." is a paragraph with a title: the
+    passage says so (run_in), and the mentor never leads with the title alone (a fresh reader's LayerNorm answer opened
+    with it). A bold lead-in that runs into its sentence ("**Why it matters:** ...") and bold words later are no title."""
+    html = ("<h2 id='a'>A</h2><p><strong>Words used before the pumps are explained.</strong> A bucket holds water and "
+            "a pump moves it.</p><p><strong>Why it matters:</strong> the bucket overflows.</p>"
+            "<p>A pump is <strong>not</strong> a bucket, whatever it holds.</p>")
+    page = mentor.read_page(html, "m/p.html", "T")
+    assert [p.get("run_in", False) for p in page.passages] == [True, False, False]
+    assert page.passages[0]["text"].startswith("Words used before the pumps are explained. A bucket holds water")
+    node = shutil.which("node")
+    if node is None:
+        pytest.skip("Node is not installed")
+    script = mentor.data_script(page, [page], {}, {}, "B.1")
+    data, asked = tmp_path / "data.json", tmp_path / "questions.json"
+    data.write_text(script.split("]=", 1)[1].rstrip(";\n"), encoding="utf-8")
+    asked.write_text(json.dumps([{"question": "which words are used before the pumps are explained?"}]), encoding="utf-8")
+    done = subprocess.run([node, str(ANSWER), "--data", str(data), str(asked)], capture_output=True, text=True, check=True)
+    lead = json.loads(done.stdout)["answers"][0]["answer"]["lead"]
+    assert lead["text"].startswith("Words used before the pumps are explained. A bucket holds water"), lead
+
+
 def test_passages_are_sentences_with_their_formulas_and_a_role():
     page = mentor.read_page(LESSON, "m/buckets.html", "Buckets")
     by_text = {p["text"][:30]: p for p in page.passages}
@@ -392,6 +414,20 @@ def test_an_everyday_function_word_finds_no_passage(built_site):
     assert "against" not in reply["answer"]["terms"]
     lead = reply["answer"]["lead"]["text"]
     assert "guard" in lead.lower() and "against" not in lead, lead
+
+
+def test_a_reader_who_asks_in_plain_words_is_led_by_the_page_s_plain_words(built_site):
+    """A fresh reader asked what a saturated softmax is, "explain simply", and was led by the Jacobian; the page has an
+    "In plain words" box in that section. A question asking for plain words is led from the page's own box (never
+    another lesson's), and the evidence follows as for any question."""
+    got = answers(built_site, [{"question": 'What does it mean that the softmax is "saturated"? Please explain simply.'},
+                               {"question": "can u list the three guards simply, what does each one do?"}])["answers"]
+    for reply in got:
+        shown = reply["answer"]["passages"]
+        assert shown[0]["label"] == "In plain words" and shown[0]["page"] == MODULE, [(p["page"], p["label"]) for p in shown]
+        assert len(shown) > 1
+    assert "nudging the scores" in got[0]["answer"]["lead"]["text"] or "one word holds all" in got[0]["answer"]["lead"]["text"]
+    assert got[1]["answer"]["lead"]["text"].startswith("Each guard answers a different reason")
 
 
 def test_a_what_is_question_is_answered_where_the_page_brings_the_term_in(built_site):

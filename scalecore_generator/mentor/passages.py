@@ -23,15 +23,17 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 LEAD_IN = re.compile(r"^([A-Z][A-Za-z' ]{2,30}):\s")  # "Why it matters: ..." (authoring.md's conventions)
 LEAD_ROLES = {"why it matters": "why", "you will be able to": "goals", "where next": "navigation",
               "on this site": "navigation", "see also": "navigation", "next": "navigation"}
-READING_FORM = "mentor-reading/3"  # the memo's name for a page's reading: a new form when what is read changes (3: panels' options)
+READING_FORM = "mentor-reading/4"  # the memo's name for a page's reading: a new form when what is read changes (3: panels'
+# options; 4: run_in, a paragraph that opens with a bold title)
 CONCEPT_CALLOUT = "abstract"  # authoring.md: a step's one idea, stated exactly, is an '!!! abstract' box
 
 
 @dataclass
 class _Open:
     tag: str
-    kind: str = ""  # "panel", "callout", "part", "skip", "heading", "block"
+    kind: str = ""  # "panel", "callout", "part", "skip", "heading", "block", "run-in"
     label: str = ""
+    start: int = 0  # a run-in title's first piece of its block's text
     anchor: str = ""
     role: str = ""
 
@@ -57,6 +59,7 @@ class _Passages(HTMLParser):
         self.stack: list[_Open] = []
         self.section = {"title": page.title, "anchor": ""}
         self.text: list[str] | None = None  # the block being read
+        self.run_in = False  # whether the block opens with a run-in title ("**Words used before ...** Its three ...")
         self.heading: list[str] | None = None
         self.callout: list[str] | None = None  # the callout's title, while it is read
         self.parts: dict[str, list[str]] | None = None  # the marked parts of the panel being read
@@ -109,6 +112,8 @@ class _Passages(HTMLParser):
             opened.kind = "block"  # a paragraph, a list item, or a displayed formula
             self.text = []
             self.links = []
+        elif tag in ("strong", "b") and self._opens_run_in():
+            opened.kind, opened.start = "run-in", len(self.text)
         elif tag == "a" and self.text is not None and a.get("href"):
             opened.kind = "link"
             self.links.append([a["href"], len("".join(self.text))])
@@ -135,12 +140,17 @@ class _Passages(HTMLParser):
             if callout is not None:
                 callout.label = readable("".join(self.callout))
             self.callout = None
+        elif opened.kind == "run-in" and self.text is not None:
+            title = readable("".join(self.text[opened.start:]))
+            # a sentence of its own (a title that ends in a colon runs into the sentence it opens: "Why it matters:")
+            self.run_in = title.endswith(".") and len(title.split()) <= 12
         elif opened.kind == "block" and self.text is not None:
             raw = "".join(self.text)
             text = readable(raw)
             self.text = None
             callout = self._inside("callout")
             label = callout.label if callout else ""
+            run_in, self.run_in = self.run_in, False
             last = self.page.passages[-1] if self.page.passages else None
             if opened.tag == "div" and last and (last["anchor"], last["label"]) == (self.section["anchor"], label) \
                     and "parts" not in last:
@@ -149,6 +159,8 @@ class _Passages(HTMLParser):
                 role = self._role(text, opened.tag, callout)
                 self._add(raw, label, self.section["anchor"], role=role,
                           links=self._pointers() if role == "navigation" else None)
+                if run_in:
+                    self.page.passages[-1]["run_in"] = True
         elif opened.kind == "link" and self.text is not None and self.links:
             href, start = self.links[-1]
             if isinstance(start, int):
@@ -172,6 +184,15 @@ class _Passages(HTMLParser):
                 self._add(" ".join(parts.values()), opened.label or "Panel", opened.anchor,
                           role="check" if "question" in parts else "panel", parts=parts)
             self.parts = None
+
+    def _opens_run_in(self) -> bool:
+        """Whether bold text starts here as a paragraph's run-in title: first in a paragraph outside a callout (whose
+        title is its label). Such a title, a sentence of its own, led answers alone as if it said something ("Words
+        used before the next module explains them." led a LayerNorm question): the mentor gives it with the sentence
+        after it (run_in, mentor-core.js)."""
+        block = self._inside("block")
+        return (block is not None and block.tag == "p" and self._inside("callout") is None and self.text is not None
+                and readable("".join(self.text)) == "" and self._inside("run-in") is None)
 
     def _role(self, text: str, tag: str, callout: _Open | None) -> str:
         """What a block is for, by the authoring conventions (the module's docstring)."""

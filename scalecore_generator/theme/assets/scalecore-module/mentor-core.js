@@ -276,6 +276,11 @@
   S.TOPIC_BELOW = 0.45; // ... when the refusal's one score (words and meaning) is below this
   S.MEND = true; // round 10: a question's typos mended before it is searched and embedded (Mentor.prototype.mended)
   S.COMPOUNDS = true; // round 10: refuse a question about a hyphenated name the module never writes (namedCompound)
+  // Where the second sentence may come from: "" anywhere, "page" the lead's page, "section" its section. Round 11: a
+  // fresh reader found leads stitched across pages with no seam ("A saturated softmax silences one road of the gradient,
+  // not all of them. Words used before the next module explains them..."); "page": development key facts 596 -> 595,
+  // in the lead 387 -> 388 ("section": 590, 377)
+  S.COMPOSE_SAME = "page";
   S.COMPOSE_GAP = 0; // ... and is this many sentences or more away from it in the same passage
   // Round 8 (session 41): a section's opening joins the evidence when this many of its passages are there (0: never;
   // Mentor.prototype.opener). On the 256 development questions, key facts 169 -> 171 (1 or 2), 172 (3); merit by halves
@@ -302,6 +307,10 @@
   // Development key facts 593 -> 596/708, in the lead 384 -> 387, nothing else moved (the same at places 1 to 4); by
   // halves 325/342 -> 325/345
   S.FIRST_USE = 2;
+  // Round 11 (a fresh reader's finding): a question asking for plain words is led from an aside titled so, in the
+  // sections of the page's best this many passages (plainWords; 0: never). Development: key facts 595 either way, in the
+  // lead 388 -> 389 (the 9 questions that ask so are scored on technical phrases, which the evidence still holds)
+  S.PLAIN = 3;
   // When to refuse: the module covers a question when one of its best passages holds this share of
   // the question's weight, or its nearest passage is this near in meaning, or both a little less.
   S.COVER_MIN = 0.6;
@@ -612,6 +621,8 @@
      (a claim and its reason, a condition and its consequence). In page order when from one passage. */
   Mentor.prototype.second = function (best, asked, candidates, how, vector, loose) {
     var skip = function (passage, window) {
+      if (S.COMPOSE_SAME === "page" && passage.page !== best.passage.page) return true;
+      if (S.COMPOSE_SAME === "section" && (passage.page !== best.passage.page || passage.section !== best.passage.section)) return true;
       return passage === best.passage && window[0] <= best.to + S.COMPOSE_GAP && window[1] >= best.from - S.COMPOSE_GAP;
     };
     var next = this.lead(asked, candidates, how, null, vector, loose, skip);
@@ -624,8 +635,13 @@
      second give the reason; never a sentence without the one it refers to, nor a question. */
   function windowsOf(passage) {
     var out = [];
+    var titled = passage.run_in && passage.plain.length > 1; // its first sentence is its title (passages.py, run_in)
     passage.plain.forEach(function (text, i) {
       if (/\?\s*$/.test(text)) return;
+      if (titled && i === 0) { // a title says nothing alone: it leads with the sentence it opens
+        out.push([0, 1]);
+        return;
+      }
       if (!(i > 0 && PRONOUN.test(text))) out.push([i, i]);
       if (i + 1 < passage.plain.length && PRONOUN.test(passage.plain[i + 1]) && !/\?\s*$/.test(passage.plain[i + 1])) {
         out.push([i, i + 1]);
@@ -820,6 +836,25 @@
     fused.splice(S.FIRST_USE - 1, 0, entry);
   };
 
+  /* A reader who asks for plain words ("in simple words", "in plain English", "explain simply") is answered, where the
+     page has one, from the passage its author wrote for that: an aside of the page whose title says so ("In plain
+     words"), in the section of one of the page's S.PLAIN best passages; it gives the lead, and the evidence follows as
+     for any answer (before, a beginner who asked what a saturated softmax is, simply, was led by the Jacobian). */
+  var PLAIN_ASKED = /\b(simple|simply|plain|layman'?s?|everyday|non-?technical|intuitively|like i'?m (?:five|5)|eli5)\b/i;
+  var PLAIN_TITLE = /\b(plain|simple|simply|everyday|intuition|intuitively)\b/i;
+  Mentor.prototype.plainWords = function (fused) {
+    var page = this.data.module && this.data.module.page;
+    var own = function (p) { return !page || p.page === page; }; // the page asked on: another's box is another lesson's
+    var sections = fused.filter(function (e) { return own(e.passage); }).slice(0, S.PLAIN)
+      .map(function (e) { return e.passage.section; });
+    var plain = this.data.passages.filter(function (p) { return own(p) && p.label && PLAIN_TITLE.test(p.label); });
+    for (var i = 0; i < sections.length; i++) {
+      var found = plain.find(function (p) { return p.section === sections[i]; });
+      if (found) return found;
+    }
+    return null;
+  };
+
   /* ``vector``: the question's vector from the sentence encoder (mentor-encoder.js), when the
      mentor runs on the build's vectors; the static table embeds the question here. */
   Mentor.prototype.answer = function (question, extra, vector) {
@@ -849,6 +884,7 @@
     Object.keys(aliases).forEach(function (t) { self.related[t] = (self.related[t] || []).concat(aliases[t]); });
     var fused = foreign ? [] : this.fuse(results, vector, added);
     if (S.FIRST_USE && !foreign && DEFINING.test(question.trim())) this.firstUse(asked, fused);
+    var plainly = S.PLAIN && !foreign && PLAIN_ASKED.test(question) ? this.plainWords(fused) : null;
     // Whether the module speaks of what the question asks: the share of the question's weight
     // that one of the best passages holds (a corpus alias counts as its corpus), and how near in
     // meaning the nearest passage is. A question neither reaches is refused; one that only
@@ -872,7 +908,8 @@
     var close = foreign || named.length ? null : this.closestCheck(question, vector);
     var numbers = foreign || how !== "what" ? [] : this.numbers(question); // a reason is not a number
     var candidates = top.map(function (e) { return e.passage; });
-    var best = foreign || numbers.length || close || !covered ? null : this.lead(asked, candidates, how, pair, vector, false);
+    var best = foreign || numbers.length || close || !covered ? null : plainly ?
+      this.lead(asked, [plainly], how, null, vector, true) : this.lead(asked, candidates, how, pair, vector, false);
     var uncertain = false;
     if (!best && !foreign && !numbers.length && !close && covered) {
       best = this.lead(asked, candidates, how, pair, vector, true); // the closest passages, said to be unsure
