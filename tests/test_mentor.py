@@ -430,6 +430,16 @@ def test_a_reader_who_asks_in_plain_words_is_led_by_the_page_s_plain_words(built
     assert got[1]["answer"]["lead"]["text"].startswith("Each guard answers a different reason")
 
 
+def test_a_lead_from_a_self_check_s_explanation_opens_with_its_answer(built_site):
+    """A fresh reader asked what doubling the vectors does "but keep norm on" and was led by the self-check's
+    explanation ("In general, multiplying the input by c multiplies the scores by c^2"), without its answer's
+    condition: the answer ("They quadruple, unless norm is on: then nothing changes.") now comes first."""
+    reply, = answers(built_site, [{"question": "What if I double the size of every word vector but keep norm on? "
+                                               "Does the attention change?"}])["answers"]
+    lead = reply["answer"]["lead"]["text"]
+    assert lead.startswith("They quadruple, unless norm is on: then nothing changes."), lead
+
+
 def test_a_what_is_question_is_answered_where_the_page_brings_the_term_in(built_site):
     """Round 11: the encoder page names the residual stream in most sections and says what it is in the first ("a
     running sum"); "what is the residual stream?" showed four later passages that only use the words."""
