@@ -438,6 +438,9 @@ def test_a_lead_from_a_self_check_s_explanation_opens_with_its_answer(built_site
                                                "Does the attention change?"}])["answers"]
     lead = reply["answer"]["lead"]["text"]
     assert lead.startswith("They quadruple, unless norm is on: then nothing changes."), lead
+    # a what-if question only: the answer is to the check's own question, which a "why" is not (a second fresh reader)
+    reply, = answers(built_site, [{"question": "Why does a bigger corpus make the attention scores so much bigger?"}])["answers"]
+    assert not reply["answer"]["lead"]["text"].startswith("They quadruple"), reply["answer"]["lead"]["text"]
 
 
 def test_a_what_is_question_is_answered_where_the_page_brings_the_term_in(built_site):
@@ -446,6 +449,16 @@ def test_a_what_is_question_is_answered_where_the_page_brings_the_term_in(built_
     reply, = answers(built_site, [{"question": "what is the residual stream?"}], "modules/encoder-block.html")["answers"]
     shown = " ".join(p["text"] for p in reply["answer"]["passages"]).lower()
     assert "running sum" in shown, [p["section"] for p in reply["answer"]["passages"]]
+
+
+def test_a_setting_the_question_leaves_out_is_the_one_the_page_s_panels_show(built_site):
+    """A second fresh reader asked for "the mean row-max with 4 heads on the demo corpus at seed 0" and got the guard
+    sets init, init+scale and none (the tree's first), none of which a panel of the page shows by default: the numbers of
+    the states the page's panels can show come first (norm+init+scale, 0.24 on the page)."""
+    reply, = answers(built_site, [{"question": "What is the mean row-max with 4 heads on the demo corpus at seed 0?"}],
+                     "modules/multi-head-attention.html")["answers"]
+    first = reply["answer"]["numbers"][0]
+    assert first["path"] == "multihead/demo/0/4/norm+init+scale/summary/mean_row_max", reply["answer"]["numbers"]
 
 
 def test_a_measure_is_named_by_its_column_in_the_panel_s_table(built_site):

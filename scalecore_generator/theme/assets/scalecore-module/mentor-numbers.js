@@ -177,9 +177,11 @@
     this.facts.forEach(function (fact, order) {
       var last = fact.path[fact.path.length - 1];
       // a number the question gives an axis ("seed 1", "4 heads") is that axis's value, and no other axis's
+      // ... nor looks as if it were: "2 heads" gives no seed 2, where the seed is not named
       if ((axes[fact.path[0]] || []).some(function (name, i) {
         var value = fact.path[i + 1];
-        return bound[name] !== undefined && /^\d+$/.test(value || "") && value !== bound[name];
+        if (!/^\d+$/.test(value || "")) return false;
+        return bound[name] !== undefined ? value !== bound[name] : Boolean(bound.by[value]) && bound.by[value] !== name;
       })) return;
       var column = labelled(labels[fact.path[0]], last, asked);
       if (/^\d+$/.test(last) || !(named(last, asked) || column || meanOf(last, asked) || sizeOf(last, asked))) return;
@@ -218,6 +220,19 @@
     if (!wantsMean && own.length) best = own; // a seed's own among all the best, not only among the first three
     // the same measure with the same value under other settings is one number: those settings do not change it (the
     // cost of the scores is 3,200 under every guard set, and was given three times)
+    // Of numbers the question names equally, those of the states the page's panels show first: a setting the question
+    // leaves out is the one the reader sees ("mean row-max with 4 heads on demo": the guards every panel there shows,
+    // norm+init+scale, not init, init+scale and none, first in the tree's order, none of which is on the page)
+    var panels = this.data.panels || {};
+    var shownBy = function (fact) {
+      var names = axes[fact.path[0]] || [];
+      return (panels[fact.path[0]] || []).filter(function (panel) {
+        var offers = panel.offers || {};
+        return names.every(function (name, i) { return !offers[name] || offers[name].indexOf(fact.path[i + 1]) >= 0; });
+      }).length;
+    };
+    best = best.map(function (fact, i) { return { fact: fact, shown: shownBy(fact), i: i }; })
+      .sort(function (a, b) { return b.shown - a.shown || a.i - b.i; }).map(function (e) { return e.fact; });
     var given = {};
     best = best.filter(function (fact) {
       var same = fact.path[fact.path.length - 1] + " " + fact.value;
@@ -225,7 +240,6 @@
       given[same] = true;
       return true;
     }).slice(0, 3);
-    var panels = this.data.panels || {};
     var self = this;
     return best.map(function (fact) {
       return { path: fact.path.join("/"), value: fact.value, text: self.printed(fact.value),
