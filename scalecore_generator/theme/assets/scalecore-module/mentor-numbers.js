@@ -218,8 +218,6 @@
     var wantsMean = /\b(mean|average|averaged|over (all )?seeds)\b/.test(text.replace(/mean[_ -]row[_ -]max/g, ""));
     var own = best.filter(function (fact) { return fact.path.slice(1, -1).indexOf("mean") < 0; });
     if (!wantsMean && own.length) best = own; // a seed's own among all the best, not only among the first three
-    // the same measure with the same value under other settings is one number: those settings do not change it (the
-    // cost of the scores is 3,200 under every guard set, and was given three times)
     // Of numbers the question names equally, those of the states the page's panels show first: a setting the question
     // leaves out is the one the reader sees ("mean row-max with 4 heads on demo": the guards every panel there shows,
     // norm+init+scale, not init, init+scale and none, first in the tree's order, none of which is on the page)
@@ -233,6 +231,8 @@
     };
     best = best.map(function (fact, i) { return { fact: fact, shown: shownBy(fact), i: i }; })
       .sort(function (a, b) { return b.shown - a.shown || a.i - b.i; }).map(function (e) { return e.fact; });
+    // the same measure with the same value under other settings is one number: those settings do not change it (the
+    // cost of the scores is 3,200 under every guard set, and was given three times)
     var given = {};
     best = best.filter(function (fact) {
       var same = fact.path[fact.path.length - 1] + " " + fact.value;
