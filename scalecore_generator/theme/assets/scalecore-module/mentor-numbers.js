@@ -223,11 +223,7 @@
     // norm+init+scale, not init, init+scale and none, first in the tree's order, none of which is on the page)
     var panels = this.data.panels || {};
     var shownBy = function (fact) {
-      var names = axes[fact.path[0]] || [];
-      return (panels[fact.path[0]] || []).filter(function (panel) {
-        var offers = panel.offers || {};
-        return names.every(function (name, i) { return !offers[name] || offers[name].indexOf(fact.path[i + 1]) >= 0; });
-      }).length;
+      return (panels[fact.path[0]] || []).filter(function (panel) { return shows(panel, fact.path, axes[fact.path[0]]); }).length;
     };
     best = best.map(function (fact, i) { return { fact: fact, shown: shownBy(fact), i: i }; })
       .sort(function (a, b) { return b.shown - a.shown || a.i - b.i; }).map(function (e) { return e.fact; });
@@ -333,14 +329,17 @@
      axis they name (a panel whose guards are locked shows no other guard set). A mean over an
      axis is no state of it. None when no panel can show the state. */
   function panelFor(panels, path, names, rows) {
-    var found = (panels || []).filter(function (panel) {
-      var offers = panel.offers || {};
-      return (names || []).every(function (name, i) {
-        var value = path[i + 1];
-        return !offers[name] || OVER[value] || offers[name].indexOf(value) >= 0;
-      });
-    })[0];
+    var found = (panels || []).filter(function (panel) { return shows(panel, path, names); })[0];
     return found ? panelAt(found.link, path, names, rows) : null;
+  }
+
+  /* Whether a panel can show the state a fact was baked in (see panelFor). */
+  function shows(panel, path, names) {
+    var offers = panel.offers || {};
+    return (names || []).every(function (name, i) {
+      var value = path[i + 1];
+      return !offers[name] || OVER[value] || offers[name].indexOf(value) >= 0;
+    });
   }
 
   /* The link to the panel of a fact, carrying the state the fact was baked in (the panels'
