@@ -92,14 +92,22 @@ _seen: dict = {}  # recent (input, norm) -> LayerNorm(X) or None, its input meas
 def unscaled(x: Matrix, norm: bool, init: bool, seed: int, d_k: int) -> Unscaled:
     """The part of a head the ``scale`` guard does not change (see Unscaled), remembered for the
     last few inputs; what depends on the input and ``norm`` alone is shared by both ``init``s, and
-    G's stand-in by all eight guard sets. The numbers are the same either way: only how often
-    they are computed changes."""
+    G's stand-in by all eight guard sets.
+
+    The ``init`` guard only rescales the same N(0, 1) draws by s = 1/sqrt(d_model), and every
+    product below is linear in each W: with it, Q, K and V are s times the unguarded ones, the
+    scores s^2 times, the weights' gradient G V^T s times. So the guarded head is the unguarded
+    one rescaled, not multiplied out again (the bake and live mode both take this road, so they
+    agree to the last bit; the two roads themselves differ by rounding only)."""
     rows = tuple(map(tuple, x))
     key = (rows, norm, init, seed, d_k)
     if key not in _unscaled:
         if len(_unscaled) >= 16:
             _unscaled.clear()
             _seen.clear()
+        if init:
+            _unscaled[key] = _rescaled(unscaled(x, norm, False, seed, d_k), seed, len(x[0]), d_k)
+            return _unscaled[key]
         if (rows, norm) not in _seen:
             x_norm = layer_norm(x) if norm else None
             seen = x if x_norm is None else x_norm
@@ -123,6 +131,25 @@ def unscaled(x: Matrix, norm: bool, init: bool, seed: int, d_k: int) -> Unscaled
             grad_out_r=_upstream_factor(seed, len(x), d_k),
         )
     return _unscaled[key]
+
+
+def _rescaled(drawn: Unscaled, seed: int, d_model: int, d_k: int) -> Unscaled:
+    """The head with the ``init`` guard, from the same head without it (see unscaled)."""
+    projections = draw_projections(seed, d_model, d_k, guarded=True)
+    s = projections.std
+    return Unscaled(
+        x_norm=drawn.x_norm,
+        input_measures=drawn.input_measures,
+        projections=projections,
+        queries=scale(drawn.queries, s),
+        keys=scale(drawn.keys, s),
+        values=scale(drawn.values, s),
+        raw_scores=scale(drawn.raw_scores, s * s),
+        grad_out=drawn.grad_out,
+        grad_weights=scale(drawn.grad_weights, s),
+        seen_t_r=drawn.seen_t_r,
+        grad_out_r=drawn.grad_out_r,
+    )
 
 
 @lru_cache(maxsize=32)

@@ -30,10 +30,10 @@ import math
 import random
 from dataclasses import dataclass
 from functools import lru_cache
-from operator import itemgetter, mul
+from operator import itemgetter
 
 from scalecore.layernorm import layer_norm
-from scalecore.matrices import Matrix, add, flatten, matmul, mean, shape, std
+from scalecore.matrices import Matrix, add, flatten, matmul, mean, shape, std, sumprod
 from scalecore.measures import mean_gradient, mean_row_max, share_saturated
 from scalecore.multihead import MultiHeadResult, Weights, head_width, mix
 from scalecore.projections import standard_matrix
@@ -72,17 +72,17 @@ def feed_forward(x: Matrix, weights: LayerWeights) -> Matrix:
 
 def active_matmul(hidden: Matrix, w: Matrix) -> Matrix:
     """hidden @ w, each row's sums taken over the units relu left active only: a zero adds nothing
-    to an exact sum, and relu zeroes about half of them. The same numbers as matmul, less work."""
+    to an accurate sum, and relu zeroes about half of them. The same numbers as matmul, less work."""
     columns = list(zip(*w))
     product = []
     for row in hidden:
         active = [j for j, h in enumerate(row) if h]
         if len(active) < 2:  # itemgetter of one index gives a number, not a tuple: the plain way
-            product.append([math.fsum(map(mul, row, column)) for column in columns])
+            product.append([sumprod(row, column) for column in columns])
             continue
         pick = itemgetter(*active)
         kept = pick(row)
-        product.append([math.fsum(map(mul, kept, pick(column))) for column in columns])
+        product.append([sumprod(kept, pick(column)) for column in columns])
     return product
 
 
