@@ -191,6 +191,17 @@ def test_softmax_panel_is_computed_by_the_core():
     assert [s["src"] for s in Panels(html).find("script")] == ["../../api/softmax/data.js"]
 
 
+def test_a_softmax_column_is_written_in_one_precision():
+    """An author read "score 0.500 / 2.50 / 5" as three precisions, and a reader "0.500, 1.00, 1.50" down a column
+    and "× 0.500" beside a slider's "× 0.5": numbers read side by side share their decimals, as few as they need
+    (views.js alike), in the fallback's table as in the panel's bars and table; no zero is written "-0.000"."""
+    html = expand(block("softmax", "scores: [1, 5, 10]", "factor: 0.5"))
+    assert '<tr><th scope="row">3</th><td>10</td><td>5.0</td><td>0.915</td></tr>' in html, html
+    assert '<td>0.5</td>' in html and '<td>2.5</td>' in html and "× 0.5<" in html and "multiplied by 0.5:" in html
+    saturated = expand(block("softmax", "scores: [1, 2, 3]", "factor: 10"))
+    assert "-0.000" not in saturated and "\u22120.000" not in saturated
+
+
 def test_softmax_scores_are_bounded_so_that_times_the_factor_they_stay_finite():
     with pytest.raises(Exception, match="a number from -1,000,000 to 1,000,000, got 1e\\+308"):
         expand(block("softmax", "scores: [1.0e+308, 0]", "factor: 2"))

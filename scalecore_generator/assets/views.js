@@ -59,6 +59,28 @@
     return mantissa.replace("-", "\u2212") + " \u00d7 10" + exponent;
   }
 
+  /* Numbers read side by side (a row of bar labels, a table's column, a factor beside them): all with the same
+     decimals, as few as three significant digits of any of them need ("0.5, 1.0, 1.5"; "1, 2, 3"), where format()
+     wrote each on its own ("0.500, 1.00, 1.50", and "0.500, 2.50, 5" beside whole numbers, which a reader took for
+     three precisions). Very large or small numbers keep format()'s powers of ten. */
+  function alike(values) {
+    var plain = values.every(function (v) {
+      return typeof v === "number" && isFinite(v) && (v === 0 || (Math.abs(v) < 1e5 && Math.abs(v) >= 1e-3));
+    });
+    if (!plain) return values.map(function (v) { return format(v); });
+    var decimals = Math.max.apply(null, values.map(function (v) {
+      var text = Math.abs(v) >= 100 ? v.toFixed(0) : v.toPrecision(3);
+      var point = text.indexOf(".");
+      return point < 0 ? 0 : text.replace(/0+$/, "").length - point - 1;
+    }));
+    return values.map(function (v) { return noNegativeZero(v.toFixed(decimals)).replace("-", "\u2212"); });
+  }
+
+  /* No sign on a zero: "-0.000" is a tiny negative rounded away. */
+  function noNegativeZero(text) {
+    return /^-0(\.0*)?$/.test(text) ? text.slice(1) : text;
+  }
+
   /* A measured quantity (a read-out): three significant digits every time, so a share that is
      exactly 1 at one seed reads "1.00", as 0.999 does at another (not "1"), and a spread of
      7.9 million reads "7.90 × 10⁶" beside "7.91 × 10⁶". Counts are not measures: they keep
@@ -469,7 +491,7 @@
   function number(value, spec) {
     var parts = FORMATS.exec(spec || "");
     if (!spec || !parts) return format(value);
-    var text = parts[2] !== undefined ? value.toFixed(Number(parts[2]))
+    var text = parts[2] !== undefined ? noNegativeZero(value.toFixed(Number(parts[2])))
       : Number.isInteger(value) ? String(value) : format(value);
     return parts[1] ? grouped(text) : text;
   }
@@ -588,7 +610,7 @@
       '<svg xmlns="http://www.w3.org/2000/svg" ' + size).replace(/(<svg [^>]*>)/, "$1<style>" + FILE_STYLE + "</style>") + "\n";
   }
 
-  root.scalecoreViews = { format: format, measure: measure, shade: shade, escape: escape, heatmap: heatmap,
+  root.scalecoreViews = { format: format, alike: alike, measure: measure, shade: shade, escape: escape, heatmap: heatmap,
     repaintHeatmap: repaintHeatmap, legend: legend,
     histogram: histogram, bars: bars, line: line, table: table, weights: weights, readouts: readouts,
     repaintReadouts: repaintReadouts, number: number,

@@ -21,6 +21,7 @@ among them with no round trip, from file:// too.
 
 import functools
 import itertools
+import re
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -53,8 +54,23 @@ class Site:
             return ""
         if len(inner) == 2 and self.setting_line(*inner):
             kind, setting = inner
+            if not self._written(self.setting_line(*inner), setting):  # the kind's own default: say where to set it
+                return (f" (the default of the kind {kind!r} for its setting {setting!r}: the plugin option {key!r} "
+                        f"does not set it, {self.setting_line(*inner)})")
             return f" (the setting {setting!r} of the kind {kind!r} in the plugin option {key!r}, {self.setting_line(*inner)})"
         return f" (the plugin option {key!r}, {self.where[key]})"
+
+    @staticmethod
+    def _written(where: str, setting: str) -> bool:
+        """Whether the line ``where`` ("mkdocs.yml:17") writes ``setting``: setting_line gives the line of the kind, or
+        of 'kinds', when the setting is not written (a fresh author read "the setting 'probabilities' ..., mkdocs.yml:17"
+        and found only "kinds:" there: the values were the kind's defaults)."""
+        source, _, number = where.rpartition(":")
+        try:
+            line = Path(source).read_text(encoding="utf-8-sig").splitlines()[int(number) - 1]
+        except (OSError, ValueError, IndexError):
+            return True  # cannot tell: said as before
+        return re.search(rf"(?<![\w-]){re.escape(setting)}\s*:", line) is not None
 
     def setting_line(self, kind: str, setting: str) -> str | None:
         """'mkdocs.yml:17': the line of a kind's setting under the plugin option 'kinds' (of

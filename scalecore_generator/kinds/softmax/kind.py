@@ -17,20 +17,24 @@ LARGEST = 1e6  # the largest score (and factor) in size; the panel's script hold
 FACTORS = [0.25 * step for step in range(41)]  # the scores [1, 2, 3] multiplied by 0 ... 10
 
 
-def weights_table(scores, factor, scaled, weights, number) -> dict:
+def weights_table(scores, factor, scaled, weights, alike) -> dict:
     """The spec of the shared table view of the weights (the panel's script draws the same);
-    ``number``: the shared views' number format (Panel.num), as the panel's script writes it."""
+    ``alike``: the shared views' format of numbers read side by side (views.js alike), as the panel's script
+    writes them."""
+    factor_text = alike([factor])[0]
     return {"className": "scalecore-softmax",
-            "caption": f"Softmax of the scores multiplied by {number(factor)}: the weights sum to 1.",
-            "columns": ["i", "Score", f"× {number(factor)}", "Weight"], "formats": ["", "", "", ".3f"],
-            "rows": [{"header": str(i + 1), "cells": [s, x, w]} for i, (s, x, w) in enumerate(zip(scores, scaled, weights))]}
+            "caption": f"Softmax of the scores multiplied by {factor_text}: the weights sum to 1.",
+            "columns": ["i", "Score", f"× {factor_text}", "Weight"], "formats": ["", "", "", ".3f"],
+            "rows": [{"header": str(i + 1), "cells": [s, x, w]}
+                     for i, (s, x, w) in enumerate(zip(alike(scores), alike(scaled), weights))]}
 
 
-def jacobian_table(jacobian, gradient, factor, number) -> dict:
-    """The spec of the shared table view of the softmax Jacobian (``number``: as weights_table)."""
+def jacobian_table(jacobian, gradient, factor, number, alike) -> dict:
+    """The spec of the shared table view of the softmax Jacobian (``number``: the shared views' number format,
+    Panel.num; ``alike``: as weights_table)."""
     n = len(jacobian)
     return {"className": "scalecore-jacobian",
-            "caption": f"The softmax Jacobian at factor {number(factor)}: how weight i (row) moves when score j "
+            "caption": f"The softmax Jacobian at factor {alike([factor])[0]}: how weight i (row) moves when score j "
                        f"(column) moves, p_i (δ_ij − p_j); its size is {number(gradient)}.",
             "columns": ["i \\ j"] + [f"s{j + 1}" for j in range(n)], "formats": [""] + [".3f"] * n,
             "rows": [{"header": f"p{i + 1}", "cells": list(row)} for i, row in enumerate(jacobian)]}
@@ -58,13 +62,16 @@ class Softmax(Kind):
         return results["index"]["examples"]
 
     def render(self, options, panel):
+        def alike(values):
+            return panel.view("alike", [list(values)])
+
         scaled = [options["factor"] * score for score in options["scores"]]
         weights = softmax(scaled)
         return panel.render_template(
             options,
             show=options["show"],
-            weights_table=weights_table(options["scores"], options["factor"], scaled, weights, panel.num),
+            weights_table=weights_table(options["scores"], options["factor"], scaled, weights, alike),
             jacobian_table=jacobian_table(softmax_jacobian(weights), jacobian_norm(weights), options["factor"],
-                                          panel.num),
+                                          panel.num, alike),
             scripts=[panel.script("")],
         )

@@ -157,7 +157,7 @@
         el("span", { class: "scalecore-readout__hint" }, "1/n is even attention; 1 is all on one item.")])]));
     // Both tables are the shared table view (views.js), with the fallback's very specs.
     var J = jacobian(now.weights);
-    var factorText = fmt(this.factor);
+    var factorText = V.alike([this.factor])[0]; // as few decimals as it needs, as the slider writes it
     this.jacobianTable.innerHTML = V.table({
       className: "scalecore-jacobian",
       caption: "The softmax Jacobian at factor " + factorText + ": how weight i (row) moves when score j (column) moves, " +
@@ -166,11 +166,12 @@
       formats: [""].concat(J.map(function () { return ".3f"; })),
       rows: J.map(function (row, i) { return { header: "p" + (i + 1), cells: row }; }),
     });
+    var scoresText = V.alike(this.scores), scaledText = V.alike(now.scaled); // each column in one precision
     this.weightsTable.innerHTML = V.table({
       className: "scalecore-softmax",
       caption: "Softmax of the scores multiplied by " + factorText + ": the weights sum to 1.",
       columns: ["i", "Score", "\u00d7 " + factorText, "Weight"], formats: ["", "", "", ".3f"],
-      rows: this.scores.map(function (score, i) { return { header: String(i + 1), cells: [score, now.scaled[i], now.weights[i]] }; }),
+      rows: this.scores.map(function (score, i) { return { header: String(i + 1), cells: [scoresText[i], scaledText[i], now.weights[i]] }; }),
     });
     this.root.setAttribute("data-scalecore-factor", String(this.factor));
     if (clicked !== null) {
@@ -182,9 +183,10 @@
 
   /* The bars and the curve are the shared views (views.js). */
   SoftmaxPanel.prototype.drawBars = function (now) {
+    var scaledText = globalThis.scalecoreViews.alike(now.scaled); // one precision for the row
     this.bars.innerHTML = globalThis.scalecoreViews.bars({
-      labels: now.scaled.map(function (s) { return "score " + fmt(s); }), values: now.weights,
-      label: "Weights: " + now.weights.map(function (w, i) { return "score " + fmt(now.scaled[i]) + " gets " + w.toFixed(3); }).join("; "),
+      labels: scaledText.map(function (s) { return "score " + s; }), values: now.weights,
+      label: "Weights: " + now.weights.map(function (w, i) { return "score " + scaledText[i] + " gets " + w.toFixed(3); }).join("; "),
     });
   };
 
