@@ -163,9 +163,18 @@ def test_the_kind_templates_unbaked_factor_names_where_to_bake_it(bare_with_kind
     assert result.returncode == 1
     assert result.errors[-1] == (
         "scalecore: docs/index.md:" + str(line_of(folder / "docs" / "index.md", "factor: 3.0")) + ": /// scaled: option "
-        "'factor': 3.0 is not a baked factor; the baked ones are: 0.5, 1.0, 2.0, 4.0 (the setting 'factors' of the kind "
-        f"'scaled' in the plugin option 'kinds', {folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', '- scalecore')})"
+        "'factor': 3.0 is not a baked factor; the baked ones are: 0.5, 1.0, 2.0, 4.0 (the default of the kind 'scaled' "
+        "for its setting 'factors': the plugin option 'kinds' does not set it, "
+        f"{folder / 'mkdocs.yml'}:{line_of(folder / 'mkdocs.yml', '- scalecore')})"
         ". Fix: write one of them, or add 3.0 to the setting factors of the kind scaled"), result.describe()
+    # once the site sets it, the message points at the setting's own line
+    config = folder / "mkdocs.yml"
+    config.write_text(config.read_text(encoding="utf-8").replace(
+        "- scalecore", "- scalecore:\n      kinds:\n        scaled:\n          factors: [0.5, 1.0, 2.0, 4.0]", 1), encoding="utf-8")
+    result = build(folder, "--strict")
+    assert result.returncode == 1
+    assert (f"(the setting 'factors' of the kind 'scaled' in the plugin option 'kinds', {config}:"
+            f"{line_of(config, 'factors: [0.5')})") in result.errors[-1], result.describe()
 
 
 def test_the_kind_template_switches_and_computes_live(visit, bare_with_kind):
@@ -235,3 +244,27 @@ def test_mkdocs_own_settings_errors_name_their_line_under_scalecore_build(tmp_pa
     assert done.returncode == 1
     assert (f"ERROR   -  mkdocs.yml:{line}: Config value 'strict': expected true or false, got text. Fix: give strict: "
             "true or false\n") in done.stderr, done.stderr
+
+
+def test_a_mkdocs_yml_that_is_no_yaml_is_said_at_its_line_with_the_fix(tmp_path, monkeypatch):
+    """MkDocs says "MkDocs encountered an error parsing the configuration file: while parsing a block mapping ..."
+    with no fix, and under mkdocs serve prints it as a sixty-line traceback (a fresh author's finding): the line and
+    column, what is wrong, and the fix, under scalecore build, and the same message for the serve rebuild."""
+    from scalecore_generator.adapters.mkdocs import site
+
+    folder = tmp_path / "bare"
+    assert cli.main(["new", "--template", "bare", str(folder)]) == 0
+    config = folder / "mkdocs.yml"
+    assert site.yaml_problem(str(config)) is None
+    lines = config.read_text(encoding="utf-8").splitlines()
+    at = next(i for i, text in enumerate(lines) if text.strip() == "plugins:")
+    lines.insert(at + 1, "   stray: [1")  # indented unlike the list under plugins:, and a bracket left open
+    config.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    done = scalecore("build", cwd=folder)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    said = done.stderr.strip().splitlines()[-1]
+    assert said.startswith("Error: mkdocs.yml:") and ": not valid YAML: " in said and "Fix: compare line" in said, said
+    # where the parser stopped, and where what it could not close was opened: the stray line
+    assert f"starts at line {at + 2})" in said or said.startswith(f"Error: mkdocs.yml:{at + 2}:"), said
+    monkeypatch.chdir(folder)
+    assert site.yaml_problem("mkdocs.yml") == said.removeprefix("Error: ")  # the serve rebuild's message

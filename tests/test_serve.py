@@ -114,6 +114,12 @@ def test_a_failed_rebuild_is_said_on_the_open_page_until_a_build_works(visit, se
     assert abs(box["y"] + box["height"] - 800) < 1 and box["y"] > header["y"] + header["height"], (header, box)
     edit(folder / "mkdocs.yml", "strict: maybe", "strict: true")
     banner.wait_for(state="detached", timeout=120_000)
+    # ... and one that is no YAML at all: its line and the fix (MkDocs printed a traceback in the terminal)
+    edit(folder / "mkdocs.yml", "strict: true", "strict: true\n  stray: [1")
+    banner.wait_for(timeout=120_000)
+    assert re.search(r"mkdocs\.yml:\d+:\d+: not valid YAML: .*Fix: compare line \d+", banner.inner_text()), banner.inner_text()
+    edit(folder / "mkdocs.yml", "strict: true\n  stray: [1", "strict: true")
+    banner.wait_for(state="detached", timeout=120_000)
     # A strict build that warned (MkDocs' own warning, a link to no page): the warning itself, not
     # "the warnings are in the terminal" (a fresh author's finding)
     written = lesson.read_text(encoding="utf-8")

@@ -4,7 +4,8 @@
 MkDocs stops at the first setting it cannot read, before it loads any plugin, and says
 "Config value 'theme': ..." with no line. Run from here, its settings' messages get their
 mkdocs.yml line (site.ConfigMessageLines) even then; under plain ``mkdocs``, from the plugin's
-first load on (every later rebuild of ``mkdocs serve``)."""
+first load on (every later rebuild of ``mkdocs serve``). A mkdocs.yml that is no valid YAML is said
+at its line and column, with the fix, before MkDocs reads it."""
 
 import sys
 
@@ -22,6 +23,9 @@ def config_file(argv: list[str]) -> str:
 
 def main() -> None:
     site.put_on("mkdocs.config", site.ConfigMessageLines(config_file(sys.argv[1:])))
+    problem = site.yaml_problem(config_file(sys.argv[1:])) if sys.argv[1:2] in (["build"], ["serve"]) else None
+    if problem:  # MkDocs would say it with no fix (site.yaml_problem)
+        sys.exit(f"Error: {problem}")
     cli(prog_name="mkdocs")
 
 

@@ -351,14 +351,16 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             self._watch_the_builds_folders()
             site.mark_reload_script(server, self.serve_nonce, lambda: self.serve_failure)
             self._watch_what_pages_read(config)  # the first build's, made before the server was given
-            self._see_config_failures(server)
+            self._see_config_failures(server, getattr(config, "config_file_path", None))
         return server
 
-    def _see_config_failures(self, server) -> None:
+    def _see_config_failures(self, server, config_file: str | None) -> None:
         """A rebuild whose mkdocs.yml MkDocs cannot read fails before any plugin runs, so no hook
         sees it: the open pages kept the last build without a word, and a reload waited for a
         build that never came. The server's builder is wrapped (MkDocs calls ``server.builder``
-        for each rebuild), and a failure no hook saw is said like any other."""
+        for each rebuild), and a failure no hook saw is said like any other. A mkdocs.yml that
+        is no valid YAML is said at its line with the fix, in the terminal too, where MkDocs
+        printed a traceback of sixty lines (a fresh author's finding)."""
         original = getattr(server, "builder", None)
         if original is None or getattr(original, "scalecore_wrapped", False):
             return
@@ -369,10 +371,14 @@ class ScalecorePlugin(BasePlugin[ScalecoreConfig]):
             try:
                 return original(*args, **kwargs)
             except Exception as error:
-                if not self.failure_seen:
-                    message = "\n".join(self.warnings.errors + [str(error) or type(error).__name__])
-                    self.serve_failed(message)
-                raise
+                if self.failure_seen:
+                    raise
+                problem = site.yaml_problem(config_file, error)
+                if problem is not None:
+                    log.error(problem)
+                self.serve_failed(problem or "\n".join(self.warnings.errors + [str(error) or type(error).__name__]))
+                if problem is None:
+                    raise
 
         builder.scalecore_wrapped = True
         server.builder = builder

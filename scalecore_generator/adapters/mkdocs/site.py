@@ -6,6 +6,7 @@ assets every page loads, and the dev server's reload script allowed by the pages
 
 import difflib
 import logging
+import os
 import posixpath
 import re
 from pathlib import Path, PurePath
@@ -146,6 +147,39 @@ def key_line(config_file: str | None, key: str) -> str:
     source = config_file or "mkdocs.yml"
     found = _key_index(_config_lines(source), key)
     return f"{source}:{found + 1}" if found is not None else source
+
+
+def yaml_problem(config_file: str | None, error: BaseException | None = None) -> str | None:
+    """A mkdocs.yml that is no valid YAML, said as our messages are: ``mkdocs.yml:line:column``, what is wrong and the
+    fix. MkDocs says "MkDocs encountered an error parsing the configuration file: while parsing a block mapping in
+    ..." with no fix, and under ``mkdocs serve`` prints it as a traceback. ``error``: MkDocs' (its YAML error is its
+    context); without it, the file is read here (None when it is valid YAML)."""
+    import yaml
+    from mkdocs.utils.yaml import get_yaml_loader
+
+    source = config_file or "mkdocs.yml"
+    found = error if isinstance(error, yaml.MarkedYAMLError) else getattr(error, "__context__", None)
+    if error is None:
+        try:
+            with open(source, encoding="utf-8-sig") as text:
+                yaml.load(text, Loader=get_yaml_loader())
+            return None
+        except yaml.MarkedYAMLError as problem:
+            found = problem
+        except (OSError, yaml.YAMLError):
+            return None
+    if not isinstance(found, yaml.MarkedYAMLError) or found.problem_mark is None:
+        return None
+    inside = os.path.relpath(source)  # as the author wrote it, or as they would (mkdocs serve gives it absolute)
+    source = source if inside.startswith("..") else inside
+    line, column = found.problem_mark.line + 1, found.problem_mark.column + 1
+    opened = ""
+    if found.context and found.context_mark is not None and found.context_mark.line + 1 != line:
+        block = found.context.removeprefix("while parsing ").removeprefix("while scanning ")
+        opened = f" (in {block} that starts at line {found.context_mark.line + 1})"
+    return (f"{source}:{line}:{column}: not valid YAML: {found.problem}{opened}. Fix: compare line {line} with the "
+            "lines above it: YAML nests by indentation (spaces, never tabs), a list item starts with '- ', a value "
+            "follows 'key: ' on its line or is indented under it, and every [ or { is closed.")
 
 
 def directory_urls_note(config) -> str | None:
