@@ -383,6 +383,23 @@ def test_what_the_reader_types_while_the_isolation_reload_is_under_way_is_kept(v
     watch.check()
 
 
+def test_a_question_typed_for_the_mentor_is_kept_through_the_isolation_reload(visit, plain, lesson):
+    """A reader typed a question into the mentor's box, did not send it, and reached for the console: the one reload
+    for isolation took the question away (a fresh reader's finding). Text typed into the page's other fields is put
+    back after the reload; a field the reader did not touch keeps its own."""
+    page, watch = visit(plain.url + lesson, service_workers="allow")
+    question = page.locator("[data-scalecore-mentor-question]")
+    question.fill("why does the softmax saturate on kjv?")
+    reach_for_the_console(page, watch)
+    wait_isolated(page)
+    page.wait_for_function("() => document.activeElement && document.activeElement.matches("
+                           "'.scalecore-panel--console textarea')")  # the focus is given back, as before
+    assert page.evaluate("performance.getEntriesByType('navigation')[0].type") == "reload"
+    assert page.locator("[data-scalecore-mentor-question]").input_value() == "why does the softmax saturate on kjv?"
+    assert page.locator("[data-scalecore-notes-text]").input_value() == ""
+    watch.check()
+
+
 def test_keys_typed_on_through_the_isolation_reload_reach_the_editor_in_order(visit, plain, lesson):
     """A fresh reader clicked into the editor and typed on: the keys that came while the reloaded
     page was still giving the focus back reached the page itself, and were lost, or its 'p' and 'n'

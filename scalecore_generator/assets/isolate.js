@@ -14,7 +14,8 @@
  * does), before anything is typed into it, as soon as they pause, and the control they reached
  * for gets the focus back
  * after the reload, with whatever they typed into its fields while the reload was under way (a
- * button they pressed, Run, is pressed again for them once the panel is ready). Once
+ * button they pressed, Run, is pressed again for them once the panel is ready), and with what they
+ * had typed into the page's other fields and not sent (a question for the mentor). Once
  * the reader has typed into such a panel, it is never reloaded (nothing they wrote is lost): the
  * panel keeps its fallback. One reload per page and visit at most; where
  * isolation still fails (a browser that ignores it), the fallback stays
@@ -54,11 +55,13 @@
     window.scrollTo(0, reached.y);
     var deadline = Date.now() + 20000;
     var typed = reached.typed || [];
+    var elsewhere = reached.elsewhere || [];
     // The keys typed on since this page's first moment, held before Material's script saw them
     // (pages/held-keys.js, inline): typed where the focus comes back, after what was held before.
     var later = globalThis.scalecoreHeldKeys || null;
     var focusedAt = 0;
     (function attempt() {
+      elsewhere = putBackElsewhere(elsewhere);
       var panel = document.getElementById(reached.panel);
       if (panel && typed.length && panel.querySelectorAll(TEXT).length > typed[typed.length - 1].index) {
         putBackTyped(panel, typed); // the hydrated panel's fields, whatever control was reached
@@ -85,7 +88,7 @@
       if (focused && !focusedAt) focusedAt = Date.now();
       // with keys held: until the panel is ready for them (its editor hydrated), 5 s at most
       var waiting = later && !ready && Date.now() - focusedAt < 5000;
-      if ((!focused || waiting || typed.length || reached.press !== undefined || reached.keys) && Date.now() < deadline) {
+      if ((!focused || waiting || typed.length || elsewhere.length || reached.press !== undefined || reached.keys) && Date.now() < deadline) {
         setTimeout(attempt, 100);
       } else if (later) {
         putHeld(later, focused ? document.activeElement : null);
@@ -120,6 +123,27 @@
     return Array.prototype.map.call(panel.querySelectorAll(TEXT), function (field, index) {
       return { index: index, value: field.value };
     }).filter(function (field) { return field.value !== ""; });
+  }
+
+  // What the reader typed into the page's other fields and had not sent (a question for the mentor, typed before they
+  // reached for the console: a fresh reader's, lost to the reload): by the field's id, put back once the field is
+  // there, unless something was typed into it since. Returns the fields not there yet.
+  function typedElsewhere(panel) {
+    return Array.prototype.filter.call(document.querySelectorAll(TEXT), function (field) {
+      return field.id && !panel.contains(field) && field.value !== "" && field.value !== field.defaultValue;
+    }).map(function (field) { return { id: field.id, value: field.value }; });
+  }
+
+  function putBackElsewhere(fields) {
+    return fields.filter(function (field) {
+      var into = document.getElementById(field.id);
+      if (!into) return true;
+      if (into.value === into.defaultValue && into.value !== field.value) {
+        into.value = field.value;
+        into.dispatchEvent(new Event("input", { bubbles: true }));
+      }
+      return false;
+    });
   }
 
   function putBackTyped(panel, typed) {
@@ -175,7 +199,9 @@
       if (changed) kept.typed = typedIn(panel); // nothing typed: the reloaded panel's own code stays
       if (heldKeys && heldKeys.text && !heldTyping) kept.keys = heldKeys;
       if (pressed !== null && !heldTyping) kept.press = pressed;
-      if (!kept.typed && kept.press === undefined && !kept.keys) return;
+      var elsewhere = typedElsewhere(panel);
+      if (elsewhere.length) kept.elsewhere = elsewhere;
+      if (!kept.typed && kept.press === undefined && !kept.keys && !kept.elsewhere) return;
       storage(function (store) { store.setItem(REACHED, JSON.stringify(Object.assign({}, reached, kept))); });
     });
     location.reload();
