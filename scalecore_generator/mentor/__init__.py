@@ -12,8 +12,10 @@ What counts as a passage is decided by the page's markup, not by any kind:
 - a paragraph or a list item of the text, under the nearest heading with an id;
 - a paragraph of a callout (an admonition), labelled with the callout's title;
 - the parts of a panel that its template marks with ``data-scalecore-passage="<part>"``, joined
-  into one passage per panel (a self-check marks its question, answer and explanation); the rest
-  of a panel (controls, figures, tables of numbers) is left to the facts.
+  into one passage per panel (a self-check marks its question, answer and explanation);
+- a panel's readout (a measure's name and its hint, as the views draw them), once a page, role
+  "measure"; the rest of a panel (controls, figures, the readouts' values, tables of numbers) is
+  left to the facts.
 
 Each passage also gets a role, read from the authoring conventions of docs/guide/authoring.md,
 never from a lesson's words: a concept box (``!!! abstract``), a "Why it matters:" line, a

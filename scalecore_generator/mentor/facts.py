@@ -4,8 +4,9 @@ corpus those numbers name."""
 from __future__ import annotations
 
 
-# the memo's name for a kind's facts: a new form when what is kept changes (round 7: the rows of records)
-FACTS_FORM = "mentor-facts/2"
+# the memo's name for a kind's facts: a new form when what is kept changes (round 7: the rows of records; round 12: the
+# records in them, a layer's heads)
+FACTS_FORM = "mentor-facts/3"
 
 
 def facts(tree: dict, kinds: set[str]) -> dict:
@@ -23,10 +24,10 @@ def facts(tree: dict, kinds: set[str]) -> dict:
             return {key: shrink(value) for key, value in node.items()}
         if isinstance(node, (list, tuple)):
             if node and all(isinstance(value, dict) for value in node):
-                # rows of records (a stack's layers: encoder/kjv/0/none/layers/2/stream_spread, the paths the page
-                # quotes): each row's own numbers, not what it nests (a head's weights)
-                rows = [{key: shrink(value) for key, value in row.items() if not isinstance(value, (list, tuple, dict))}
-                        for row in node]
+                # rows of records (a stack's layers: encoder/kjv/0/none/layers/2/stream_spread; a layer's heads:
+                # multihead/kjv/0/8/none/per_head/2/measures/mean_row_max, the paths the page quotes): each row's
+                # numbers and its records' (a head's measures), not its rows of weights
+                rows = [prune(shrink(row)) for row in node]
                 return rows if any(rows) else None
             # a row of weights, a token's favourites: not asked for
             return None if any(isinstance(value, (list, dict)) for value in node) or len(node) > 4 else \

@@ -23,15 +23,15 @@ VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "met
 LEAD_IN = re.compile(r"^([A-Z][A-Za-z' ]{2,30}):\s")  # "Why it matters: ..." (authoring.md's conventions)
 LEAD_ROLES = {"why it matters": "why", "you will be able to": "goals", "where next": "navigation",
               "on this site": "navigation", "see also": "navigation", "next": "navigation"}
-READING_FORM = "mentor-reading/4"  # the memo's name for a page's reading: a new form when what is read changes (3: panels'
-# options; 4: run_in, a paragraph that opens with a bold title)
+READING_FORM = "mentor-reading/5"  # the memo's name for a page's reading: a new form when what is read changes (3: panels'
+# options; 4: run_in, a paragraph that opens with a bold title; 5: a panel's readouts, role "measure")
 CONCEPT_CALLOUT = "abstract"  # authoring.md: a step's one idea, stated exactly, is an '!!! abstract' box
 
 
 @dataclass
 class _Open:
     tag: str
-    kind: str = ""  # "panel", "callout", "part", "skip", "heading", "block", "run-in"
+    kind: str = ""  # "panel", "callout", "part", "skip", "heading", "block", "run-in"; a readout: "readout", "name", "hint"
     label: str = ""
     start: int = 0  # a run-in title's first piece of its block's text
     anchor: str = ""
@@ -67,6 +67,9 @@ class _Passages(HTMLParser):
         self.links: list[list] = []  # the links of the block being read: [href, its text]
         self.table: dict | None = None  # a panel's table being read: {"kind", "columns", "rows"}
         self.cell: list[str] | None = None  # the text of its cell being read
+        self.readout: dict[str, list[str]] | None = None  # a panel's readout being read: its "name" and "hint"
+        self.readout_part: str | None = None
+        self.measures: set[str] = set()  # the readouts read already (a page's panels repeat theirs)
 
     # -- where we are -------------------------------------------------------------------------
     def _inside(self, kind: str) -> _Open | None:
@@ -96,6 +99,10 @@ class _Passages(HTMLParser):
                 self.table["rows"].append([])
             elif tag in ("th", "td") and self.table is not None and self.cell is None:
                 opened.kind, self.cell = "cell", []
+            elif tag == "div" and "scalecore-readout" in classes and self.readout is None:
+                opened.kind, self.readout = "readout", {"name": [], "hint": []}
+            elif self.readout is not None and (tag == "dt" or "scalecore-readout__hint" in classes):
+                opened.kind = self.readout_part = "name" if tag == "dt" else "hint"
             elif "data-scalecore-passage" in a and self.part is None:
                 opened.kind, self.part = "part", a["data-scalecore-passage"]
                 self.parts.setdefault(self.part, [])
@@ -167,6 +174,11 @@ class _Passages(HTMLParser):
                 self.links[-1] = [href, readable("".join(self.text)[start:])]
         elif opened.kind == "part":
             self.part = None
+        elif opened.kind in ("name", "hint") and self.readout is not None:
+            self.readout_part = None
+        elif opened.kind == "readout" and self.readout is not None:
+            self._add_measure(readable("".join(self.readout["name"])), readable("".join(self.readout["hint"])))
+            self.readout = None
         elif opened.kind == "cell" and self.cell is not None and self.table is not None:
             text = readable("".join(self.cell))
             if self._inside("thead") is not None:
@@ -184,6 +196,18 @@ class _Passages(HTMLParser):
                 self._add(" ".join(parts.values()), opened.label or "Panel", opened.anchor,
                           role="check" if "question" in parts else "panel", parts=parts)
             self.parts = None
+
+    def _add_measure(self, name: str, hint: str) -> None:
+        """A panel's readout as a passage, "Name: what it measures", once a page (its panels repeat their
+        readouts, with other values): readers ask what a panel's number means ("what is the 'gradient size'
+        readout measuring?"), and the hint under it is where the page says so. Its value is left to the
+        facts, its anchor is the first panel that shows it."""
+        text = f"{name}: {hint}" if name and hint else ""
+        if not text or text in self.measures:
+            return
+        self.measures.add(text)
+        panel = self._inside("panel")
+        self._add(text, name, panel.anchor if panel else self.section["anchor"], role="measure")
 
     def _opens_run_in(self) -> bool:
         """Whether bold text starts here as a paragraph's run-in title: first in a paragraph outside a callout (whose
@@ -238,7 +262,9 @@ class _Passages(HTMLParser):
         elif self.callout is not None:
             self.callout.append(data)
         elif self.parts is not None:
-            if self.part is not None:
+            if self.readout is not None and self.readout_part is not None:
+                self.readout[self.readout_part].append(data)
+            elif self.part is not None:
                 self.parts[self.part].append(data)
         elif self.text is not None:
             self.text.append(data)

@@ -65,7 +65,7 @@ async function encoder() {
   const out = [];
   for (const q of questions) {
     const t = process.hrtime.bigint();
-    const vector = model ? await model.embed(mentor.mended(q.question)) : null; // as the page does (mentor.js)
+    const vector = model ? await model.embed(mentor.toEmbed(q.question)) : null; // as the page does (mentor.js)
     const answer = mentor.answer(q.question, q.files ? core.filePassages(q.files.name, q.files.pages) : [], vector);
     out.push({ question: q.question, answer, ms: Number(process.hrtime.bigint() - t) / 1e6 });
   }

@@ -18,12 +18,16 @@
       // at index 2 "layer 3", as the page does ("After layer 3"), never by its index
       var word = String(path[path.length - 1] || "").replace(/s$/, "");
       node.forEach(function (value, i) {
-        var own = value && typeof value === "object" && !Array.isArray(value) && typeof value[word] === "number" ? value[word] : null;
+        var record = value && typeof value === "object" && !Array.isArray(value);
+        var own = record && typeof value[word] === "number" ? value[word] : null;
         var named = rows;
-        if (own !== null) {
+        if (record) {
           named = {};
           Object.keys(rows).forEach(function (k) { named[k] = rows[k]; });
-          named[path.length] = { word: word, number: own };
+          // a row without a number of its own by the list's last word and its place from 1, as the panels label them
+          // ("per_head/2": head 3)
+          named[path.length] = own !== null ? { word: word, number: own, own: true } :
+            { word: word.split("_").pop(), number: i + 1, own: false };
         }
         leaves(value, path.concat(String(i)), out, named);
       });
@@ -33,6 +37,12 @@
     return out;
   }
 
+  // ("size" as in "what size", "the size of": not a measure's own name, "the gradient size")
+  var COUNTING = /\bhow many\b|\bnumber of\b|\bcount(?:s|ed)?\b|\bhow (?:big|large|long)\b|\bwhat size\b|\bsize of\b|\btotal\b/;
+  function countedAs(name, text) {
+    var word = name.replace(/_/g, "[_ ]").replace(/s$/, "");
+    return new RegExp("\\b(?:how many|number of|count of)\\s+(?:[\\w-]+\\s+){0,2}" + word + "s?\\b|\\b" + word + "s?\\s+count").test(text);
+  }
   var ORDINALS = ["zeroth", "first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth", "ninth", "tenth",
     "eleventh", "twelfth"];
   var CARDINALS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"];
@@ -44,12 +54,13 @@
     Object.keys(rowWords).forEach(function (word) {
       var w = word.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
       var add = function (n) { (out[word] = out[word] || []).push(n); return " " + word + " "; };
-      text = text.replace(new RegExp("\\b" + w + "s?(?:'s)?\\s*(?:#|no\\.?\\s*|number\\s+)?(\\d+)\\b", "g"), function (_, n) { return add(Number(n)); })
+      var plural = rowWords[word] ? "s?" : ""; // "layers 3" (rows of their own number); "heads 4" is 4 heads, not head 4
+      text = text.replace(new RegExp("\\b" + w + plural + "(?:'s)?\\s*(?:#|no\\.?\\s*|number\\s+)?(\\d+)\\b", "g"), function (_, n) { return add(Number(n)); })
         .replace(new RegExp("\\b(\\d+)(?:st|nd|rd|th)\\s+" + w + "\\b", "g"), function (_, n) { return add(Number(n)); })
         .replace(new RegExp("\\b(" + ORDINALS.join("|") + ")\\s+" + w + "\\b", "g"), function (_, o) { return add(ORDINALS.indexOf(o)); })
         // "after six layers", "after 6 layers": the last of them
         .replace(new RegExp("\\b(after|through|past)\\s+(\\d+|" + CARDINALS.join("|") + ")\\s+" + w + "s\\b", "g"), function (_, a, n) {
-          return a + add(/^\d+$/.test(n) ? Number(n) : CARDINALS.indexOf(n));
+          return rowWords[word] ? a + add(/^\d+$/.test(n) ? Number(n) : CARDINALS.indexOf(n)) : _;
         });
     });
     return { rows: out, text: text };
@@ -117,14 +128,22 @@
     if (/\b(?:all (?:three |the |3 )?guards|every guard|each guard|all three)\b/.test(text)) return [GUARDS.join("+")];
     if (/\b(?:no|without(?: any)?(?: the)?) guards?\b|\bguards? (?:all )?off\b/.test(text)) return ["none"];
     var on = {};
+    var switchedOff = {};
     var list = words(text);
     list.forEach(function (w, i) {
       if (GUARDS.indexOf(w) < 0) return;
       var before = list.slice(Math.max(0, i - 2), i).join(" ");
-      if (/\b(no|not|without)\b/.test(before) || /^(off)$/.test(list[i + 1] || "")) return;
+      // "turn off norm", "init off", "without norm", "no scale"
+      if (/\b(off|disable|disabled|untick|uncheck|remove|no|not|without)\b/.test(before) || /^(off)$/.test(list[i + 1] || "")) {
+        switchedOff[w] = true;
+        return;
+      }
       on[w] = true;
     });
     var set = GUARDS.filter(function (g) { return on[g]; });
+    // a guard switched off, and none named on, leaves the others on: the reader turns it off among the panels' switches
+    // ("8 heads on wordnet, and turn off norm" is init+scale; it was norm, the guard turned off, as "without norm" was)
+    if (!set.length && Object.keys(switchedOff).length) set = GUARDS.filter(function (g) { return !switchedOff[g]; });
     return set.length ? [set.join("+")] : [];
   }
 
@@ -133,10 +152,30 @@
      takes the tree's first value (seed 0, the first corpus), which the answer states. */
   function numbers(question) {
     var text = String(question).toLowerCase().replace(/\s*\+\s*/g, "+").replace(/\b([a-z_]+)\s*=\s*(\d)/g, "$1 $2");
+    // "what does the gradient size mean?" asks what it signifies, not for an average over the seeds
+    if (/\b(?:do|does|did)\b/.test(text)) text = text.replace(/\bmean(?=\s*(?:[?.!,;]|$|\s+(?:in|for|here|exactly|when|if|by)\b))/g, "signify");
     if (!this.facts) this.facts = leaves(this.data.facts || {}, [], []);
+    // a number with a decimal point the reader read off a panel ("is 2.18 good or bad?") names no setting: its digits
+    // were seed 2 and 18; one that is a setting's own value (a baked 0.5) still names it
+    if (!this.axisValues) {
+      var axisValues = this.axisValues = {};
+      var axesOf = this.data.axes || {};
+      this.facts.forEach(function (fact) {
+        (axesOf[fact.path[0]] || []).forEach(function (name, i) { axisValues[fact.path[i + 1]] = true; });
+      });
+    }
+    var settingValues = this.axisValues;
+    text = text.replace(/\b\d+\.\d+\b/g, function (decimal) { return settingValues[decimal] ? decimal : " "; });
     if (!this.rowWords) {
-      var rowWords = this.rowWords = {};
-      this.facts.forEach(function (fact) { Object.keys(fact.rows).forEach(function (k) { rowWords[fact.rows[k].word] = true; }); });
+      var rowWords = this.rowWords = {}; // {word: whether its plural names rows too ("layers 3"; not "heads 4", an axis)}
+      var axisNames = {};
+      Object.keys(this.data.axes || {}).forEach(function (kind) { this.data.axes[kind].forEach(function (n) { axisNames[n] = true; }); }, this);
+      this.facts.forEach(function (fact) {
+        Object.keys(fact.rows).forEach(function (k) {
+          var word = fact.rows[k].word; // a row numbered by its place is never named in the plural ("heads 4": 4 heads)
+          rowWords[word] = (rowWords[word] !== false) && fact.rows[k].own && !axisNames[word] && !axisNames[word + "s"];
+        });
+      });
     }
     var referred = rowReferences(text, this.rowWords);
     text = referred.text;
@@ -151,6 +190,31 @@
     words(text).forEach(function (w) {
       asked.whole[w] = true; // a guard set names itself only: "norm+init+scale" does not name "norm"
       if (w.indexOf("+") < 0) asked.terms[stem(w)] = true;
+      // a name written with underscores names each of its words too: "sqrt(d_k)" names the spread sqrt_d_k
+      if (w.indexOf("_") > 0) w.split("_").forEach(function (part) { if (part) asked.terms[stem(part)] = true; });
+    });
+    // "mean" that is a measure's first word ("mean row-max", "mean entropy") names that measure, not the mean over
+    // the seeds (wantsMean; "what is mean row-max?" was answered with the seeds' means)
+    if (!this.meanNames) {
+      var meanNames = {};
+      this.facts.forEach(function (fact) {
+        var last = fact.path[fact.path.length - 1];
+        if (/^mean_[a-z_]+$/.test(last)) meanNames[last.slice(5).replace(/_/g, "[_ -]")] = true;
+      });
+      this.meanNames = Object.keys(meanNames).length ? new RegExp("\\bmean[_ -](?:" + Object.keys(meanNames).join("|") + ")\\b", "g") : null;
+    }
+    var wantsMean = /\b(mean|average|averaged|over (all )?seeds)\b/.test(this.meanNames ? text.replace(this.meanNames, " ") : text);
+    var counting = COUNTING.test(text);
+    // a setting given by its value under a root ("divide by the square root of 32": d_model is 32 here) names the
+    // setting: the spread sqrt_d_model, not the sqrt_d_k of the scale guard (a fresh reader's)
+    var self = this;
+    (words(text).join(" ").match(/\bsqrt (\d+)\b/g) || []).forEach(function (found) {
+      var value = Number(found.split(" ")[1]);
+      self.facts.forEach(function (fact) {
+        if (fact.path[0] === "settings" && fact.path.length === 2 && fact.value === value && /_/.test(fact.path[1])) {
+          segmentTerms(fact.path[1]).forEach(function (t) { asked.terms[t] = true; });
+        }
+      });
     });
     // a guard set written as the site writes it ("init+scale", "none") is the one asked for; else the guards named
     var written = Object.keys(asked.whole).some(function (w) { return w === "none" || isGuardSet(w) && w.indexOf("+") > 0; });
@@ -171,11 +235,38 @@
     }
     var axes = this.data.axes || {};
     var labels = this.data.labels || {};
-    var bound = boundAxes(text, axes);
+    if (!this.countNames) { // the facts' names that count something ("heads", "tokens"): whole-number leaves
+      var counts = this.countNames = {};
+      this.facts.forEach(function (fact) {
+        var last = fact.path[fact.path.length - 1];
+        if (Number.isInteger(fact.value) && /^[a-z][a-z_]{2,}$/.test(last)) counts[last] = true;
+      });
+    }
+    var bound = boundAxes(text, axes, this.countNames);
+    var corpusNames = {};
+    names.forEach(function (n) { corpusNames[n] = true; });
     var best = [];
     var top = 0;
+    // whether the question names a measure, once per kind and measure (a module's facts are tens of thousands: a
+    // layer's heads), before anything else of a fact is read
+    var namedOnce = Object.create(null);
+    var isNamed = function (segment) { // named(segment, asked), once per segment
+      return segment in namedOnce ? namedOnce[segment] : (namedOnce[segment] = named(segment, asked));
+    };
+    var measures = Object.create(null);
+    var measured = function (kind, last) {
+      var key = kind + "\u0000" + last;
+      if (!(key in measures)) {
+        var column = labelled(labels[kind], last, asked);
+        measures[key] = /^\d+$/.test(last) || !(named(last, asked) || column || meanOf(last, asked) || sizeOf(last, asked)) ? null :
+          { column: column };
+      }
+      return measures[key];
+    };
     this.facts.forEach(function (fact, order) {
       var last = fact.path[fact.path.length - 1];
+      var measure = measured(fact.path[0], last);
+      if (!measure) return;
       // a number the question gives an axis ("seed 1", "4 heads") is that axis's value, and no other axis's
       // ... nor looks as if it were: "2 heads" gives no seed 2, where the seed is not named
       if ((axes[fact.path[0]] || []).some(function (name, i) {
@@ -183,39 +274,53 @@
         if (!/^\d+$/.test(value || "")) return false;
         return bound[name] !== undefined ? value !== bound[name] : Boolean(bound.by[value]) && bound.by[value] !== name;
       })) return;
-      var column = labelled(labels[fact.path[0]], last, asked);
-      if (/^\d+$/.test(last) || !(named(last, asked) || column || meanOf(last, asked) || sizeOf(last, asked))) return;
+      var column = measure.column;
+      // a count (a whole number of things: a corpus's tokens) is asked for as one ("how many tokens", "the number of
+      // tokens", "token count"), not by its word alone ("how much attention does a token give its top token" was
+      // answered with demo's 90 tokens), nor where the question gives it ("the 10 token sentence")
+      // (a count in a group the question names is that group's: "how many multiply-adds do the scores cost": cost/scores)
+      var group = fact.path.length > 2 + (axes[fact.path[0]] || []).length ? fact.path[fact.path.length - 2] : null;
+      var inGroup = group && !/^\d+$/.test(group) && !corpusNames[group] && isNamed(group);
+      if (Number.isInteger(fact.value) && /s$/.test(last) && (!(countedAs(last, text) || inGroup) || bound.counted[last] !== undefined)) return;
       if (fact.rows[fact.path.length - 2] && fact.rows[fact.path.length - 2].word === last) return; // a row's own number
       // an axis repeated as a value (variance/100/d = 100, multihead/demo/0/8/init/heads = 8, .../seed = 0); not a
       // value that happens to equal a setting (a mean row-max of exactly 1 at seed 1)
       if (fact.path[fact.path.length - 2] === String(fact.value) || (axes[fact.path[0]] || []).indexOf(last) >= 0) return;
+      if (bound.counted[last] === String(fact.value)) return; // a count the question states ("with 4 heads"), not asks
       var score = 0;
       var names = axes[fact.path[0]] || [];
+      var unnamedRows = 0;
       for (var i = 0; i < fact.path.length - 1; i++) {
         var row = fact.rows[i];
         if (fact.rows[i + 1]) continue; // the rows' list ("layers") is named by naming its row
         if (row) { // a row by its own number; a number past the axes (a layer of encoder/kjv/all/none/3/...) as a row's
           if ((asked.rows[row.word] || []).indexOf(row.number) >= 0) score += 1;
+          else unnamedRows += 1;
         } else if (i > names.length && /^\d+$/.test(fact.path[i]) && Object.keys(asked.rows).some(function (w) {
           return asked.rows[w].indexOf(Number(fact.path[i])) >= 0; })) {
           score += 1;
         } else if (i <= names.length && bound.by[fact.path[i]] && bound.by[fact.path[i]] !== names[i - 1]) {
           // a number the question gives another axis ("2 heads") names no seed 2
-        } else if (named(fact.path[i], asked) || (fact.path[i] === "none" && absentAxis(names[i - 1], asked))) {
+        } else if (((fact.path[i] !== "mean" || wantsMean) && isNamed(fact.path[i])) ||
+          (fact.path[i] === "none" && absentAxis(names[i - 1], asked))) {
           score += 1;
         }
       }
-      if (score === 0) return;
-      if (!named(last, asked) && !column) score -= 0.5; // a measure named in full goes first ("word row-max": word_row_max)
+      // a question that names no setting asks for a number only as a count or a total of a measure it names in full
+      // ("the total number of multiply-adds for one layer": 47,360, the same in every state), given once
+      if (score === 0 && !(counting && isNamed(last))) return;
+      // a measure of a row the question does not name comes after the same measure of the whole ("mean row-max with 4
+      // heads": the layer's summary, not head 1's)
+      score -= 0.05 * unnamedRows;
+      if (!isNamed(last) && !column) score -= 0.5; // a measure named in full goes first ("word row-max": word_row_max)
       // ... and of two named in full, the one of more words the question says ("score spread": score_spread, not scores)
       // (a column's label counts as its name: "attention adds" is attention_update_spread, not the stream_spread of
       // "the stream")
-      else score += 0.1 * (Math.max(named(last, asked) ? segmentTerms(last).length : 0, column) - 1);
+      else score += 0.1 * (Math.max(isNamed(last) ? segmentTerms(last).length : 0, column) - 1);
       if (score > top) { top = score; best = []; }
       if (score === top) best.push({ path: fact.path, value: fact.value, rows: fact.rows, order: order });
     });
-    // A mean over seeds is given when the question asks for a mean or an average, else the seed's own.
-    var wantsMean = /\b(mean|average|averaged|over (all )?seeds)\b/.test(text.replace(/mean[_ -]row[_ -]max/g, ""));
+    // A mean over seeds is given when the question asks for a mean or an average (wantsMean), else the seed's own.
     var own = best.filter(function (fact) { return fact.path.slice(1, -1).indexOf("mean") < 0; });
     if (!wantsMean && own.length) best = own; // a seed's own among all the best, not only among the first three
     // Of numbers the question names equally, those of the states the page's panels show first: a setting the question
@@ -236,7 +341,6 @@
       given[same] = true;
       return true;
     }).slice(0, 3);
-    var self = this;
     return best.map(function (fact) {
       return { path: fact.path.join("/"), value: fact.value, text: self.printed(fact.value),
         label: described(fact, axes[fact.path[0]] || [], labels[fact.path[0]]),
@@ -273,8 +377,10 @@
   }
 
   /* The numbers a question gives an axis by its name, before or after it ("seed 1", "seed=1", "4 heads", "heads 4"):
-     {axis: "number"}. Without it "4 heads ... seed 1" named heads 1 (its "1") as well as heads 4. */
-  function boundAxes(text, axes) {
+     {axis: "number"}. Without it "4 heads ... seed 1" named heads 1 (its "1") as well as heads 4. A number given a
+     count that is no axis (the encoder's fixed "4 heads") is no axis's either: bound.by names it, bound.counted
+     {count: "number"}; "with 4 heads" on the encoder page was seed 4. */
+  function boundAxes(text, axes, counts) {
     var bound = {};
     Object.keys(axes).forEach(function (kind) {
       axes[kind].forEach(function (name) {
@@ -285,14 +391,25 @@
       });
     });
     Object.defineProperty(bound, "by", { value: {} }); // {number: the axis it was given}
+    Object.defineProperty(bound, "counted", { value: {} });
     Object.keys(bound).forEach(function (name) { bound.by[bound[name]] = name; });
+    Object.keys(counts || {}).forEach(function (name) {
+      if (bound[name] !== undefined) return;
+      var word = name.replace(/_/g, "[_ ]").replace(/s$/, "");
+      var found = new RegExp("\\b" + word + "s?\\s*(?:=|:)?\\s*(\\d+)\\b|\\b(\\d+)\\s+" + word + "s?\\b").exec(text);
+      if (!found || bound.by[found[1] || found[2]]) return;
+      bound.counted[name] = found[1] || found[2];
+      bound.by[bound.counted[name]] = name;
+    });
     return bound;
   }
 
   /* A baked value as the page prints it: the number of the module's text that is this value to
      the digits it shows (0.9999 stays 0.9999, never 1.00), the most digits first, written as the page writes it
-     (7,903,577); else four significant digits, trailing zeros off, a whole number of 1,000 or more in groups of
-     three digits (27,534), as the panels' tables print it. */
+     (7,903,577); else as the panels' read-outs print a measure (views.js, measure): three significant digits with
+     their zeros (0.182, 1.00), a size of 100 or more whole, from 1,000 in groups of three digits as the tables print it
+     (27,534), one under 0.001 as 1.34 × 10⁻⁵. (Four digits, trailing zeros off, read "0.2361" beside the panel's
+     "0.236": a fresh reader's finding.) */
   function printed(value) {
     if (!this.printedNumbers) {
       var seen = {};
@@ -315,9 +432,17 @@
       return decimals >= 2 && Number(s) === Number(value.toFixed(decimals));
     });
     if (found) return this.printedAs[found];
-    if (Number.isInteger(value) || Math.abs(value) >= 1000) return grouped(Math.round(value)); // 27,533.8: 27,534
-    return String(Number(value.toPrecision(4)));
+    var size = Math.abs(value);
+    if (Number.isInteger(value) || size >= 100) return grouped(Math.round(value)); // 27,533.8: 27,534
+    if (value !== 0 && size < 1e-3) {
+      var parts = value.toExponential(2).split("e");
+      return parts[0] + " \u00d7 10" + String(Number(parts[1])).split("").map(function (c) { return SUPERSCRIPT[c]; }).join("");
+    }
+    return value.toPrecision(3);
   }
+
+  var SUPERSCRIPT = { "-": "\u207b", 0: "\u2070", 1: "\u00b9", 2: "\u00b2", 3: "\u00b3", 4: "\u2074", 5: "\u2075",
+    6: "\u2076", 7: "\u2077", 8: "\u2078", 9: "\u2079" };
 
   /* A whole number in groups of three digits from 1,000 (Python's ",.0f", the panels' tables). */
   function grouped(n) {
@@ -327,7 +452,9 @@
   /* The first of a kind's panels ([{link, offers: {axis: [values]}}], the module page's first)
      that can show the state a fact was baked in: one whose offers hold the fact's value on every
      axis they name (a panel whose guards are locked shows no other guard set). A mean over an
-     axis is no state of it. None when no panel can show the state. */
+     axis (lowest, all...) is no state of a panel that does not offer it: the panel would show its
+     default seed's number beside the answer's mean (0.395 for 0.377: a fresh reader's). None when
+     no panel can show the state. */
   function panelFor(panels, path, names, rows) {
     var found = (panels || []).filter(function (panel) { return shows(panel, path, names); })[0];
     return found ? panelAt(found.link, path, names, rows) : null;
@@ -338,7 +465,8 @@
     var offers = panel.offers || {};
     return (names || []).every(function (name, i) {
       var value = path[i + 1];
-      return !offers[name] || OVER[value] || offers[name].indexOf(value) >= 0;
+      if (OVER[value]) return Boolean(offers[name] && offers[name].indexOf(value) >= 0);
+      return !offers[name] || offers[name].indexOf(value) >= 0;
     });
   }
 
@@ -357,10 +485,11 @@
       query.push(encodeURIComponent(key + "." + name) + "=" + encodeURIComponent(path[i + 1]).replace(/%2B/g, "+"));
     });
     // a row's number ("layer 3"): a panel that stacks its rows shows that many ("layers=3": a stack of 3 is the first
-    // three layers of a deeper one) and reads that row closely ("layer=3"); a panel without such controls ignores them
+    // three layers of a deeper one) and reads that row closely ("layer=3"); a row numbered by its place ("head 3") only the
+    // latter ("heads" is an axis); a panel without such controls ignores them
     Object.keys(rows || {}).forEach(function (at) {
       var row = rows[at];
-      query.push(encodeURIComponent(key + "." + row.word + "s") + "=" + row.number);
+      if (row.own) query.push(encodeURIComponent(key + "." + row.word + "s") + "=" + row.number);
       query.push(encodeURIComponent(key + "." + row.word) + "=" + row.number);
     });
     return at[0] + (query.length ? "?" + query.join("&") : "") + "#" + at[1];

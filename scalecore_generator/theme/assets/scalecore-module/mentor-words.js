@@ -17,7 +17,8 @@
     "tell please mean means meant happen happens happened does work works get gets value values number many much " +
     "measure measures measured near nearly almost really actually every " +
     "t s don doesn didn isn aren wasn weren won couldn wouldn shouldn hasn haven " +
-    "whats thats hows whys come thing things stuff basically exactly anyway someone against instead simply").split(" ");
+    "whats thats hows whys come thing things stuff basically exactly anyway someone against instead simply " +
+    "like im pls plz show shows shown showing dont doesnt didnt isnt arent cant wont wouldnt shouldnt couldnt ive youre supposed").split(" ");
   /* The mentor's settings, in one object: benchmarks/mentor.py measures others through
      tests/mentor/answer.js (MENTOR_SETTINGS), and the page uses these. */
   var S = {};
@@ -27,6 +28,11 @@
   // answer (with round 9's other settings; 5 passages: +3 more for 489 words, not taken).
   S.MAX_PASSAGES = 4;
 
+  // Numbers written as words, from four: "one" is also a pronoun ("which one"), and "two" and "three" count
+  // things a page names in words ("the three guards"), where a digit would match every "1, 2, 3" of its examples.
+  var NUMBER_WORDS = { four: "4", five: "5", six: "6", seven: "7", eight: "8", nine: "9",
+    ten: "10", eleven: "11", twelve: "12", twenty: "20", hundred: "100", thousand: "1000" };
+
   /* A word as the index keeps it: lower case, with the few English endings that split one idea
      across its forms taken off ("saturates", "saturated", "saturation" -> "saturat"; "heads" ->
      "head"). Written here rather than taken from a Porter stemmer package: these six rules are
@@ -34,6 +40,7 @@
   function stem(word) {
     var w = word.toLowerCase().replace(/'s$/, "");
     if (w === "zero") return "0"; // "near zero" finds "approaches 0"
+    if (NUMBER_WORDS[w]) return NUMBER_WORDS[w]; // "by ten" finds "by 10"
     if (/[_\d]/.test(w) || w.length <= 3) return w;
     if (/ie[sd]$/.test(w) && w.length > 4) w = w.slice(0, -3) + "y"; // "multiplied", "multiplies" -> "multiply"
     else if (/sses$/.test(w)) w = w.slice(0, -2);
@@ -99,8 +106,20 @@
   var NEGATION = /\b(no|not|without|never|none|absent|absence|lacks?|lacking|missing|removed?|unnormali[sz]ed|unscaled)\b|n't\b/i;
   var NEGATED = /\b(no|without|never|lacks?|lacking|missing|removes?|removed|drops?|dropped|skips?|skipped)\s+(?:the\s+|a\s+|any\s+)?[\p{L}\p{N}_]/iu;
 
+  /* The page's furniture: words a reader names what they see by (the entropy "readout", the "coloured squares"). The
+     module's text need not use them (a panel's readout is a definition list; a heatmap is a figure), and a question
+     that names one asks about the lesson, not about some other thing: such a word is no topic the module lacks
+     (mentor-core.js: rare, topic), and where the module never writes it, it is no term to search by. */
+  var FURNITURE = {};
+  ("readout readouts panel panels slider sliders toggle toggles button buttons chart charts graph graphs plot plots " +
+    "figure figures picture pictures diagram diagrams heatmap heatmaps widget widgets dropdown checkbox checkboxes " +
+    "square squares colour colours coloured color colors colored box boxes bar bars meter meters gauge " +
+    "cell cells grid page lesson module").split(" ").forEach(function (w) { FURNITURE[w] = FURNITURE[stem(w)] = true; });
+
   function askedTerms(question, frequency) {
     var out = terms(question);
+    var meant = frequency ? out.filter(function (t) { return !FURNITURE[t] || frequency[t]; }) : out;
+    if (meant.length) out = meant; // "how do I read the heatmap?" keeps its one word
     if (S.NEGATION && NEGATED.test(question)) out.push(ABSENT);
     compounds(question, frequency).forEach(function (t) { if (out.indexOf(t) < 0) out.push(t); });
     return out;
@@ -183,5 +202,5 @@
     return a.length && b.length ? [a, b] : null;
   }
 
-  return { settings: S, STOPWORDS: STOPWORDS, stem: stem, words: words, terms: terms, processTerm: processTerm, plain: plain, termSet: termSet, ABSENT: ABSENT, NEGATION: NEGATION, NEGATED: NEGATED, askedTerms: askedTerms, compounds: compounds, language: language, kind: kind, sides: sides };
+  return { settings: S, STOPWORDS: STOPWORDS, FURNITURE: FURNITURE, stem: stem, words: words, terms: terms, processTerm: processTerm, plain: plain, termSet: termSet, ABSENT: ABSENT, NEGATION: NEGATION, NEGATED: NEGATED, askedTerms: askedTerms, compounds: compounds, language: language, kind: kind, sides: sides };
 });

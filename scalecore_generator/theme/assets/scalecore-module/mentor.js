@@ -25,6 +25,13 @@
   var DB_NAME = "scalecore-mentor";
 
   function questionsKey(code) { return "scalecore:mentor:questions:" + code; }
+  /* The last question answered on a module in this tab (sessionStorage): a link of an answer that loads a page (a panel
+     in the state of a number) leaves it, and Back loads this page anew where the browser keeps no copy of it; the
+     answer is made again (answers are the same for the same question), not lost (a fresh reader's finding). */
+  var lastKey = window.scalecoreModule.lastKey; // module.js, which loads this script, reads it on Back
+  function inTab(work) {
+    try { return work(window.sessionStorage); } catch (error) { return null; /* no storage */ }
+  }
 
   function el(tag, attributes, children) {
     var node = document.createElement(tag);
@@ -307,8 +314,12 @@
     this.renderKept();
     attachChosen(); // files chosen while this script was still on its way (module.js loads it)
     var last = LAST[this.code];
+    // Back to this page with a question answered in this tab: module.js read it (it loads this script at once then)
+    var asked = !last ? section.getAttribute("data-scalecore-mentor-again") : null;
     if (last) {
       this.load().then(function () { if (!self.answerRegion.firstChild) self.render(last.answer, last.files); });
+    } else if (asked) {
+      this.answerAgain(asked);
     }
     if (section.contains(document.activeElement)) this.load(); // the reader came to the box before this script
     section.hidden = false;
@@ -510,28 +521,114 @@
     var started = performance.now();
     Promise.all([this.load(), this.checking]).then(function (ready) {
       var mentor = ready[0];
-      var mended = mentor.mended(question); // embedded as it is searched: its typos mended (mentor-core.js)
-      return Promise.all([self.readAttached(), self.encoder ? self.encoder.embed(mended).catch(function () { return null; }) : null]).then(function (got) {
+      var read = mentor.toEmbed(question); // what the encoder reads: the typos mended as for the search (mentor-core.js)
+      return Promise.all([self.readAttached(), self.encoder ? self.encoder.embed(read).catch(function () { return null; }) : null]).then(function (got) {
         var files = got[0];
         var answer = mentor.answer(question, files.passages, got[1]);
         self.render(answer, files);
         LAST[self.code] = { answer: answer, files: files };
+        inTab(function (store) { // a question with files is not asked again without them
+          if (files.passages.length || files.images.length) store.removeItem(lastKey(self.code));
+          else store.setItem(lastKey(self.code), question);
+        });
         self.record(answer);
         var ms = Math.round(performance.now() - started);
         self.section.setAttribute("data-scalecore-mentor-ms", String(ms));
         self.say(answer.found ? (answer.uncertain ? "Answered from the closest passages of this module (not certain)." :
           "Answered from this module's sources.") : answer.language ?
-          "The mentor reads English only: ask in English and it answers from this module." : "Nothing in this module answers that yet.");
+          "The mentor reads English only: ask in English and it answers from this module." : "Nothing in this module answers that.");
       });
     }).catch(function (error) {
       self.say("The mentor could not answer: " + (error && error.message || error) + ".");
     });
   };
 
+  /* The answer to a question asked before in this tab, made again on coming Back to the page (see lastKey); not
+     recorded again among the reader's questions. */
+  Mentor.prototype.answerAgain = function (question) {
+    var self = this;
+    return Promise.all([this.load(), this.checking]).then(function (ready) {
+      var mentor = ready[0];
+      var embedding = self.encoder ? self.encoder.embed(mentor.toEmbed(question)).catch(function () { return null; }) : null;
+      return Promise.resolve(embedding).then(function (vector) {
+        if (self.answerRegion.firstChild) return; // the reader asked something else meanwhile
+        var files = { passages: [], notes: [], images: [] };
+        var answer = mentor.answer(question, [], vector);
+        self.render(answer, files);
+        LAST[self.code] = { answer: answer, files: files };
+        self.say("Your last question, answered again: " + question);
+        // the reader left from the answer: where the browser brought the page back elsewhere (its top, or the
+        // address's section), the answer is brought into view
+        var shown = self.answerRegion.getBoundingClientRect();
+        if (shown.top >= window.innerHeight || shown.bottom <= 0) self.answerRegion.scrollIntoView({ block: "start" });
+      });
+    }).catch(function () { /* the box works as before: nothing to show */ });
+  };
+
+  /* Where under its anchor a passage stands, so that its link lands on it and not on its section's heading (a fresh
+     reader's link to a readout landed at the top of a panel 1,870 px tall, and one to a callout 2,800 px above it): a
+     readout is its name's entry in the panel; another passage the first block after the heading, before the next one,
+     whose text begins with the passage's first words (letters only: formulas read otherwise in the page). Null where
+     none is found: the anchor itself, then. */
+  function placeOf(target, passage, mentor) {
+    if (!passage || !target) return null;
+    if (passage.role === "measure") {
+      var names = target.querySelectorAll(".scalecore-readout dt");
+      for (var i = 0; i < names.length; i++) {
+        if (names[i].textContent.trim() === passage.label) return names[i].parentNode;
+      }
+      return null;
+    }
+    var start = letters(passage.text).split(" ").slice(0, 5).join(" ");
+    if (start.split(" ").length < 4) return null;
+    var level = /^H([1-6])$/.exec(target.tagName);
+    var blocks = [target];
+    if (level) {
+      blocks = [];
+      for (var node = target.nextElementSibling; node && !(/^H[1-6]$/.test(node.tagName) && node.tagName[1] <= level[1]);
+        node = node.nextElementSibling) blocks.push(node);
+    }
+    var within = [];
+    blocks.forEach(function (block) {
+      within.push.apply(within, [block].concat(Array.prototype.slice.call(block.querySelectorAll("p, li, dd, blockquote"))));
+    });
+    // not the mentor's own quote of it (a link to the page's opening searched the whole page), nor a part the page
+    // keeps folded (a self-check's answer before "Show answer"): its box, then
+    within = within.filter(function (el) { return !mentor.contains(el) && !el.contains(mentor) && el.getClientRects().length; });
+    // a passage opens its block; a lead may stand inside one (the innermost: the paragraph, not its callout)
+    // (the text as shown, read once each: innerText leaves out what a closed <details> holds, and lays the page out)
+    var at = within.map(function (el) { return letters(el.innerText).indexOf(start); });
+    var opens = within.filter(function (el, i) { return at[i] === 0; });
+    var holds = opens.length ? opens : within.filter(function (el, i) { return at[i] > 0; });
+    return holds.length ? holds[holds.length - 1] : null;
+  }
+  function letters(text) { return String(text).toLowerCase().replace(/[^\p{L}]+/gu, " ").trim(); }
+
+  /* Back from a source the reader followed into the page returns to where they were (the answer). The theme's instant
+     navigation took that Back for a new visit to the same page, fetched and drew it again and scrolled to an offset
+     noted late (a fresh reader's second Back stayed at the source, 10,000 px from the answer): this Back is the
+     mentor's alone, as a panel's is the addresses' (addresses.js, in the capture phase too). The link clicked is put
+     back where it was on the screen, not at the page's old offset: the sections passed on the way were drawn
+     meanwhile, and the page above the answer changed height. One place is kept, the last link's. */
+  var cameFrom = null;
+  function comeBackTo(link) {
+    if (cameFrom) window.removeEventListener("popstate", cameFrom, true);
+    var place = { href: location.href, link: link, top: link.getBoundingClientRect().top };
+    cameFrom = function (event) {
+      window.removeEventListener("popstate", cameFrom, true);
+      cameFrom = null;
+      if (location.href !== place.href || !place.link.isConnected) return;
+      event.stopImmediatePropagation();
+      requestAnimationFrame(function () { window.scrollBy(0, place.link.getBoundingClientRect().top - place.top); });
+    };
+    window.addEventListener("popstate", cameFrom, true);
+  }
+
   /* A link to a section. Into this page, it is its fragment, and a plain click goes there itself:
      the theme's instant navigation draws the page again on the first link into it (and its
-     scroll to the section is lost), which would also take the answer away. */
-  Mentor.prototype.link = function (page, anchor, text) {
+     scroll to the section is lost), which would also take the answer away; it lands on the passage
+     it quotes (placeOf), and Back from it returns to the answer (comeBackTo). */
+  Mentor.prototype.link = function (page, anchor, text, passage) {
     // this page's opening (before its first section) has no section of its own: its title's heading stands for it (a
     // link to the bare page drew the page again, and the answer was gone)
     if (page === this.page && !anchor) {
@@ -539,6 +636,7 @@
       anchor = title ? title.id : "";
     }
     var inPage = page === this.page && anchor;
+    var section = this.section;
     var link = el("a", { href: inPage ? "#" + anchor : this.url(page) + (anchor ? "#" + anchor : ""), text: text });
     if (inPage) {
       link.addEventListener("click", function (event) {
@@ -546,12 +644,16 @@
         if (!target || event.button !== 0 || event.ctrlKey || event.metaKey || event.shiftKey || event.altKey) return;
         event.preventDefault();
         event.stopPropagation();
-        if (location.hash !== "#" + anchor) history.pushState(null, "", "#" + anchor);
+        if (location.hash !== "#" + anchor) {
+          comeBackTo(link);
+          history.pushState(null, "", "#" + anchor);
+        }
         // pushState does not make the section the :target, whose scroll margin (Material's) keeps
         // a heading below the fixed header: the same margin, from the header's own bottom.
         var header = document.querySelector(".md-header");
         var below = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
-        window.scrollTo(0, window.scrollY + target.getBoundingClientRect().top - below - 0.8 * 16);
+        var place = placeOf(target, passage, section) || target;
+        window.scrollTo(0, window.scrollY + place.getBoundingClientRect().top - below - 0.8 * 16);
       });
     }
     return link;
@@ -578,8 +680,10 @@
     }
     if (answer.lead) {
       var lead = answer.lead;
+      // a reason is headed as one only where the sentence gives one; what a what-if question asks is what happens
       out.appendChild(el("h3", { text: answer.uncertain ? "The closest the module comes" :
-        answer.kind === "what" || answer.kind === "difference" ? "In short" : "The reason, in short" }));
+        answer.kind === "what-if" ? "What happens, in short" :
+        (answer.kind === "why" || answer.kind === "how") && lead.reason ? "The reason, in short" : "In short" }));
       if (answer.uncertain) {
         out.appendChild(el("p", { class: "scalecore-mentor__uncertain", text: "Not certain: no passage of this module " +
           "or its prerequisites answers this in so many words. These are the passages nearest your question; check " +
@@ -589,7 +693,7 @@
       out.appendChild(leadNode);
       out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "From " }),
         lead.source ? el("span", { text: "your file " + lead.source.file }) :
-          this.link(lead.page, lead.anchor, this.sectionTitle(lead.page, lead.section, ""))]));
+          this.link(lead.page, lead.anchor, this.sectionTitle(lead.page, lead.section, ""), lead)]));
     }
     if (answer.numbers.length) {
       var list = el("ul", { class: "scalecore-mentor__numbers" });
@@ -627,11 +731,11 @@
         answer.numbers.length ? "More from the module" : "From the module" }));
       answer.passages.forEach(function (p) {
         var source = p.source ? el("span", { text: "Your file " + p.source.file + ", page " + p.source.page }) :
-          self.link(p.page, p.anchor, self.sectionTitle(p.page, p.section, p.label));
+          self.link(p.page, p.anchor, self.sectionTitle(p.page, p.section, p.label), p);
         out.appendChild(el("blockquote", { class: "scalecore-mentor__quote" }, [sentencesNode("p", p.sentences, math, p.lead)]));
         out.appendChild(el("p", { class: "scalecore-mentor__source" }, [el("span", { text: "Source: " }), source,
-          el("span", { class: "scalecore-mentor__why", text: p.terms.length ? " · picked because it matches " +
-            p.terms.join(", ") : " · picked because it is close in meaning" })]));
+          el("span", { class: "scalecore-mentor__why", text: p.terms.length ? " · it matches " +
+            p.terms.map(function (t) { return "“" + t + "”"; }).join(", ") : " · close in meaning to your question" })]));
       });
     }
     if (answer.found && this.section.hasAttribute("data-scalecore-mentor-model")) this.offerModel(answer, out);

@@ -103,7 +103,10 @@
   }
 
   // What notes.js (loaded after this script, on the same pages) shares with it.
-  window.scalecoreModule = { PREFIX: PREFIX, plural: plural, load: load, save: save, REFUSALS: REFUSALS, each: each };
+  /* Where this tab keeps the mentor's last question on a module (mentor.js writes it, lastAnswered reads it). */
+  function lastKey(code) { return "scalecore:mentor:last:" + code; }
+  window.scalecoreModule = { PREFIX: PREFIX, plural: plural, load: load, save: save, REFUSALS: REFUSALS, each: each,
+    lastKey: lastKey };
 
   /* ---------------------------------------------------------------- audience switch */
 
@@ -282,7 +285,7 @@
   // reaches the box by keyboard: a reader who never comes to the end of the module pays nothing
   // for it. Once loaded, it follows Material's instant navigation by itself. A question sent
   // before it has loaded (the form has no action: it would reload the page) is sent once it has.
-  function setUpMentor(article) {
+  function setUpMentor(article, code) {
     var section = article.querySelector("[data-scalecore-mentor][data-scalecore-mentor-script]");
     var form = section && section.querySelector("form");
     if (!section || !form || window.scalecoreMentorScript) {
@@ -325,7 +328,9 @@
         holdUntilReady(event);
       }
     });
-    if (!("IntersectionObserver" in window)) {
+    var again = lastAnswered(code);
+    if (again) section.setAttribute("data-scalecore-mentor-again", again); // mentor.js answers it again
+    if (!("IntersectionObserver" in window) || again) {
       load();
       return;
     }
@@ -335,6 +340,19 @@
       }
     }, { rootMargin: "100% 0px" });
     watcher.observe(section);
+  }
+
+  /* On Back (or Forward) to a page whose mentor answered in this tab, the last question (mentor.js writes it: its
+     lastKey), which mentor.js answers again; else null. The script then loads at once, not when the box nears: a
+     fresh reader came Back from an answer's panel link to the page's top, where the box is far, and no answer came. */
+  function lastAnswered(code) {
+    var entry = window.performance && performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
+    if (!entry || entry.type !== "back_forward") return null;
+    try {
+      return window.sessionStorage.getItem(lastKey(code));
+    } catch (error) {
+      return null; // no storage: nothing to make again
+    }
   }
 
   function setUp() {
@@ -347,7 +365,7 @@
     var article = header.closest("article") || document.body;
     setUpAudience(header, article);
     setUpProgress(header, article, code);
-    setUpMentor(article);
+    setUpMentor(article, code);
     var tools = header.querySelector("[data-scalecore-tools]");
     if (tools) {
       tools.hidden = false;
