@@ -624,6 +624,30 @@
     window.addEventListener("popstate", cameFrom, true);
   }
 
+  /* Scrolls the page so that the passage ``find()`` gives stands ``top`` px from the viewport's top, and keeps it
+     there while the page settles (a second): a panel the scroll brought into view hydrates, and its readouts, drawn
+     again at another height, took the passage out of view (the browser's scroll anchoring lost its anchor with the
+     replaced nodes; hand-written for that reason). Whoever else scrolls the page (the reader's wheel, keys or
+     scrollbar, a script) ends it: the page moved while the passage stayed where it was in it. So does leaving the
+     address it was reached by (Back: comeBackTo). */
+  function keepInPlace(find, top) {
+    var until = performance.now() + 1000;
+    var at = location.href;
+    var place = find();
+    var scrolled = null;
+    var inPage = null;
+    (function align() {
+      if (!place.isConnected) place = find();
+      var box = place.getBoundingClientRect();
+      var stayed = inPage !== null && Math.abs(box.top + window.scrollY - inPage) < 1;
+      if (location.href !== at || (scrolled !== null && Math.abs(window.scrollY - scrolled) >= 1 && stayed)) return;
+      if (Math.abs(box.top - top) >= 1) window.scrollTo(0, window.scrollY + box.top - top);
+      scrolled = window.scrollY;
+      inPage = place.getBoundingClientRect().top + scrolled;
+      if (performance.now() < until) requestAnimationFrame(align);
+    })();
+  }
+
   /* A link to a section. Into this page, it is its fragment, and a plain click goes there itself:
      the theme's instant navigation draws the page again on the first link into it (and its
      scroll to the section is lost), which would also take the answer away; it lands on the passage
@@ -652,8 +676,7 @@
         // a heading below the fixed header: the same margin, from the header's own bottom.
         var header = document.querySelector(".md-header");
         var below = header ? Math.max(0, header.getBoundingClientRect().bottom) : 0;
-        var place = placeOf(target, passage, section) || target;
-        window.scrollTo(0, window.scrollY + place.getBoundingClientRect().top - below - 0.8 * 16);
+        keepInPlace(function () { return placeOf(target, passage, section) || target; }, below + 0.8 * 16);
       });
     }
     return link;
