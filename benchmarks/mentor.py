@@ -42,7 +42,7 @@ sys.path.insert(0, str(REPO / "tests"))
 QUESTIONS = REPO / "tests" / "data" / "mentor-questions.json"
 READERS = REPO / "tests" / "data" / "mentor-dev-readers.json"  # development too: readers' forms, written while tuning
 # every development set: the question set, then tests/data/mentor-dev-*.json (readers' forms; refusal, round 5; from
-# round 9 the retired held-out sets too, mentor-dev-heldout-1..14.json, each reported held out before it was tuned on)
+# round 9 the retired held-out sets too, mentor-dev-heldout-1..16.json, each reported held out before it was tuned on)
 DEVELOPMENT = [QUESTIONS, *sorted((REPO / "tests" / "data").glob("mentor-dev-*.json"))]
 HELD_OUT = sorted((REPO / "tests" / "data").glob("mentor-heldout-*.json"))
 ANSWER = REPO / "tests" / "mentor" / "answer.js"
