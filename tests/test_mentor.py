@@ -1327,6 +1327,29 @@ def test_a_source_link_lands_on_its_passage_not_on_its_section_s_heading(visit, 
     watch.check()
 
 
+def test_back_from_a_source_link_right_after_the_load_keeps_the_answer_where_it_was(visit, site_server):
+    """A fresh reader on a phone asked on a page just loaded, followed the lead's source into the page and pressed
+    Back: the theme's instant navigation, whose listener on the window comes before any deferred script's, took that
+    Back for a visit, fetched the page and drew it again, and the reader ended 1,600 px below a redrawn answer. The
+    Back is the mentor's: the same answer, the link where it was on the screen, nothing fetched."""
+    page, watch = visit(site_server.url + page_url("modules/multi-head-attention.html"), viewport={"width": 390, "height": 844})
+    region = _ask(page, "what happens if i divide by sqrt(d_model) instead of sqrt(d_k) when i use 8 heads?")
+    link = region.locator(".scalecore-mentor__lead + .scalecore-mentor__source a")
+    link.scroll_into_view_if_needed()  # where the reader's tap finds it
+    top = link.evaluate("a => { window.scalecoreTestAnswer = a.closest('[data-scalecore-mentor-answer]'); "
+                        "return a.getBoundingClientRect().top; }")
+    fetched = len(watch.requests)
+    link.click()
+    page.wait_for_timeout(300)
+    page.go_back()
+    page.wait_for_timeout(1200)
+    assert page.evaluate("document.querySelector('[data-scalecore-mentor-answer]') === window.scalecoreTestAnswer")
+    assert abs(link.evaluate("a => a.getBoundingClientRect().top") - top) < 2, (link.evaluate(
+        "a => a.getBoundingClientRect().top"), top)
+    assert not [u for u in watch.requests[fetched:] if u.split("#")[0].endswith("multi-head-attention.html")]
+    watch.check()
+
+
 def test_a_number_in_the_page_is_printed_as_the_page_prints_it_and_its_link_shows_that_state(visit, site_server):
     page, watch = visit(site_server.url + page_url(MODULE))
     region = _ask(page, "What is the mean row-max on kjv at seed 0 with init+scale?")

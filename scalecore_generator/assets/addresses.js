@@ -320,9 +320,10 @@
 
   /* Back and Forward: every addressed panel of the page follows the address. When only panels'
      state moved (same page, same anchor), the event is the panels' alone: Material's instant
-     navigation would otherwise fetch and swap this very page again on the first Back. Listened
-     to in the capture phase, which runs before the page's other listeners on window. */
-  window.addEventListener("popstate", function (event) {
+     navigation would otherwise fetch and swap this very page again on the first Back. Heard
+     before Material's listener (pages/back-first.js, inlined before its script; at the window the
+     capture phase gives no precedence), else as the page's last listener. */
+  onBack(function (event) {
     var before = new URL(lastHref);
     var ours = before.pathname === location.pathname && before.hash === location.hash && before.search !== location.search;
     rememberAddress();
@@ -330,7 +331,11 @@
     Array.prototype.forEach.call(document.querySelectorAll(".scalecore-panel[data-scalecore-hydrated=true]"), function (root) {
       if (root.scalecoreAddressed && document.contains(root)) restoreState(root);
     });
-  }, true);
+  });
+  function onBack(handler) {
+    if (Array.isArray(globalThis.scalecoreBackFirst)) globalThis.scalecoreBackFirst.push(handler);
+    else window.addEventListener("popstate", handler, true);
+  }
   // A click may move the address (an anchor, a link through instant navigation): note it after.
   document.addEventListener("click", function () { setTimeout(rememberAddress, 0); }, true);
 

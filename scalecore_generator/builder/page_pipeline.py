@@ -25,7 +25,7 @@ from scalecore_generator.blocks.stash import Stash, hold_back_fallbacks
 from scalecore_generator.builder import offline
 from scalecore_generator.builder.engine_site import PageInfo
 from scalecore_generator.errors import BuildError
-from scalecore_generator.pages import author_scripts, csp, formulas, held_keys, math_font, module_page, offscreen
+from scalecore_generator.pages import author_scripts, back_first, csp, formulas, held_keys, math_font, module_page, offscreen
 from scalecore_generator.pages.generated import corpora_table, expand_generated
 from scalecore_generator.pages.module_meta import check_callouts, check_module_meta, check_neighbours, mark_callouts, \
     check_section_meta, listed_audience
@@ -172,6 +172,8 @@ class PagePipeline:
             html = html.replace("</head>", f'<link rel="manifest" href="{manifest}">\n</head>', 1)
         if page is not None:  # the keys typed through an isolation reload (pages/held_keys.py)
             html = held_keys.hold_keys(html)
+        if page is not None:  # Back heard by the panels and the mentor before Material (pages/back_first.py)
+            html = back_first.hear_back_first(html)
         if self.build.command == "serve":  # a dev server's pages: no service worker takes them (offline.STEP_ASIDE_SOURCE)
             html = html.replace("</head>", f'<meta name="{offline.SERVE_MARKER}" content="serve">\n</head>', 1)
         return csp.add(html, csp.origin_of(self.build.settings.package_mirror), self.build.serve_nonce)

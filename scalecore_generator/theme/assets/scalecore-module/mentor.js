@@ -607,21 +607,30 @@
   /* Back from a source the reader followed into the page returns to where they were (the answer). The theme's instant
      navigation took that Back for a new visit to the same page, fetched and drew it again and scrolled to an offset
      noted late (a fresh reader's second Back stayed at the source, 10,000 px from the answer): this Back is the
-     mentor's alone, as a panel's is the addresses' (addresses.js, in the capture phase too). The link clicked is put
-     back where it was on the screen, not at the page's old offset: the sections passed on the way were drawn
-     meanwhile, and the page above the answer changed height. One place is kept, the last link's. */
+     mentor's alone, as a panel's is the addresses' (addresses.js; both heard before Material, pages/back-first.js).
+     The link clicked is put back where it was on the screen, not at the page's old offset: the sections passed on the
+     way were drawn meanwhile, and the page above the answer changed height. One place is kept, the last link's. */
   var cameFrom = null;
+  var backFirst = Array.isArray(globalThis.scalecoreBackFirst) ? globalThis.scalecoreBackFirst : null;
+  function stopHearing(handler) {
+    if (!backFirst) return window.removeEventListener("popstate", handler, true);
+    var at = backFirst.indexOf(handler);
+    if (at >= 0) backFirst.splice(at, 1);
+  }
   function comeBackTo(link) {
-    if (cameFrom) window.removeEventListener("popstate", cameFrom, true);
+    if (cameFrom) stopHearing(cameFrom);
     var place = { href: location.href, link: link, top: link.getBoundingClientRect().top };
     cameFrom = function (event) {
-      window.removeEventListener("popstate", cameFrom, true);
+      stopHearing(cameFrom);
       cameFrom = null;
       if (location.href !== place.href || !place.link.isConnected) return;
       event.stopImmediatePropagation();
       requestAnimationFrame(function () { window.scrollBy(0, place.link.getBoundingClientRect().top - place.top); });
     };
-    window.addEventListener("popstate", cameFrom, true);
+    // heard before Material's instant navigation (pages/back-first.js): at the window, listeners run in the order
+    // they were added, whatever their phase, and Material's was added before this script ran
+    if (backFirst) backFirst.push(cameFrom);
+    else window.addEventListener("popstate", cameFrom, true);
   }
 
   /* Scrolls the page so that the passage ``find()`` gives stands ``top`` px from the viewport's top, and keeps it
