@@ -1317,13 +1317,42 @@ def test_a_source_link_lands_on_its_passage_not_on_its_section_s_heading(visit, 
     placed = page.locator("article li, article p", has_text=quoted).first
     assert placed.evaluate(in_view) and not page.locator("[data-scalecore-mentor-answer]").evaluate(in_view)
     back_at_the_answer()
-    # a self-check's quoted answer is folded under "Show answer": the link lands on the self-check's question
+    # a self-check's quoted answer is folded under "Show answer": the link unfolds it and lands on it (a fresh reader
+    # landed on the question, the answer quoted still shut)
     _reset_status(page)
     region = _ask(page, "why do we divide the scores by the square root of d_k?")
+    quoted = region.locator(".scalecore-mentor__lead").inner_text()[:30]
     region.locator(".scalecore-mentor__lead + .scalecore-mentor__source a").click()
     check = page.locator(".scalecore-panel", has_text="Why divide by").first
-    assert check.evaluate("el => el.getBoundingClientRect().bottom > document.querySelector('.md-header')"
-                          ".getBoundingClientRect().bottom + 60"), check.evaluate("el => el.getBoundingClientRect().top")
+    assert check.locator("details").evaluate("d => d.open")
+    answer = check.locator("details p", has_text=quoted).first
+    assert answer.evaluate(in_view), answer.evaluate("el => el.getBoundingClientRect().top")
+    watch.check()
+
+
+def test_a_source_link_lands_on_a_passage_the_browser_has_not_drawn_yet(visit, site_server):
+    """The sections far from the screen are not drawn (content-visibility: auto), and their text as shown (innerText)
+    is empty: a fresh reader's link to a passage there landed on its heading, the passage 1,400 px below."""
+    page, watch = visit(site_server.url + page_url("modules/encoder-block.html"), viewport={"width": 1280, "height": 800})
+    region = _ask(page, "pre-LN vs post-LN for a 24 layer stack?")
+    quotes = region.locator("blockquote").all_inner_texts()
+    links = region.locator(".scalecore-mentor__source a")
+    landed = 0
+    for i in range(1, links.count()):
+        if not links.nth(i).get_attribute("href").startswith("#"):
+            continue
+        words = " ".join(quotes[i - 1].split()[:6])
+        links.nth(i).click()
+        page.wait_for_timeout(300)
+        tops = page.evaluate("""words => [...document.querySelectorAll('article p')]
+          .filter(p => !p.closest('[data-scalecore-mentor]') && p.textContent.replace(/\\s+/g, ' ').includes(words))
+          .map(p => p.getBoundingClientRect().top - document.querySelector('.md-header').getBoundingClientRect().bottom)""",
+                             words)
+        assert any(-1 <= top < 800 - 48 - 40 for top in tops), (words, tops)
+        landed += 1
+        page.go_back()
+        page.wait_for_timeout(300)
+    assert landed >= 3, landed
     watch.check()
 
 

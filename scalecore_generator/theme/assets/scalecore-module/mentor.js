@@ -592,15 +592,39 @@
     blocks.forEach(function (block) {
       within.push.apply(within, [block].concat(Array.prototype.slice.call(block.querySelectorAll("p, li, dd, blockquote"))));
     });
-    // not the mentor's own quote of it (a link to the page's opening searched the whole page), nor a part the page
-    // keeps folded (a self-check's answer before "Show answer"): its box, then
-    within = within.filter(function (el) { return !mentor.contains(el) && !el.contains(mentor) && el.getClientRects().length; });
+    // not the mentor's own quote of it (a link to the page's opening searched the whole page), nor a hidden part
+    within = within.filter(function (el) { return !mentor.contains(el) && !el.contains(mentor) && !el.closest("[hidden]"); });
     // a passage opens its block; a lead may stand inside one (the innermost: the paragraph, not its callout)
-    // (the text as shown, read once each: innerText leaves out what a closed <details> holds, and lays the page out)
-    var at = within.map(function (el) { return letters(el.innerText).indexOf(start); });
-    var opens = within.filter(function (el, i) { return at[i] === 0; });
-    var holds = opens.length ? opens : within.filter(function (el, i) { return at[i] > 0; });
-    return holds.length ? holds[holds.length - 1] : null;
+    // (textContent, not innerText: the browser skips the sections far from the screen (content-visibility), and their
+    // innerText is empty: a link to a passage there landed on its heading, the passage 1,400 px below)
+    var found = function (inFolds) { // among the parts shown (their shown text), or among the folded ones
+      var among = within.filter(function (el) { return folded(el) === inFolds; });
+      var at = among.map(function (el) { return letters(inFolds ? el.textContent : shownText(el)).indexOf(start); });
+      var opens = among.filter(function (el, i) { return at[i] === 0; });
+      var holds = opens.length ? opens : among.filter(function (el, i) { return at[i] > 0; });
+      return holds.length ? holds[holds.length - 1] : null;
+    };
+    var place = found(false);
+    if (place) return place;
+    // only in a part the page keeps folded (a self-check's answer, under "Show answer"): the reader asked to see the
+    // passage the answer quoted, so it is unfolded (a fresh reader landed on a question whose quoted answer stayed shut)
+    place = found(true);
+    for (var details = place && place.closest("details:not([open])"); details; details = details.parentNode.closest("details:not([open])")) {
+      details.open = true;
+    }
+    return place;
+  }
+  function shownText(el) { // its text but what closed <details> fold and [hidden] parts hide
+    var walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    var out = [];
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!folded(node.parentElement) && !node.parentElement.closest("[hidden]")) out.push(node.nodeValue);
+    }
+    return out.join("");
+  }
+  function folded(el) { // inside a closed <details>, and not its summary
+    var details = el.closest("details:not([open])");
+    return Boolean(details) && !(el.closest("summary") && el.closest("summary").parentNode === details);
   }
   function letters(text) { return String(text).toLowerCase().replace(/[^\p{L}]+/gu, " ").trim(); }
 
