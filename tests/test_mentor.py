@@ -1330,6 +1330,20 @@ def test_a_source_link_lands_on_its_passage_not_on_its_section_s_heading(visit, 
     watch.check()
 
 
+def test_a_reload_answers_the_last_question_again_where_the_reader_left_it(visit, site_server):
+    """A fresh reader reloaded a page after asking and found the answer gone. The answer is made again (in this tab
+    only), and the page is left where the reload put the reader."""
+    page, watch = visit(site_server.url + page_url(MODULE))
+    _ask(page, "why does the softmax stop learning when the scores get big?")
+    page.evaluate("window.scrollTo(0, 0)")
+    page.reload()
+    page.wait_for_function("() => /answered again/.test(document.querySelector('[data-scalecore-mentor-status]').textContent)")
+    assert "softmax is saturated" in page.locator("[data-scalecore-mentor-answer]").inner_text()
+    page.wait_for_timeout(300)
+    assert page.evaluate("scrollY") < 50
+    watch.check()
+
+
 def test_a_source_link_lands_on_a_passage_the_browser_has_not_drawn_yet(visit, site_server):
     """The sections far from the screen are not drawn (content-visibility: auto), and their text as shown (innerText)
     is empty: a fresh reader's link to a passage there landed on its heading, the passage 1,400 px below."""

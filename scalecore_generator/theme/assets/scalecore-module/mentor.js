@@ -314,7 +314,7 @@
     this.renderKept();
     attachChosen(); // files chosen while this script was still on its way (module.js loads it)
     var last = LAST[this.code];
-    // Back to this page with a question answered in this tab: module.js read it (it loads this script at once then)
+    // Back to this page, or its reload, with a question answered in this tab: module.js read it (it loads this script at once then)
     var asked = !last ? section.getAttribute("data-scalecore-mentor-again") : null;
     if (last) {
       this.load().then(function () { if (!self.answerRegion.firstChild) self.render(last.answer, last.files); });
@@ -558,9 +558,12 @@
         LAST[self.code] = { answer: answer, files: files };
         self.say("Your last question, answered again: " + question);
         // the reader left from the answer: where the browser brought the page back elsewhere (its top, or the
-        // address's section), the answer is brought into view
+        // address's section), the answer is brought into view; a reload leaves the reader where the page put them
+        var entry = performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
         var shown = self.answerRegion.getBoundingClientRect();
-        if (shown.top >= window.innerHeight || shown.bottom <= 0) self.answerRegion.scrollIntoView({ block: "start" });
+        if ((!entry || entry.type !== "reload") && (shown.top >= window.innerHeight || shown.bottom <= 0)) {
+          self.answerRegion.scrollIntoView({ block: "start" });
+        }
       });
     }).catch(function () { /* the box works as before: nothing to show */ });
   };

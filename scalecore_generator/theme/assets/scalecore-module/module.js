@@ -342,12 +342,13 @@
     watcher.observe(section);
   }
 
-  /* On Back (or Forward) to a page whose mentor answered in this tab, the last question (mentor.js writes it: its
-     lastKey), which mentor.js answers again; else null. The script then loads at once, not when the box nears: a
-     fresh reader came Back from an answer's panel link to the page's top, where the box is far, and no answer came. */
+  /* On Back (or Forward) to a page whose mentor answered in this tab, or on its reload, the last question (mentor.js
+     writes it: its lastKey), which mentor.js answers again; else null. The script then loads at once, not when the box
+     nears: a fresh reader came Back from an answer's panel link to the page's top, where the box is far, and no answer
+     came; another reloaded the page and found the answer gone. */
   function lastAnswered(code) {
     var entry = window.performance && performance.getEntriesByType ? performance.getEntriesByType("navigation")[0] : null;
-    if (!entry || entry.type !== "back_forward") return null;
+    if (!entry || (entry.type !== "back_forward" && entry.type !== "reload")) return null;
     try {
       return window.sessionStorage.getItem(lastKey(code));
     } catch (error) {
