@@ -10,22 +10,28 @@ delay every page; the policy allows it by its sha256 like the theme's own inline
 (pages/csp.py).
 """
 
+import re
 from functools import lru_cache
 from pathlib import Path
 
-from scalecore_generator.pages.held_keys import MATERIAL_SCRIPT
-
 SOURCE = Path(__file__).resolve().parent / "back-first.js"
+MATERIAL_SCRIPT = re.compile(r'<script src="[^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js"></script>')
 
 
-@lru_cache(maxsize=1)
-def _script() -> str:
-    return "<script>" + SOURCE.read_text(encoding="utf-8").strip() + "</script>\n"
+@lru_cache(maxsize=4)
+def _inline(source: Path) -> str:
+    return "<script>" + source.read_text(encoding="utf-8").strip() + "</script>\n"
 
 
-def hear_back_first(html: str) -> str:
-    """``html`` with the first popstate listener before Material's script (another theme: unchanged)."""
+def before_material(html: str, source: Path) -> str:
+    """``html`` with the script ``source`` inlined just before Material's (another theme: unchanged). Shared with
+    held_keys.py: both must run before Material's script adds its listeners."""
     found = MATERIAL_SCRIPT.search(html)
     if found is None:
         return html
-    return html[:found.start()] + _script() + html[found.start():]
+    return html[:found.start()] + _inline(source) + html[found.start():]
+
+
+def hear_back_first(html: str) -> str:
+    """``html`` with the first popstate listener before Material's script."""
+    return before_material(html, SOURCE)

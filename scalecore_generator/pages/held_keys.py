@@ -10,25 +10,16 @@ delay every reader's page for a moment only a reader who reached for the console
 policy allows it by its sha256 like the theme's own inline scripts (pages/csp.py).
 """
 
-import re
-from functools import lru_cache
 from pathlib import Path
+
+from scalecore_generator.pages.back_first import before_material
 
 SOURCE = Path(__file__).resolve().parent / "held-keys.js"
 ISOLATED = 'data-scalecore-isolated'  # a panel that needs isolation (blocks: Kind.isolated)
-MATERIAL_SCRIPT = re.compile(r'<script src="[^"]*assets/javascripts/bundle\.[0-9a-f]+\.min\.js"></script>')
-
-
-@lru_cache(maxsize=1)
-def _script() -> str:
-    return "<script>" + SOURCE.read_text(encoding="utf-8").strip() + "</script>\n"
 
 
 def hold_keys(html: str) -> str:
     """``html`` with the key holder before Material's script, when a panel of it needs isolation."""
     if ISOLATED not in html:
         return html
-    found = MATERIAL_SCRIPT.search(html)
-    if found is None:
-        return html  # another theme: no shortcuts of Material's to keep the keys from
-    return html[:found.start()] + _script() + html[found.start():]
+    return before_material(html, SOURCE)  # another theme: no shortcuts of Material's to keep the keys from
